@@ -1,0 +1,58 @@
+# Herald. `make run` starts the whole stack; `make test` runs the suite.
+# Both create the Python environment themselves from requirements.lock.
+
+PYTHON ?= python3
+UV_VERSION := 0.13.8
+TOOLS := .tools
+VENV := .venv
+UV := $(TOOLS)/bin/uv
+PY := $(VENV)/bin/python
+SERVICES := $(wildcard services/*)
+
+.PHONY: run test test-fast lint typecheck protos protos-check lock bench clean
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+# The environment is rebuilt whenever the lock or a pyproject changes.
+$(VENV)/.installed: $(UV) requirements.lock pyproject.toml $(wildcard services/*/pyproject.toml)
+	test -d $(VENV) || $(UV) venv --quiet --python $(PYTHON) $(VENV)
+	$(UV) pip sync --quiet --python $(VENV) --require-hashes requirements.lock
+	$(UV) pip install --quiet --python $(VENV) --no-deps -e . $(addprefix -e ,$(SERVICES))
+	touch $@
+
+env: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(VENV)/bin/herald up $(ARGS)
+
+# The lock is exported from uv's resolution without index URLs, so no
+# registry host name is written into the repository (see docs/architecture.md).
+lock: $(UV)
+	$(UV) lock
+	$(UV) export --all-packages --no-emit-workspace --frozen --quiet -o requirements.lock
+
+protos: $(VENV)/.installed
+	$(PY) protos/generate.py
+
+protos-check: $(VENV)/.installed
+	$(VENV)/bin/buf lint
+	$(PY) protos/generate.py --check
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check src services tests
+	$(VENV)/bin/ruff format --check src services tests
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy src services
+
+test: protos-check lint typecheck
+	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+# Skips the static checks, for quick iteration.
+test-fast: $(VENV)/.installed
+	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .herald .pytest_cache .mypy_cache .ruff_cache

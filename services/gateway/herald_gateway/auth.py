@@ -1,0 +1,81 @@
+"""Who is calling. Tenants present API keys (checked against their SHA-256 in the
+ledger, cached briefly so a request costs no ledger call); operators present the
+operator token. Neither is accepted where the other belongs."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import grpc
+
+from herald.crypto import API_KEY_PREFIX, constant_time_equals, hash_api_key
+from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald_gateway.errors import Unauthenticated, Unavailable
+
+NEGATIVE_TTL_S = 2.0
+MAX_CACHED = 100_000
+
+
+@dataclass(frozen=True)
+class Principal:
+    tenant_id: str
+    plan: int
+    key_id: str
+
+
+def bearer_token(authorization: str | None) -> str:
+    if not authorization:
+        raise Unauthenticated("missing Authorization header; send `Authorization: Bearer <api key>`")
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated("Authorization must be `Bearer <api key>`")
+    return token.strip()
+
+
+class ApiKeyAuthenticator:
+    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceStub, ttl_s: float) -> None:
+        self.ledger = ledger
+        self.ttl_s = ttl_s
+        self._cache: dict[bytes, tuple[float, Principal | None]] = {}
+
+    async def authenticate(self, authorization: str | None) -> Principal:
+        token = bearer_token(authorization)
+        if not token.startswith(API_KEY_PREFIX):
+            raise Unauthenticated("not a Herald API key")
+        digest = hash_api_key(token)
+        now = time.monotonic()
+        cached = self._cache.get(digest)
+        if cached is not None and cached[0] > now:
+            principal = cached[1]
+        else:
+            principal = await self._lookup(digest)
+            ttl = self.ttl_s if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S)
+            if len(self._cache) >= MAX_CACHED:
+                self._cache.clear()
+            self._cache[digest] = (now + ttl, principal)
+        if principal is None:
+            raise Unauthenticated("unknown or revoked API key")
+        return principal
+
+    async def _lookup(self, digest: bytes) -> Principal | None:
+        try:
+            found = await self.ledger.AuthenticateApiKey(
+                ledger_pb2.AuthenticateApiKeyRequest(key_hash=digest)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise Unavailable("cannot check the API key right now; retry shortly") from error
+        if not found.found or found.tenant.disabled:
+            return None
+        return Principal(tenant_id=found.tenant.id, plan=found.tenant.plan, key_id=found.key_id)
+
+
+class OperatorAuthenticator:
+    def __init__(self, operator_token: str) -> None:
+        self.operator_token = operator_token
+
+    def authenticate(self, authorization: str | None) -> None:
+        token = bearer_token(authorization)
+        # An unset operator token disables the admin surface rather than opening it.
+        if not self.operator_token or not constant_time_equals(token, self.operator_token):
+            raise Unauthenticated("the admin API needs the operator token")

@@ -1,0 +1,42 @@
+"""What can go wrong in a handler, independent of the transport that reports it
+(problem+json on HTTP, a rich status on gRPC)."""
+
+from __future__ import annotations
+
+
+class GatewayError(Exception):
+    status = 500
+    title = "Internal error"
+    kind = "internal"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class Unauthenticated(GatewayError):
+    status = 401
+    title = "Unauthenticated"
+    kind = "unauthenticated"
+
+
+class NotFound(GatewayError):
+    status = 404
+    title = "Not found"
+    kind = "not-found"
+
+
+class Invalid(GatewayError):
+    status = 422
+    title = "Invalid request"
+    kind = "invalid-request"
+
+    def __init__(self, violations: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{field}: {why}" for field, why in violations))
+        self.violations = violations
+
+
+class Unavailable(GatewayError):
+    status = 503
+    title = "Temporarily unavailable"
+    kind = "unavailable"

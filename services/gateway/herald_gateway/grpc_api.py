@@ -1,0 +1,110 @@
+"""NotificationService and AdminService over gRPC: the same handlers as HTTP."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import grpc
+
+from herald.grpcio.errors import abort_invalid, abort_not_found, abort_unauthenticated, abort_unavailable
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_pb2
+from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator, Principal
+from herald_gateway.errors import GatewayError, Invalid, NotFound, Unauthenticated
+from herald_gateway.handlers import Handlers, WebhookInput
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+def _authorization(context: Context) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str):
+            return value
+    return None
+
+
+async def _abort(context: Context, error: GatewayError) -> NoReturn:
+    if isinstance(error, Invalid):
+        await abort_invalid(context, error.violations)
+    if isinstance(error, NotFound):
+        await abort_not_found(context, "job")
+    if isinstance(error, Unauthenticated):
+        await abort_unauthenticated(context, error.detail)
+    await abort_unavailable(context, error.detail)
+
+
+class NotificationServicer(gateway_pb2_grpc.NotificationServiceServicer):
+    def __init__(self, handlers: Handlers, tenants: ApiKeyAuthenticator) -> None:
+        self.handlers = handlers
+        self.tenants = tenants
+
+    async def _principal(self, context: Context) -> Principal:
+        try:
+            return await self.tenants.authenticate(_authorization(context))
+        except GatewayError as error:
+            await _abort(context, error)
+
+    async def SendWebhook(
+        self, request: gateway_pb2.SendWebhookRequest, context: Context
+    ) -> gateway_pb2.SendWebhookResponse:
+        principal = await self._principal(context)
+        item = WebhookInput(
+            url=request.url,
+            body=request.body,
+            content_type=request.content_type or "application/json",
+            headers=dict(request.headers),
+            priority=request.priority,
+            idempotency_key=request.idempotency_key,
+        )
+        try:
+            job = await self.handlers.send_webhook(principal, item)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.SendWebhookResponse(id=job.id, status=job.status)
+
+    async def GetJob(
+        self, request: gateway_pb2.NotificationServiceGetJobRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceGetJobResponse:
+        principal = await self._principal(context)
+        try:
+            job, attempts = await self.handlers.get_job(principal, request.id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.NotificationServiceGetJobResponse(job=job, attempts=attempts)
+
+    async def ListJobs(
+        self, request: gateway_pb2.NotificationServiceListJobsRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceListJobsResponse:
+        principal = await self._principal(context)
+        query = ledger_pb2.ListJobsRequest(
+            page_size=request.page_size or 50,
+            cursor=request.cursor,
+            status=request.status,
+            channel=request.channel,
+        )
+        if request.HasField("created_after"):
+            query.created_after.CopyFrom(request.created_after)
+        if request.HasField("created_before"):
+            query.created_before.CopyFrom(request.created_before)
+        try:
+            page = await self.handlers.list_jobs(principal, query)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.NotificationServiceListJobsResponse(jobs=page.jobs, next_cursor=page.next_cursor)
+
+
+class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
+    def __init__(self, handlers: Handlers, operators: OperatorAuthenticator) -> None:
+        self.handlers = handlers
+        self.operators = operators
+
+    async def CreateTenant(
+        self, request: gateway_pb2.AdminServiceCreateTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceCreateTenantResponse:
+        try:
+            self.operators.authenticate(_authorization(context))
+            if request.plan == common_pb2.PLAN_UNSPECIFIED or not request.name.strip():
+                raise Invalid([("name/plan", "a name and a plan are required")])
+            tenant, api_key = await self.handlers.create_tenant(request.name, request.plan)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceCreateTenantResponse(tenant=tenant, api_key=api_key)

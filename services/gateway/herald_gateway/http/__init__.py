@@ -1,0 +1,1 @@
+"""The HTTP surface (FastAPI): OpenAPI at /openapi.json, docs at /docs."""

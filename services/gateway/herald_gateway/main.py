@@ -1,0 +1,47 @@
+"""`herald run gateway`: HTTP and gRPC front doors over one set of handlers."""
+
+from __future__ import annotations
+
+from herald.asgi import serve_asgi
+from herald.grpcio.client import open_channel
+from herald.service import ServiceRuntime, run_service
+from herald.v1 import gateway_pb2, gateway_pb2_grpc, ledger_pb2_grpc, router_pb2_grpc
+from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
+from herald_gateway.grpc_api import AdminServicer, NotificationServicer
+from herald_gateway.handlers import Handlers
+from herald_gateway.http.app import create_app
+
+
+async def build(runtime: ServiceRuntime) -> None:
+    settings = runtime.settings
+    ledger_channel = open_channel(settings.ledger_addr)
+    router_channel = open_channel(settings.router_addr)
+    ledger = ledger_pb2_grpc.LedgerServiceStub(ledger_channel)
+    handlers = Handlers(ledger, router_pb2_grpc.RouterServiceStub(router_channel))
+    tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
+    operators = OperatorAuthenticator(settings.operator_token)
+
+    gateway_pb2_grpc.add_NotificationServiceServicer_to_server(
+        NotificationServicer(handlers, tenants), runtime.grpc.server
+    )
+    gateway_pb2_grpc.add_AdminServiceServicer_to_server(
+        AdminServicer(handlers, operators), runtime.grpc.server
+    )
+    runtime.grpc.register(
+        [
+            gateway_pb2.DESCRIPTOR.services_by_name[name].full_name
+            for name in ("NotificationService", "AdminService")
+        ]
+    )
+    app = create_app(handlers, tenants, operators)
+    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
+
+    async def close() -> None:
+        await ledger_channel.close()
+        await router_channel.close()
+
+    runtime.on_stop(close)
+
+
+def run() -> None:
+    run_service("gateway", build)

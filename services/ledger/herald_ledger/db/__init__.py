@@ -1,0 +1,1 @@
+"""Database access: the engine, one module per table, and the queries."""

@@ -1,0 +1,10 @@
+"""Table definitions, one module per entity; all share one MetaData."""
+
+from herald_ledger.db.models.api_key import api_keys
+from herald_ledger.db.models.attempt import attempts
+from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.job import jobs
+from herald_ledger.db.models.job_event import job_events
+from herald_ledger.db.models.tenant import tenants
+
+__all__ = ["api_keys", "attempts", "job_events", "jobs", "metadata", "tenants"]

@@ -1,0 +1,28 @@
+from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, LargeBinary, Table, Text, func, text
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+
+from herald_ledger.db.models.base import metadata
+
+# `request` holds what the channel needs besides the body (URL, headers, content
+# type); `body` holds the opaque payload bytes exactly as the tenant sent them.
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("channel", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("priority", Text, nullable=False),
+    Column("request", JSONB, nullable=False),
+    Column("body", LargeBinary, nullable=False),
+    Column("idempotency_key", Text),
+    Column("attempt_count", Integer, nullable=False, server_default="0"),
+    Column("last_error", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # Set while one publisher owns republishing this PENDING job (outbox lease).
+    Column("publish_claimed_until", DateTime(timezone=True)),
+    Index("ix_jobs_tenant_id_id", "tenant_id", text("id DESC")),
+    Index("ix_jobs_tenant_id_idempotency_key", "tenant_id", "idempotency_key"),
+    Index("ix_jobs_pending_updated_at", "updated_at", postgresql_where=text("status = 'PENDING'")),
+)

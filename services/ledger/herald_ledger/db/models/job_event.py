@@ -1,0 +1,18 @@
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Table, Text, func
+from sqlalchemy.dialects.postgresql import UUID
+
+from herald_ledger.db.models.base import metadata
+
+# The history of a job: every status change with its reason.
+job_events = Table(
+    "job_events",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=True),
+    Column(
+        "job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True
+    ),
+    Column("from_status", Text),
+    Column("to_status", Text, nullable=False),
+    Column("reason", Text),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)

@@ -1,0 +1,14 @@
+from sqlalchemy import Boolean, Column, DateTime, Table, Text, func
+from sqlalchemy.dialects.postgresql import UUID
+
+from herald_ledger.db.models.base import metadata
+
+tenants = Table(
+    "tenants",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("plan", Text, nullable=False),
+    Column("disabled", Boolean, nullable=False, server_default="false"),
+    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+)

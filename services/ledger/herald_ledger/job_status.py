@@ -1,0 +1,42 @@
+"""The one place that says which job status may follow which.
+
+Every status change in the ledger is an UPDATE guarded by `allowed_sources(target)`,
+so a transition this table does not list cannot happen, whoever asks for it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class JobStatus(StrEnum):
+    PENDING = "PENDING"
+    QUEUED = "QUEUED"
+    DELIVERING = "DELIVERING"
+    DELIVERED = "DELIVERED"
+    FAILED = "FAILED"
+
+
+TERMINAL = frozenset({JobStatus.DELIVERED, JobStatus.FAILED})
+
+# target -> the statuses it may be reached from
+_SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
+    # Only an explicit retry of a failed job.
+    JobStatus.PENDING: frozenset({JobStatus.FAILED}),
+    # The bus acknowledged the work message; or a retry was scheduled after an attempt.
+    JobStatus.QUEUED: frozenset({JobStatus.PENDING, JobStatus.DELIVERING}),
+    # A sender starts. PENDING: the message overtook its own "queued" mark.
+    # DELIVERING: a redelivery after the previous sender died mid-call.
+    JobStatus.DELIVERING: frozenset({JobStatus.PENDING, JobStatus.QUEUED, JobStatus.DELIVERING}),
+    JobStatus.DELIVERED: frozenset({JobStatus.DELIVERING}),
+    # An attempt failed for good; or the bus never took the job within the bound.
+    JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.PENDING}),
+}
+
+
+def allowed_sources(target: JobStatus) -> frozenset[JobStatus]:
+    return _SOURCES[target]
+
+
+def may_transition(source: JobStatus, target: JobStatus) -> bool:
+    return source in _SOURCES[target]

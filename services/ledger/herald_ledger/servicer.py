@@ -1,0 +1,262 @@
+"""LedgerService over gRPC: validates, runs the store's queries in one transaction
+per call, and answers in protos."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC
+from typing import Any
+
+import grpc
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.ids import parse_id
+from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald_ledger.convert import (
+    attempt_to_proto,
+    from_timestamp,
+    job_to_proto,
+    tenant_to_proto,
+    webhook_request_to_row,
+)
+from herald_ledger.job_status import JobStatus
+from herald_ledger.store import jobs as job_store
+from herald_ledger.store import tenants as tenant_store
+from herald_ledger.store.codes import (
+    CHANNEL_FROM_PROTO,
+    OUTCOME_FROM_PROTO,
+    PLAN_FROM_PROTO,
+    PRIORITY_FROM_PROTO,
+    STATUS_FROM_PROTO,
+    STATUS_TO_PROTO,
+)
+
+Context = grpc.aio.ServicerContext[Any, Any]
+MAX_PAGE_SIZE = 200
+
+
+async def _require_id(context: Context, value: str, field: str) -> uuid.UUID:
+    parsed = parse_id(value)
+    if parsed is None:
+        await abort_invalid(context, [(field, "must be a UUID")])
+    return parsed
+
+
+async def _require_ids(context: Context, values: list[str], field: str) -> list[uuid.UUID]:
+    parsed = [parse_id(v) for v in values]
+    bad = [f"{field}[{i}]" for i, p in enumerate(parsed) if p is None]
+    if bad:
+        await abort_invalid(context, [(b, "must be a UUID") for b in bad])
+    return [p for p in parsed if p is not None]
+
+
+class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def CreateJobs(
+        self, request: ledger_pb2.CreateJobsRequest, context: Context
+    ) -> ledger_pb2.CreateJobsResponse:
+        new_jobs = []
+        for i, draft in enumerate(request.drafts):
+            tenant_id = await _require_id(context, draft.tenant_id, f"drafts[{i}].tenant_id")
+            channel = CHANNEL_FROM_PROTO.get(draft.channel)
+            priority = PRIORITY_FROM_PROTO.get(draft.priority)
+            if channel is None or priority is None:
+                await abort_invalid(context, [(f"drafts[{i}]", "channel and priority must be set")])
+            if draft.WhichOneof("request") != "webhook":
+                await abort_invalid(
+                    context, [(f"drafts[{i}].request", "only webhook requests are supported")]
+                )
+            fields, body = webhook_request_to_row(draft.webhook)
+            new_jobs.append(
+                job_store.NewJob(
+                    tenant_id=tenant_id,
+                    channel=channel,
+                    priority=priority,
+                    request=fields,
+                    body=body,
+                    idempotency_key=draft.idempotency_key or None,
+                )
+            )
+        async with self.engine.begin() as conn:
+            rows = await job_store.create_jobs(conn, new_jobs)
+        return ledger_pb2.CreateJobsResponse(jobs=[job_to_proto(r) for r in rows])
+
+    async def GetJob(self, request: ledger_pb2.GetJobRequest, context: Context) -> ledger_pb2.GetJobResponse:
+        tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        job_id = parse_id(request.job_id)
+        row = None
+        if job_id is not None:
+            async with self.engine.connect() as conn:
+                row = await job_store.get_job(conn, tenant_id, job_id, request.include_request)
+        if row is None:
+            await abort_not_found(context, "job")
+        return ledger_pb2.GetJobResponse(job=job_to_proto(row))
+
+    async def ListJobs(
+        self, request: ledger_pb2.ListJobsRequest, context: Context
+    ) -> ledger_pb2.ListJobsResponse:
+        tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        page_size = request.page_size or 50
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            await abort_invalid(context, [("page_size", f"must be between 1 and {MAX_PAGE_SIZE}")])
+        after = None
+        if request.cursor:
+            after = job_store.decode_cursor(request.cursor)
+            if after is None:
+                await abort_invalid(context, [("cursor", "is not a cursor this API returned")])
+        async with self.engine.connect() as conn:
+            rows, next_cursor = await job_store.list_jobs(
+                conn,
+                tenant_id,
+                page_size,
+                after,
+                STATUS_FROM_PROTO.get(request.status),  # type: ignore[call-overload]
+                CHANNEL_FROM_PROTO.get(request.channel),  # type: ignore[call-overload]
+                from_timestamp(request.created_after, request.HasField("created_after")),
+                from_timestamp(request.created_before, request.HasField("created_before")),
+            )
+        return ledger_pb2.ListJobsResponse(jobs=[job_to_proto(r) for r in rows], next_cursor=next_cursor)
+
+    async def MarkQueued(
+        self, request: ledger_pb2.MarkQueuedRequest, context: Context
+    ) -> ledger_pb2.MarkQueuedResponse:
+        ids = await _require_ids(context, list(request.job_ids), "job_ids")
+        async with self.engine.begin() as conn:
+            moved = await job_store.transition(conn, ids, JobStatus.QUEUED, "published")
+        return ledger_pb2.MarkQueuedResponse(updated=len(moved))
+
+    async def StartDeliveries(
+        self, request: ledger_pb2.StartDeliveriesRequest, context: Context
+    ) -> ledger_pb2.StartDeliveriesResponse:
+        ids = await _require_ids(context, list(request.job_ids), "job_ids")
+        async with self.engine.begin() as conn:
+            starts = await job_store.start_deliveries(conn, ids)
+        return ledger_pb2.StartDeliveriesResponse(
+            starts=[
+                ledger_pb2.DeliveryStart(
+                    job_id=str(s.job_id),
+                    proceed=s.proceed,
+                    status=STATUS_TO_PROTO[s.status] if s.status else common_pb2.JOB_STATUS_UNSPECIFIED,  # type: ignore[arg-type]
+                    attempt_count=s.attempt_count,
+                )
+                for s in starts
+            ]
+        )
+
+    async def RecordAttempts(
+        self, request: ledger_pb2.RecordAttemptsRequest, context: Context
+    ) -> ledger_pb2.RecordAttemptsResponse:
+        results = []
+        for i, item in enumerate(request.results):
+            job_id = await _require_id(context, item.attempt.job_id, f"results[{i}].attempt.job_id")
+            next_status = STATUS_FROM_PROTO.get(item.next_status)
+            outcome = OUTCOME_FROM_PROTO.get(item.attempt.outcome)
+            if (
+                next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED)
+                or outcome is None
+            ):
+                await abort_invalid(
+                    context,
+                    [(f"results[{i}]", "next_status must be DELIVERED, FAILED or QUEUED; outcome set")],
+                )
+            results.append(
+                job_store.NewAttempt(
+                    job_id=job_id,
+                    target=item.attempt.target,
+                    outcome=outcome,
+                    status_code=item.attempt.status_code or None,
+                    duration_ms=int(item.attempt.duration_ms),
+                    error=item.attempt.error or None,
+                    started_at=item.attempt.started_at.ToDatetime(tzinfo=UTC),
+                    next_status=next_status,
+                    job_error=item.error or None,
+                )
+            )
+        async with self.engine.begin() as conn:
+            recorded = await job_store.record_attempts(conn, results)
+        return ledger_pb2.RecordAttemptsResponse(recorded=recorded)
+
+    async def ListAttempts(
+        self, request: ledger_pb2.ListAttemptsRequest, context: Context
+    ) -> ledger_pb2.ListAttemptsResponse:
+        tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        job_id = parse_id(request.job_id)
+        rows = None
+        if job_id is not None:
+            async with self.engine.connect() as conn:
+                rows = await job_store.list_attempts(conn, tenant_id, job_id)
+        if rows is None:
+            await abort_not_found(context, "job")
+        return ledger_pb2.ListAttemptsResponse(attempts=[attempt_to_proto(r) for r in rows])
+
+    async def ClaimUnpublished(
+        self, request: ledger_pb2.ClaimUnpublishedRequest, context: Context
+    ) -> ledger_pb2.ClaimUnpublishedResponse:
+        async with self.engine.begin() as conn:
+            rows = await job_store.claim_unpublished(
+                conn, request.older_than_ms / 1000, max(request.lease_ms, 1000) / 1000, request.limit or 500
+            )
+        return ledger_pb2.ClaimUnpublishedResponse(jobs=[job_to_proto(r) for r in rows])
+
+    async def FailUnpublished(
+        self, request: ledger_pb2.FailUnpublishedRequest, context: Context
+    ) -> ledger_pb2.FailUnpublishedResponse:
+        if request.older_than_ms <= 0:
+            await abort_invalid(context, [("older_than_ms", "must be positive")])
+        async with self.engine.begin() as conn:
+            ids = await job_store.fail_unpublished(
+                conn, request.older_than_ms / 1000, request.reason or "not published"
+            )
+        return ledger_pb2.FailUnpublishedResponse(job_ids=[str(i) for i in ids])
+
+    async def CreateTenant(
+        self, request: ledger_pb2.CreateTenantRequest, context: Context
+    ) -> ledger_pb2.CreateTenantResponse:
+        plan = PLAN_FROM_PROTO.get(request.plan)
+        name = request.name.strip()
+        if plan is None or not name or len(name) > 200:
+            await abort_invalid(
+                context, [("name/plan", "a name of 1-200 characters and a plan are required")]
+            )
+        async with self.engine.begin() as conn:
+            row = await tenant_store.create_tenant(conn, name, plan)
+        return ledger_pb2.CreateTenantResponse(tenant=tenant_to_proto(row))
+
+    async def GetTenant(
+        self, request: ledger_pb2.GetTenantRequest, context: Context
+    ) -> ledger_pb2.GetTenantResponse:
+        tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        async with self.engine.connect() as conn:
+            row = await tenant_store.get_tenant(conn, tenant_id)
+        if row is None:
+            await abort_not_found(context, "tenant")
+        return ledger_pb2.GetTenantResponse(tenant=tenant_to_proto(row))
+
+    async def CreateApiKey(
+        self, request: ledger_pb2.CreateApiKeyRequest, context: Context
+    ) -> ledger_pb2.CreateApiKeyResponse:
+        tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        if len(request.key_hash) != 32:
+            await abort_invalid(context, [("key_hash", "must be a SHA-256 digest")])
+        async with self.engine.begin() as conn:
+            row = await tenant_store.create_api_key(
+                conn, tenant_id, request.name or "default", request.key_hash, request.public_id
+            )
+        response = ledger_pb2.CreateApiKeyResponse(key_id=str(row.id))
+        response.created_at.FromDatetime(row.created_at)
+        return response
+
+    async def AuthenticateApiKey(
+        self, request: ledger_pb2.AuthenticateApiKeyRequest, context: Context
+    ) -> ledger_pb2.AuthenticateApiKeyResponse:
+        async with self.engine.connect() as conn:
+            found = await tenant_store.authenticate(conn, request.key_hash)
+        if found is None:
+            return ledger_pb2.AuthenticateApiKeyResponse(found=False)
+        row, key_id = found
+        return ledger_pb2.AuthenticateApiKeyResponse(
+            found=True, tenant=tenant_to_proto(row), key_id=str(key_id)
+        )

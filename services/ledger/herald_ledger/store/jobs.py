@@ -1,0 +1,284 @@
+"""Jobs, their attempts and their history."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, bindparam, insert, select, text
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import UUID as PG_UUID
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from herald.ids import new_id
+from herald_ledger.db.models import attempts, job_events, jobs
+from herald_ledger.job_status import JobStatus, allowed_sources
+
+JOB_SUMMARY_COLUMNS = [c for c in jobs.c if c.name not in ("body", "request", "publish_claimed_until")]
+
+
+@dataclass
+class NewJob:
+    tenant_id: uuid.UUID
+    channel: str
+    priority: str
+    request: dict[str, Any]
+    body: bytes
+    idempotency_key: str | None = None
+    id: uuid.UUID = field(default_factory=new_id)
+
+
+@dataclass
+class NewAttempt:
+    job_id: uuid.UUID
+    target: str
+    outcome: str
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    started_at: datetime
+    next_status: JobStatus
+    job_error: str | None
+
+
+@dataclass
+class DeliveryStart:
+    job_id: uuid.UUID
+    proceed: bool
+    status: JobStatus | None
+    attempt_count: int
+
+
+async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list[Row[Any]]:
+    if not new_jobs:
+        return []
+    rows = [
+        {
+            "id": j.id,
+            "tenant_id": j.tenant_id,
+            "channel": j.channel,
+            "status": JobStatus.PENDING.value,
+            "priority": j.priority,
+            "request": j.request,
+            "body": j.body,
+            "idempotency_key": j.idempotency_key,
+        }
+        for j in new_jobs
+    ]
+    created = (await conn.execute(insert(jobs).returning(*jobs.c), rows)).all()
+    await conn.execute(
+        insert(job_events),
+        [
+            {"job_id": j.id, "from_status": None, "to_status": JobStatus.PENDING.value, "reason": "accepted"}
+            for j in new_jobs
+        ],
+    )
+    by_id = {row.id: row for row in created}
+    return [by_id[j.id] for j in new_jobs]
+
+
+async def get_job(
+    conn: AsyncConnection, tenant_id: uuid.UUID, job_id: uuid.UUID, include_request: bool
+) -> Row[Any] | None:
+    columns = list(jobs.c) if include_request else JOB_SUMMARY_COLUMNS
+    query = select(*columns).where(and_(jobs.c.id == job_id, jobs.c.tenant_id == tenant_id))
+    return (await conn.execute(query)).first()
+
+
+def encode_cursor(job_id: uuid.UUID) -> str:
+    return base64.urlsafe_b64encode(job_id.bytes).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> uuid.UUID | None:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        return uuid.UUID(bytes=raw)
+    except (ValueError, TypeError):
+        return None
+
+
+async def list_jobs(
+    conn: AsyncConnection,
+    tenant_id: uuid.UUID,
+    page_size: int,
+    after: uuid.UUID | None,
+    status: JobStatus | None,
+    channel: str | None,
+    created_after: datetime | None,
+    created_before: datetime | None,
+) -> tuple[list[Row[Any]], str]:
+    """Newest first. Ids are UUIDv7, so ordering by id is ordering by creation."""
+    query = select(*JOB_SUMMARY_COLUMNS).where(jobs.c.tenant_id == tenant_id)
+    if after is not None:
+        query = query.where(jobs.c.id < after)
+    if status is not None:
+        query = query.where(jobs.c.status == status.value)
+    if channel is not None:
+        query = query.where(jobs.c.channel == channel)
+    if created_after is not None:
+        query = query.where(jobs.c.created_at >= created_after)
+    if created_before is not None:
+        query = query.where(jobs.c.created_at < created_before)
+    rows = (await conn.execute(query.order_by(jobs.c.id.desc()).limit(page_size + 1))).all()
+    next_cursor = encode_cursor(rows[page_size - 1].id) if len(rows) > page_size else ""
+    return list(rows[:page_size]), next_cursor
+
+
+_ids_param = bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True)))
+
+
+def _status_array(statuses: frozenset[JobStatus]) -> list[str]:
+    return sorted(s.value for s in statuses)
+
+
+_TRANSITION = text(
+    """
+    WITH current AS (
+        SELECT id, status FROM jobs WHERE id = ANY(:ids) AND status = ANY(:sources) FOR UPDATE
+    ), changed AS (
+        UPDATE jobs SET status = :target, updated_at = now(),
+            last_error = COALESCE(:reason_error, jobs.last_error)
+        FROM current WHERE jobs.id = current.id
+        RETURNING jobs.id, current.status AS from_status, jobs.attempt_count
+    ), logged AS (
+        INSERT INTO job_events (job_id, from_status, to_status, reason)
+        SELECT id, from_status, :target, :reason FROM changed WHERE from_status <> :target
+    )
+    SELECT id, from_status, attempt_count FROM changed
+    """
+).bindparams(_ids_param)
+
+
+async def transition(
+    conn: AsyncConnection,
+    job_ids: Sequence[uuid.UUID],
+    target: JobStatus,
+    reason: str,
+    error: str | None = None,
+) -> list[Row[Any]]:
+    """Moves the jobs that may legally move to `target`; returns those that moved."""
+    if not job_ids:
+        return []
+    result = await conn.execute(
+        _TRANSITION,
+        {
+            "ids": list(job_ids),
+            "sources": _status_array(allowed_sources(target)),
+            "target": target.value,
+            "reason": reason,
+            "reason_error": error,
+        },
+    )
+    return list(result.all())
+
+
+async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> list[DeliveryStart]:
+    moved = {row.id: row for row in await transition(conn, job_ids, JobStatus.DELIVERING, "delivery started")}
+    missing = [i for i in job_ids if i not in moved]
+    current: dict[uuid.UUID, Row[Any]] = {}
+    if missing:
+        query = select(jobs.c.id, jobs.c.status, jobs.c.attempt_count).where(jobs.c.id.in_(missing))
+        current = {row.id: row for row in (await conn.execute(query)).all()}
+    starts = []
+    for job_id in job_ids:
+        if job_id in moved:
+            starts.append(DeliveryStart(job_id, True, JobStatus.DELIVERING, moved[job_id].attempt_count))
+        elif job_id in current:
+            row = current[job_id]
+            status = JobStatus(row.status)
+            starts.append(DeliveryStart(job_id, False, status, row.attempt_count))
+        else:
+            starts.append(DeliveryStart(job_id, False, None, 0))
+    return starts
+
+
+_RECORD_ATTEMPT = text(
+    """
+    WITH bumped AS (
+        UPDATE jobs SET attempt_count = attempt_count + 1, updated_at = now()
+        WHERE id = :job_id RETURNING attempt_count
+    )
+    INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at)
+    SELECT :job_id, attempt_count, :target, :outcome, :status_code, :duration_ms, :error, :started_at FROM bumped
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+
+async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) -> int:
+    """Records each attempt, then applies each job's next status (grouped by target)."""
+    if not results:
+        return 0
+    await conn.execute(
+        _RECORD_ATTEMPT,
+        [
+            {
+                "job_id": r.job_id,
+                "target": r.target,
+                "outcome": r.outcome,
+                "status_code": r.status_code,
+                "duration_ms": r.duration_ms,
+                "error": r.error,
+                "started_at": r.started_at,
+            }
+            for r in results
+        ],
+    )
+    by_target: dict[tuple[JobStatus, str | None], list[uuid.UUID]] = {}
+    for r in results:
+        by_target.setdefault((r.next_status, r.job_error), []).append(r.job_id)
+    for (target, error), ids in by_target.items():
+        reason = {
+            JobStatus.DELIVERED: "delivered",
+            JobStatus.QUEUED: "retry scheduled",
+            JobStatus.FAILED: "attempts exhausted or permanent failure",
+        }.get(target, "attempt recorded")
+        await transition(conn, ids, target, reason, error if target is not JobStatus.DELIVERED else None)
+    return len(results)
+
+
+async def list_attempts(
+    conn: AsyncConnection, tenant_id: uuid.UUID, job_id: uuid.UUID
+) -> list[Row[Any]] | None:
+    owner = (await conn.execute(select(jobs.c.tenant_id).where(jobs.c.id == job_id))).scalar()
+    if owner != tenant_id:
+        return None
+    query = select(attempts).where(attempts.c.job_id == job_id).order_by(attempts.c.id)
+    return list((await conn.execute(query)).all())
+
+
+_CLAIM_UNPUBLISHED = text(
+    """
+    UPDATE jobs SET publish_claimed_until = now() + make_interval(secs => :lease_s)
+    WHERE id IN (
+        SELECT id FROM jobs
+        WHERE status = 'PENDING' AND updated_at < now() - make_interval(secs => :older_than_s)
+          AND (publish_claimed_until IS NULL OR publish_claimed_until < now())
+        ORDER BY updated_at LIMIT :limit FOR UPDATE SKIP LOCKED
+    )
+    RETURNING *
+    """
+)
+
+
+async def claim_unpublished(
+    conn: AsyncConnection, older_than_s: float, lease_s: float, limit: int
+) -> list[Row[Any]]:
+    params = {"older_than_s": older_than_s, "lease_s": lease_s, "limit": limit}
+    return list((await conn.execute(_CLAIM_UNPUBLISHED, params)).all())
+
+
+async def fail_unpublished(conn: AsyncConnection, older_than_s: float, reason: str) -> list[uuid.UUID]:
+    query = select(jobs.c.id).where(
+        and_(
+            jobs.c.status == JobStatus.PENDING.value,
+            jobs.c.updated_at < text("now() - make_interval(secs => :age)"),
+        )
+    )
+    ids = [row.id for row in (await conn.execute(query, {"age": older_than_s})).all()]
+    moved = await transition(conn, ids, JobStatus.FAILED, reason, reason)
+    return [row.id for row in moved]

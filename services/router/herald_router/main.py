@@ -1,0 +1,37 @@
+"""`herald run router`."""
+
+from __future__ import annotations
+
+from herald.bus.connection import close as close_bus
+from herald.bus.connection import connect_with_retry
+from herald.bus.streams import ensure_streams
+from herald.grpcio.client import open_channel
+from herald.service import ServiceRuntime, run_service
+from herald.v1 import ledger_pb2_grpc, router_pb2, router_pb2_grpc
+from herald_router.publishing import Publisher
+from herald_router.servicer import RouterServicer
+
+
+async def build(runtime: ServiceRuntime) -> None:
+    settings = runtime.settings
+    channel = open_channel(settings.ledger_addr)
+    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+    nc = await connect_with_retry(settings.nats_url, "router", runtime.stopping)
+    js = nc.jetstream(timeout=5)
+    await ensure_streams(js, settings)
+    publisher = Publisher(settings, js, ledger)
+    router_pb2_grpc.add_RouterServiceServicer_to_server(
+        RouterServicer(ledger, publisher), runtime.grpc.server
+    )
+    runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
+    runtime.add_loop(lambda: publisher.outbox_loop(runtime.stopping))
+
+    async def close() -> None:
+        await close_bus(nc)
+        await channel.close()
+
+    runtime.on_stop(close)
+
+
+def run() -> None:
+    run_service("router", build)

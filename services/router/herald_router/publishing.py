@@ -1,0 +1,103 @@
+"""Turning jobs into work messages and getting them onto the bus.
+
+A job is published only after its PENDING row is committed, and marked QUEUED
+only after the bus acknowledged it. A job whose publish failed stays PENDING and
+the outbox loop below republishes it; `Nats-Msg-Id` = job id makes that safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from nats.js import JetStreamContext
+
+from herald.bus.publisher import OutgoingMessage, publish_all
+from herald.bus.subjects import CHANNEL_CLASSES, Subjects
+from herald.config import Settings
+from herald.telemetry.metrics import JOBS_PUBLISHED, PUBLISH_FAILURES
+from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
+
+log = logging.getLogger("herald.router.publishing")
+
+
+def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
+    delivery = webhook_sender_pb2.WebhookDelivery(
+        job_id=job.id, tenant_id=job.tenant_id, priority=job.priority, request=job.webhook
+    )
+    subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
+    return OutgoingMessage(subject=subject, msg_id=job.id, data=delivery.SerializeToString())
+
+
+class Publisher:
+    def __init__(
+        self, settings: Settings, js: JetStreamContext | None, ledger: ledger_pb2_grpc.LedgerServiceStub
+    ) -> None:
+        self.settings = settings
+        self.subjects = Subjects(settings.bus_prefix)
+        self.js = js
+        self.ledger = ledger
+
+    async def publish(self, jobs: list[common_pb2.Job]) -> set[str]:
+        """Publishes and marks QUEUED; returns the ids the bus acknowledged."""
+        if self.js is None or not jobs:
+            return set()
+        outcomes = await publish_all(self.js, [work_message(self.subjects, j) for j in jobs])
+        acknowledged = {job.id for job, error in zip(jobs, outcomes, strict=True) if error is None}
+        for job, error in zip(jobs, outcomes, strict=True):
+            channel = common_pb2.Channel.Name(job.channel)
+            if error is None:
+                JOBS_PUBLISHED.labels(channel).inc()
+            else:
+                PUBLISH_FAILURES.labels(channel).inc()
+        if len(acknowledged) < len(jobs):
+            first = next(e for e in outcomes if e is not None)
+            log.warning(
+                "bus did not acknowledge; jobs stay PENDING for the outbox",
+                extra={"unacknowledged": len(jobs) - len(acknowledged), "error": repr(first)},
+            )
+        if acknowledged:
+            await self.ledger.MarkQueued(ledger_pb2.MarkQueuedRequest(job_ids=sorted(acknowledged)))
+        return acknowledged
+
+    async def outbox_loop(self, stopping: asyncio.Event) -> None:
+        """Republishes PENDING jobs the bus never took; fails those it never takes.
+
+        Claims are leased in the ledger, so several router replicas share the work
+        without publishing the same job at the same moment.
+        """
+        interval = self.settings.outbox_scan_interval_s
+        while not stopping.is_set():
+            try:
+                await self._outbox_pass()
+            except Exception as error:
+                log.warning("outbox pass failed", extra={"error": repr(error)})
+            try:
+                await asyncio.wait_for(stopping.wait(), timeout=interval)
+            except TimeoutError:
+                pass
+
+    async def _outbox_pass(self) -> None:
+        give_up_ms = int(self.settings.outbox_give_up_after_s * 1000)
+        failed = await self.ledger.FailUnpublished(
+            ledger_pb2.FailUnpublishedRequest(
+                older_than_ms=give_up_ms,
+                reason=f"the bus did not accept the job within {self.settings.outbox_give_up_after_s:.0f}s",
+            )
+        )
+        if failed.job_ids:
+            log.error("jobs failed: bus unavailable too long", extra={"jobs": len(failed.job_ids)})
+        while True:
+            claimed = await self.ledger.ClaimUnpublished(
+                ledger_pb2.ClaimUnpublishedRequest(
+                    older_than_ms=int(self.settings.outbox_republish_after_s * 1000),
+                    limit=500,
+                    lease_ms=int(max(self.settings.outbox_scan_interval_s * 3, 5) * 1000),
+                )
+            )
+            if not claimed.jobs:
+                return
+            published = await self.publish(list(claimed.jobs))
+            log.info("outbox republished", extra={"claimed": len(claimed.jobs), "published": len(published)})
+            if len(published) < len(claimed.jobs):
+                return

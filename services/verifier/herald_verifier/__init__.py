@@ -1,0 +1,1 @@
+"""The verifier: receives inbound provider webhooks and believes none before its signature checks out."""

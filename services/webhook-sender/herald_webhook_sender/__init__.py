@@ -1,0 +1,1 @@
+"""The webhook-sender: pulls webhook work from JetStream and delivers it."""

@@ -1,0 +1,66 @@
+"""`herald run webhook-sender`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from herald.bus.connection import close as close_bus
+from herald.bus.connection import connect_with_retry
+from herald.bus.streams import ensure_consumer, ensure_streams, topology, work_consumer_config
+from herald.bus.subjects import WorkClass
+from herald.grpcio.client import open_channel
+from herald.service import ServiceRuntime, run_service
+from herald.v1 import ledger_pb2_grpc, webhook_sender_pb2, webhook_sender_pb2_grpc
+from herald_webhook_sender.worker import WebhookWorker
+
+
+class WebhookSenderServicer(webhook_sender_pb2_grpc.WebhookSenderServiceServicer):
+    def __init__(self, worker: WebhookWorker) -> None:
+        self.worker = worker
+
+    async def GetWorkerStatus(
+        self, request: webhook_sender_pb2.GetWorkerStatusRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> webhook_sender_pb2.GetWorkerStatusResponse:
+        counters = self.worker.counters
+        return webhook_sender_pb2.GetWorkerStatusResponse(
+            concurrency=self.worker.settings.webhook_concurrency,
+            in_flight=counters.in_flight,
+            delivered_total=counters.delivered,
+            failed_total=counters.failed,
+        )
+
+
+async def build(runtime: ServiceRuntime) -> None:
+    settings = runtime.settings
+    channel = open_channel(settings.ledger_addr)
+    nc = await connect_with_retry(settings.nats_url, "webhook-sender", runtime.stopping)
+    js = nc.jetstream(timeout=5)
+    await ensure_streams(js, settings)
+    names = topology(settings)
+    await ensure_consumer(
+        js,
+        names.work_stream,
+        work_consumer_config(
+            settings, names.webhook_consumer, WorkClass.WEBHOOK, settings.webhook_ack_wait_s
+        ),
+    )
+    subscription = await js.pull_subscribe_bind(names.webhook_consumer, stream=names.work_stream)
+    worker = WebhookWorker(settings, subscription, ledger_pb2_grpc.LedgerServiceStub(channel))
+    webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(
+        WebhookSenderServicer(worker), runtime.grpc.server
+    )
+    runtime.grpc.register([webhook_sender_pb2.DESCRIPTOR.services_by_name["WebhookSenderService"].full_name])
+    runtime.add_loop(lambda: worker.run(runtime.stopping))
+
+    async def close() -> None:
+        await worker.close()
+        await close_bus(nc)
+        await channel.close()
+
+    runtime.on_stop(close)
+
+
+def run() -> None:
+    run_service("webhook-sender", build)

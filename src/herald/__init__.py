@@ -1,0 +1,1 @@
+"""Herald's shared kernel: configuration, bus, crypto, telemetry, gRPC helpers and generated stubs."""

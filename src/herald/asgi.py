@@ -1,0 +1,42 @@
+"""Serving an ASGI app inside a service's event loop, next to its gRPC server.
+
+uvicorn normally owns SIGINT/SIGTERM; here the service runtime owns them, and
+the HTTP server stops when the runtime's `stopping` event is set, finishing the
+requests it is answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Generator
+from typing import Any
+
+import uvicorn
+
+
+class _EmbeddedServer(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event) -> None:
+    server = _EmbeddedServer(
+        uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=10,
+            limit_concurrency=10_000,
+            h11_max_incomplete_event_size=64 * 1024,
+        )
+    )
+    serving = asyncio.create_task(server.serve())
+    stop = asyncio.create_task(stopping.wait())
+    await asyncio.wait({serving, stop}, return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    stop.cancel()
+    await serving

@@ -1,0 +1,76 @@
+"""Coalescing many concurrent calls into one.
+
+A caller submits one item and awaits its own result; the batcher gathers what
+arrives within `max_wait` (or until `max_items`) and makes a single call for all
+of them: one gRPC round trip, one transaction. Under light load a lone item waits
+at most `max_wait`; under heavy load batches fill and the per-item cost falls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class Batcher(Generic[Item, Result]):
+    def __init__(
+        self,
+        flush: Callable[[list[Item]], Awaitable[Sequence[Result]]],
+        max_items: int = 500,
+        max_wait: float = 0.002,
+    ) -> None:
+        self._flush = flush
+        self._max_items = max_items
+        self._max_wait = max_wait
+        self._pending: list[tuple[Item, asyncio.Future[Result]]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._in_flight: set[asyncio.Task[None]] = set()
+
+    async def submit(self, item: Item) -> Result:
+        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        self._pending.append((item, future))
+        if len(self._pending) >= self._max_items:
+            self._start_flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self._max_wait, self._start_flush)
+        return await future
+
+    def _start_flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        batch, self._pending = self._pending, []
+        if batch:
+            task = asyncio.create_task(self._run(batch))
+            self._in_flight.add(task)
+            task.add_done_callback(self._in_flight.discard)
+
+    async def _run(self, batch: list[tuple[Item, asyncio.Future[Result]]]) -> None:
+        try:
+            results = await self._flush([item for item, _ in batch])
+        except BaseException as error:
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(error)
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            return
+        if len(results) != len(batch):
+            mismatch = RuntimeError(f"batch flush returned {len(results)} results for {len(batch)} items")
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(mismatch)
+            return
+        for (_, future), result in zip(batch, results, strict=True):
+            if not future.done():
+                future.set_result(result)
+
+    async def drain(self) -> None:
+        """Flushes what is waiting and waits for every flush under way (used at shutdown)."""
+        self._start_flush()
+        if self._in_flight:
+            await asyncio.gather(*self._in_flight, return_exceptions=True)

@@ -1,0 +1,35 @@
+"""Pipelined, de-duplicated publishing of work messages.
+
+Every message carries the job id as `Nats-Msg-Id`, so publishing the same job
+twice inside the stream's duplicate window stores it once: the outbox may
+republish freely. Many publishes are in flight at once instead of one round trip
+per job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from nats.js import JetStreamContext
+
+
+@dataclass(frozen=True)
+class OutgoingMessage:
+    subject: str
+    msg_id: str
+    data: bytes
+    headers: dict[str, str] | None = None
+
+
+async def publish_all(
+    js: JetStreamContext, messages: list[OutgoingMessage], timeout: float = 2.0
+) -> list[BaseException | None]:
+    """Publishes concurrently; returns, per message, None when acknowledged or the error."""
+
+    async def one(message: OutgoingMessage) -> None:
+        headers = {"Nats-Msg-Id": message.msg_id, **(message.headers or {})}
+        await js.publish(message.subject, message.data, timeout=timeout, headers=headers)
+
+    results = await asyncio.gather(*(one(m) for m in messages), return_exceptions=True)
+    return [r if isinstance(r, BaseException) else None for r in results]

@@ -1,0 +1,98 @@
+"""Streams and durable consumers, declared in code and created or updated
+idempotently at start, so a deployment needs no manual JetStream setup."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from nats.js import JetStreamContext
+from nats.js.api import (
+    AckPolicy,
+    ConsumerConfig,
+    DeliverPolicy,
+    RetentionPolicy,
+    StorageType,
+    StreamConfig,
+)
+from nats.js.errors import NotFoundError
+
+from herald.bus.subjects import Subjects, WorkClass
+from herald.config import Settings
+
+log = logging.getLogger("herald.bus")
+
+_RETENTION = {
+    "workqueue": RetentionPolicy.WORK_QUEUE,
+    "limits": RetentionPolicy.LIMITS,
+    "interest": RetentionPolicy.INTEREST,
+}
+
+
+@dataclass(frozen=True)
+class Topology:
+    work_stream: str
+    dead_letter_stream: str
+    webhook_consumer: str = "webhook-sender"
+    email_consumer: str = "email-sender"
+
+
+def topology(settings: Settings) -> Topology:
+    return Topology(work_stream=settings.stream_name("work"), dead_letter_stream=settings.stream_name("dlq"))
+
+
+def stream_configs(settings: Settings) -> list[StreamConfig]:
+    subjects = Subjects(settings.bus_prefix)
+    names = topology(settings)
+    return [
+        StreamConfig(
+            name=names.work_stream,
+            subjects=[subjects.all_work()],
+            retention=_RETENTION[settings.stream_retention],
+            storage=StorageType.FILE,
+            num_replicas=settings.stream_replicas,
+            max_age=settings.stream_max_age_s,
+            duplicate_window=settings.stream_duplicate_window_s,
+        ),
+        StreamConfig(
+            name=names.dead_letter_stream,
+            subjects=[subjects.all_dead_letters()],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            num_replicas=settings.stream_replicas,
+            max_age=max(settings.stream_max_age_s, 30 * 24 * 3600),
+            duplicate_window=settings.stream_duplicate_window_s,
+        ),
+    ]
+
+
+def work_consumer_config(
+    settings: Settings, durable: str, work_class: WorkClass, ack_wait_s: float
+) -> ConsumerConfig:
+    return ConsumerConfig(
+        durable_name=durable,
+        ack_policy=AckPolicy.EXPLICIT,
+        deliver_policy=DeliverPolicy.ALL,
+        ack_wait=ack_wait_s,
+        # Attempts are counted in the ledger, not by redelivery count: a crash
+        # redelivers without spending one of the job's attempts.
+        max_deliver=-1,
+        max_ack_pending=settings.consumer_max_ack_pending,
+        filter_subject=Subjects(settings.bus_prefix).work_filter(work_class),
+        num_replicas=0,
+    )
+
+
+async def ensure_streams(js: JetStreamContext, settings: Settings) -> None:
+    for config in stream_configs(settings):
+        try:
+            await js.stream_info(config.name or "")
+        except NotFoundError:
+            await js.add_stream(config)
+            log.info("stream created", extra={"stream": config.name})
+        else:
+            await js.update_stream(config)
+
+
+async def ensure_consumer(js: JetStreamContext, stream: str, config: ConsumerConfig) -> None:
+    await js.add_consumer(stream, config)

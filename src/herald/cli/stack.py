@@ -1,0 +1,264 @@
+"""The development stack behind `herald up`, also what the end-to-end tests run.
+
+It starts the six services as separate processes (exactly what a container
+runs: `herald run NAME`), in dependency order, each waited on until its gRPC
+health check answers SERVING; restarts any that dies, with backoff; and stops
+them in reverse order. Without NATS_URL / DATABASE_URL it first starts an
+embedded nats-server and an embedded PostgreSQL under the data directory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from herald.crypto import new_operator_token
+
+log = logging.getLogger("herald.up")
+
+# Dependency order: a service starts after those it calls.
+SERVICES = ("ledger", "router", "webhook-sender", "email-sender", "verifier", "gateway")
+HTTP_SERVICES = ("gateway", "verifier")
+HEALTH_TIMEOUT_S = 60.0
+MAX_BACKOFF_S = 30.0
+STABLE_AFTER_S = 60.0
+
+
+@dataclass
+class StackConfig:
+    data_dir: Path
+    nats_url: str | None = None
+    database_url: str | None = None
+    gateway_http_port: int = 8080
+    gateway_grpc_port: int = 50051
+    bus_prefix: str = "herald"
+    # Extra HERALD_* variables for every service (tests compress timeouts this way).
+    env: dict[str, str] = field(default_factory=dict)
+    # Per-service overrides, applied after `env`.
+    service_env: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    env: dict[str, str]
+    grpc_addr: str
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    failures: int = 0
+    restart_at: float = 0.0
+
+
+class Stack:
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.data_dir = config.data_dir
+        self.nats: EmbeddedNats | None = None
+        self.postgres: EmbeddedPostgres | None = None
+        self.services: dict[str, ServiceProcess] = {}
+        self.endpoints: dict[str, str] = {}
+        self._lock = threading.RLock()
+        self._supervisor: threading.Thread | None = None
+        self._stop_supervising = threading.Event()
+
+    # ---- start ---------------------------------------------------------
+
+    def start(self) -> dict[str, str]:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        (self.data_dir / "logs").mkdir(exist_ok=True)
+        nats_url = self.config.nats_url
+        if not nats_url:
+            self.nats = EmbeddedNats(self.data_dir)
+            nats_url = self.nats.start()
+            log.info("embedded nats-server started", extra={"url": nats_url})
+        database_url = self.config.database_url
+        if not database_url:
+            self.postgres = EmbeddedPostgres(self.data_dir)
+            database_url = self.postgres.start()
+            log.info("embedded PostgreSQL started", extra={"url": database_url})
+        token_file = self.data_dir / "operator_token"
+        if not token_file.exists():
+            token_file.write_text(new_operator_token())
+            token_file.chmod(0o600)
+        ports = {name: free_port() for name in SERVICES}
+        ports["gateway"] = self.config.gateway_grpc_port or free_port()
+        http_ports = {"gateway": self.config.gateway_http_port or free_port(), "verifier": free_port()}
+        common = {
+            "NATS_URL": nats_url,
+            "DATABASE_URL": database_url,
+            "HERALD_BUS_PREFIX": self.config.bus_prefix,
+            "HERALD_LEDGER_ADDR": f"127.0.0.1:{ports['ledger']}",
+            "HERALD_ROUTER_ADDR": f"127.0.0.1:{ports['router']}",
+            "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
+            # A development stack delivers to receivers on this machine.
+            "HERALD_WEBHOOK_ALLOW_LOOPBACK": "true",
+            **self.config.env,
+        }
+        for name in SERVICES:
+            env = {
+                **common,
+                "HERALD_GRPC_PORT": str(ports[name]),
+                "HERALD_METRICS_PORT": str(free_port()),
+                **self.config.service_env.get(name, {}),
+            }
+            if name in http_ports:
+                env["HERALD_HTTP_PORT"] = str(http_ports[name])
+            self.services[name] = ServiceProcess(
+                name=name,
+                env=env,
+                grpc_addr=f"127.0.0.1:{ports[name]}",
+                log_path=self.data_dir / "logs" / f"{name}.log",
+            )
+        try:
+            for name in SERVICES:
+                self._spawn(self.services[name])
+                self._wait_healthy(self.services[name])
+        except BaseException:
+            self.stop()
+            raise
+        self.endpoints = {
+            "gateway_http": f"http://127.0.0.1:{http_ports['gateway']}",
+            "gateway_grpc": self.services["gateway"].grpc_addr,
+            "verifier_http": f"http://127.0.0.1:{http_ports['verifier']}",
+            "nats_url": nats_url,
+            "database_url": database_url,
+            "operator_token_file": str(token_file.resolve()),
+            "metrics": ",".join(
+                f"{n}=http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics"
+                for n, s in self.services.items()
+            ),
+        }
+        (self.data_dir / "endpoints.json").write_text(json.dumps(self.endpoints, indent=2) + "\n")
+        return self.endpoints
+
+    def _spawn(self, service: ServiceProcess) -> None:
+        env = {**os.environ, **service.env}
+        with service.log_path.open("ab") as log_file:
+            service.process = subprocess.Popen(
+                [sys.executable, "-m", "herald.cli", "run", service.name],
+                env=env,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                # Ctrl-C reaches the supervisor only; it stops the services in order.
+                start_new_session=True,
+            )
+        service.started_at = time.monotonic()
+        log.info("service started", extra={"service": service.name, "pid": service.process.pid})
+
+    def _wait_healthy(self, service: ServiceProcess, timeout: float = HEALTH_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout
+        with grpc.insecure_channel(service.grpc_addr) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            while time.monotonic() < deadline:
+                if service.process is not None and service.process.poll() is not None:
+                    raise RuntimeError(f"{service.name} exited during start:\n{_tail(service.log_path)}")
+                try:
+                    answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+                    if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                        return
+                except grpc.RpcError:
+                    pass
+                time.sleep(0.1)
+        raise TimeoutError(f"{service.name} not healthy after {timeout:.0f}s:\n{_tail(service.log_path)}")
+
+    # ---- supervise -----------------------------------------------------
+
+    def supervise_once(self) -> None:
+        """Restarts services that died, each after a backoff that grows with its failures."""
+        now = time.monotonic()
+        with self._lock:
+            for service in self.services.values():
+                process = service.process
+                if process is None or process.poll() is None:
+                    if process is not None and now - service.started_at > STABLE_AFTER_S:
+                        service.failures = 0
+                    continue
+                if service.restart_at == 0.0:
+                    delay = min(0.5 * 2**service.failures, MAX_BACKOFF_S)
+                    service.failures += 1
+                    service.restart_at = now + delay
+                    log.warning(
+                        "service exited; restarting",
+                        extra={"service": service.name, "code": process.returncode, "backoff_s": delay},
+                    )
+                elif now >= service.restart_at:
+                    service.restart_at = 0.0
+                    self._spawn(service)
+
+    def supervise_in_background(self, interval: float = 0.2) -> None:
+        def loop() -> None:
+            while not self._stop_supervising.wait(interval):
+                self.supervise_once()
+
+        self._supervisor = threading.Thread(target=loop, name="herald-supervisor", daemon=True)
+        self._supervisor.start()
+
+    def run_forever(self) -> None:
+        """The foreground of `herald up`: supervise until SIGINT or SIGTERM."""
+        stop = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        while not stop.wait(0.5):
+            self.supervise_once()
+
+    # ---- control (used by tests and by shutdown) -----------------------
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        with self._lock:
+            process = self.services[name].process
+            if process is not None and process.poll() is None:
+                process.send_signal(sig)
+                process.wait(timeout=30)
+
+    def wait_healthy(self, name: str, timeout: float = HEALTH_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            process = self.services[name].process
+            if process is not None and process.poll() is None:
+                self._wait_healthy(self.services[name], max(deadline - time.monotonic(), 1.0))
+                return
+            time.sleep(0.1)
+        raise TimeoutError(f"{name} was not restarted")
+
+    def stop(self) -> None:
+        self._stop_supervising.set()
+        if self._supervisor is not None:
+            self._supervisor.join(timeout=5)
+        with self._lock:
+            for name in reversed(SERVICES):
+                service = self.services.get(name)
+                if service is None or service.process is None or service.process.poll() is not None:
+                    continue
+                service.process.send_signal(signal.SIGTERM)
+                try:
+                    service.process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    log.warning("service ignored SIGTERM; killing", extra={"service": name})
+                    service.process.kill()
+                    service.process.wait()
+                log.info("service stopped", extra={"service": name})
+        if self.nats is not None:
+            self.nats.stop()
+        if self.postgres is not None:
+            self.postgres.stop()
+
+
+def _tail(path: Path, limit: int = 3000) -> str:
+    try:
+        return path.read_text(errors="replace")[-limit:]
+    except OSError:
+        return "(no log)"

@@ -1,0 +1,84 @@
+"""One typed settings object per process, read from the environment.
+
+Every service reads the same `Settings`; a variable that only one service uses
+still lives here so that `herald up`, the Kubernetes ConfigMap and the tests
+have one list to fill in. Names are `HERALD_*`, except `NATS_URL` and
+`DATABASE_URL`, which follow the convention every tool already knows.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Retention = Literal["workqueue", "limits", "interest"]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore")
+
+    # Infrastructure.
+    nats_url: str = Field(
+        default="nats://127.0.0.1:4222", validation_alias=AliasChoices("NATS_URL", "HERALD_NATS_URL")
+    )
+    database_url: str = Field(
+        default="postgresql://postgres@127.0.0.1:5432/herald",
+        validation_alias=AliasChoices("DATABASE_URL", "HERALD_DATABASE_URL"),
+    )
+
+    # Bus layout. The prefix isolates one deployment (or one test run) from another
+    # sharing the same NATS: it starts every subject and every stream name.
+    bus_prefix: str = "herald"
+    stream_replicas: int = Field(default=1, ge=1, le=5)
+    stream_retention: Retention = "workqueue"
+    stream_max_age_s: float = Field(default=7 * 24 * 3600, gt=0)
+    stream_duplicate_window_s: float = Field(default=120, gt=0)
+    # Messages a consumer may hold unacknowledged; retries waiting out a backoff count too.
+    consumer_max_ack_pending: int = Field(default=50_000, ge=1)
+
+    # This process's listeners (0 = pick a free port; `herald up` sets them).
+    grpc_host: str = "127.0.0.1"
+    grpc_port: int = 50051
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
+    metrics_port: int = 9464
+
+    # Where the other services are.
+    ledger_addr: str = "127.0.0.1:50061"
+    router_addr: str = "127.0.0.1:50062"
+
+    # Operators authenticate to the admin surface with this token.
+    operator_token: str = ""
+
+    # Webhook delivery.
+    webhook_concurrency: int = Field(default=5, ge=1, le=1000)
+    webhook_timeout_s: float = Field(default=15.0, gt=0)
+    # Must exceed the timeout, so a slow receiver is never handed to a second sender.
+    webhook_ack_wait_s: float = Field(default=30.0, gt=0)
+    # Delays before each retry; the job fails after the last one.
+    webhook_retry_schedule_s: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 36000])
+    webhook_allow_loopback: bool = False
+
+    email_concurrency: int = Field(default=5, ge=1, le=1000)
+
+    # Jobs the bus never acknowledged are republished, then failed after this long.
+    outbox_scan_interval_s: float = Field(default=2.0, gt=0)
+    outbox_republish_after_s: float = Field(default=5.0, gt=0)
+    outbox_give_up_after_s: float = Field(default=900.0, gt=0)
+
+    # API keys are cached by the gateway for this long.
+    auth_cache_ttl_s: float = Field(default=30.0, ge=0)
+
+    log_level: str = "INFO"
+    shutdown_grace_s: float = Field(default=20.0, ge=0)
+
+    def stream_name(self, suffix: str) -> str:
+        return f"{self.bus_prefix}_{suffix}".upper().replace(".", "_").replace("-", "_")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,87 @@
+"""A grpc.aio server with what every Herald service needs: health checking,
+reflection, per-RPC metrics and spans (trace context read from metadata)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from opentelemetry import propagate, trace
+
+from herald.grpcio.options import CHANNEL_OPTIONS
+from herald.telemetry.metrics import RPC_SECONDS
+
+_tracer = trace.get_tracer("herald.grpc.server")
+
+
+class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    def __init__(self, service: str) -> None:
+        self.service = service
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        inner = handler.unary_unary
+        method: str = details.method
+        service = self.service
+        carrier = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
+
+        async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            started = time.perf_counter()
+            code = "OK"
+            with _tracer.start_as_current_span(
+                method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER
+            ):
+                try:
+                    return await inner(request, context)
+                except BaseException:
+                    status = context.code()
+                    code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
+                    raise
+                finally:
+                    RPC_SECONDS.labels(service, method, code).observe(time.perf_counter() - started)
+
+        return grpc.unary_unary_rpc_method_handler(
+            observed,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+class GrpcServer:
+    """Owns the server and its health servicer; services add their servicers first."""
+
+    def __init__(self, service: str) -> None:
+        self.service = service
+        self.server = grpc.aio.server(interceptors=[TelemetryInterceptor(service)], options=CHANNEL_OPTIONS)
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self._service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+
+    def register(self, full_names: Iterable[str]) -> None:
+        self._service_names.extend(full_names)
+
+    async def start(self, host: str, port: int) -> int:
+        reflection.enable_server_reflection([*self._service_names, reflection.SERVICE_NAME], self.server)
+        bound = self.server.add_insecure_port(f"{host}:{port}")
+        await self.server.start()
+        return int(bound)
+
+    async def set_serving(self, serving: bool) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for name in ["", *self._service_names]:
+            await self.health.set(name, status)
+
+    async def stop(self, grace: float) -> None:
+        await self.server.stop(grace)

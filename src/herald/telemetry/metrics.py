@@ -1,0 +1,39 @@
+"""Prometheus metrics shared by every service. Names carry the `herald_` prefix and
+base units; tenant ids are never a label (their number is unbounded)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Histogram, start_http_server
+
+RPC_SECONDS = Histogram(
+    "herald_rpc_duration_seconds",
+    "Server-side duration of gRPC calls.",
+    ["service", "method", "code"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+HTTP_SECONDS = Histogram(
+    "herald_http_request_duration_seconds",
+    "Duration of HTTP requests by route template.",
+    ["service", "method", "route", "status"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+JOBS_ACCEPTED = Counter("herald_jobs_accepted_total", "Jobs accepted and written.", ["channel"])
+JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowledged by the bus.", ["channel"])
+PUBLISH_FAILURES = Counter(
+    "herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"]
+)
+DELIVERIES = Counter(
+    "herald_deliveries_total", "Delivery attempts by channel and outcome.", ["channel", "outcome"]
+)
+DELIVERY_SECONDS = Histogram(
+    "herald_delivery_attempt_duration_seconds",
+    "Duration of one call to a receiver or provider.",
+    ["channel"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30),
+)
+
+
+def start_metrics_server(port: int, host: str = "127.0.0.1") -> int:
+    """Serves /metrics on its own port; returns the port (useful when 0 asked for a free one)."""
+    server, _thread = start_http_server(port, addr=host)
+    return int(server.server_address[1])

@@ -1,0 +1,1 @@
+"""Generated from protos/herald/v1 by `make protos`."""

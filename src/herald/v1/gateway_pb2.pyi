@@ -1,0 +1,96 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from herald.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SendWebhookRequest(_message.Message):
+    __slots__ = ("url", "headers", "body", "content_type", "priority", "idempotency_key")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    URL_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    url: str
+    headers: _containers.ScalarMap[str, str]
+    body: bytes
+    content_type: str
+    priority: _common_pb2.Priority
+    idempotency_key: str
+    def __init__(self, url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[bytes] = ..., content_type: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class SendWebhookResponse(_message.Message):
+    __slots__ = ("id", "status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    status: _common_pb2.JobStatus
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ...) -> None: ...
+
+class NotificationServiceGetJobRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetJobResponse(_message.Message):
+    __slots__ = ("job", "attempts")
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    job: _common_pb2.Job
+    attempts: _containers.RepeatedCompositeFieldContainer[_common_pb2.Attempt]
+    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., attempts: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ...) -> None: ...
+
+class NotificationServiceListJobsRequest(_message.Message):
+    __slots__ = ("page_size", "cursor", "status", "channel", "created_after", "created_before")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    status: _common_pb2.JobStatus
+    channel: _common_pb2.Channel
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceListJobsResponse(_message.Message):
+    __slots__ = ("jobs", "next_cursor")
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
+    next_cursor: str
+    def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceCreateTenantRequest(_message.Message):
+    __slots__ = ("name", "plan")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    plan: _common_pb2.Plan
+    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ...) -> None: ...
+
+class AdminServiceCreateTenantResponse(_message.Message):
+    __slots__ = ("tenant", "api_key")
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    api_key: str
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ..., api_key: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,243 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from herald.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class JobDraft(_message.Message):
+    __slots__ = ("tenant_id", "channel", "priority", "idempotency_key", "webhook")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    channel: _common_pb2.Channel
+    priority: _common_pb2.Priority
+    idempotency_key: str
+    webhook: _common_pb2.WebhookRequest
+    def __init__(self, tenant_id: _Optional[str] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ...) -> None: ...
+
+class CreateJobsRequest(_message.Message):
+    __slots__ = ("drafts",)
+    DRAFTS_FIELD_NUMBER: _ClassVar[int]
+    drafts: _containers.RepeatedCompositeFieldContainer[JobDraft]
+    def __init__(self, drafts: _Optional[_Iterable[_Union[JobDraft, _Mapping]]] = ...) -> None: ...
+
+class CreateJobsResponse(_message.Message):
+    __slots__ = ("jobs",)
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
+    def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ...) -> None: ...
+
+class GetJobRequest(_message.Message):
+    __slots__ = ("tenant_id", "job_id", "include_request")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_REQUEST_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    job_id: str
+    include_request: bool
+    def __init__(self, tenant_id: _Optional[str] = ..., job_id: _Optional[str] = ..., include_request: _Optional[bool] = ...) -> None: ...
+
+class GetJobResponse(_message.Message):
+    __slots__ = ("job",)
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    job: _common_pb2.Job
+    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ...) -> None: ...
+
+class ListJobsRequest(_message.Message):
+    __slots__ = ("tenant_id", "page_size", "cursor", "status", "channel", "created_after", "created_before")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    page_size: int
+    cursor: str
+    status: _common_pb2.JobStatus
+    channel: _common_pb2.Channel
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListJobsResponse(_message.Message):
+    __slots__ = ("jobs", "next_cursor")
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
+    next_cursor: str
+    def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class MarkQueuedRequest(_message.Message):
+    __slots__ = ("job_ids",)
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MarkQueuedResponse(_message.Message):
+    __slots__ = ("updated",)
+    UPDATED_FIELD_NUMBER: _ClassVar[int]
+    updated: int
+    def __init__(self, updated: _Optional[int] = ...) -> None: ...
+
+class StartDeliveriesRequest(_message.Message):
+    __slots__ = ("job_ids",)
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DeliveryStart(_message.Message):
+    __slots__ = ("job_id", "proceed", "status", "attempt_count")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    PROCEED_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    proceed: bool
+    status: _common_pb2.JobStatus
+    attempt_count: int
+    def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ...) -> None: ...
+
+class StartDeliveriesResponse(_message.Message):
+    __slots__ = ("starts",)
+    STARTS_FIELD_NUMBER: _ClassVar[int]
+    starts: _containers.RepeatedCompositeFieldContainer[DeliveryStart]
+    def __init__(self, starts: _Optional[_Iterable[_Union[DeliveryStart, _Mapping]]] = ...) -> None: ...
+
+class AttemptResult(_message.Message):
+    __slots__ = ("attempt", "next_status", "error")
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    attempt: _common_pb2.Attempt
+    next_status: _common_pb2.JobStatus
+    error: str
+    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ...) -> None: ...
+
+class RecordAttemptsRequest(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[AttemptResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[AttemptResult, _Mapping]]] = ...) -> None: ...
+
+class RecordAttemptsResponse(_message.Message):
+    __slots__ = ("recorded",)
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    recorded: int
+    def __init__(self, recorded: _Optional[int] = ...) -> None: ...
+
+class ListAttemptsRequest(_message.Message):
+    __slots__ = ("tenant_id", "job_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    job_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., job_id: _Optional[str] = ...) -> None: ...
+
+class ListAttemptsResponse(_message.Message):
+    __slots__ = ("attempts",)
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    attempts: _containers.RepeatedCompositeFieldContainer[_common_pb2.Attempt]
+    def __init__(self, attempts: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ...) -> None: ...
+
+class ClaimUnpublishedRequest(_message.Message):
+    __slots__ = ("older_than_ms", "limit", "lease_ms")
+    OLDER_THAN_MS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    LEASE_MS_FIELD_NUMBER: _ClassVar[int]
+    older_than_ms: int
+    limit: int
+    lease_ms: int
+    def __init__(self, older_than_ms: _Optional[int] = ..., limit: _Optional[int] = ..., lease_ms: _Optional[int] = ...) -> None: ...
+
+class ClaimUnpublishedResponse(_message.Message):
+    __slots__ = ("jobs",)
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
+    def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ...) -> None: ...
+
+class FailUnpublishedRequest(_message.Message):
+    __slots__ = ("older_than_ms", "reason")
+    OLDER_THAN_MS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    older_than_ms: int
+    reason: str
+    def __init__(self, older_than_ms: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class FailUnpublishedResponse(_message.Message):
+    __slots__ = ("job_ids",)
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CreateTenantRequest(_message.Message):
+    __slots__ = ("name", "plan")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    plan: _common_pb2.Plan
+    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ...) -> None: ...
+
+class CreateTenantResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class GetTenantRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetTenantResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class CreateApiKeyRequest(_message.Message):
+    __slots__ = ("tenant_id", "name", "key_hash", "public_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_HASH_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    name: str
+    key_hash: bytes
+    public_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., key_hash: _Optional[bytes] = ..., public_id: _Optional[str] = ...) -> None: ...
+
+class CreateApiKeyResponse(_message.Message):
+    __slots__ = ("key_id", "created_at")
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, key_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class AuthenticateApiKeyRequest(_message.Message):
+    __slots__ = ("key_hash",)
+    KEY_HASH_FIELD_NUMBER: _ClassVar[int]
+    key_hash: bytes
+    def __init__(self, key_hash: _Optional[bytes] = ...) -> None: ...
+
+class AuthenticateApiKeyResponse(_message.Message):
+    __slots__ = ("found", "tenant", "key_id")
+    FOUND_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    found: bool
+    tenant: _common_pb2.Tenant
+    key_id: str
+    def __init__(self, found: _Optional[bool] = ..., tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ..., key_id: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,130 @@
+"""The embedded servers behind `herald up`: reachable, persistent across restarts, and gone after stop()."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import nats
+import psutil
+import pytest
+
+from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+
+# The machine's own servers; the embedded ones must never take (or stop) them.
+SYSTEM_PORTS = {4222, 5432}
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/", 1)[0])
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "herald"
+
+
+@pytest.fixture
+def embedded_nats(data_dir: Path) -> Iterator[EmbeddedNats]:
+    server = EmbeddedNats(data_dir)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def embedded_postgres(data_dir: Path) -> Iterator[EmbeddedPostgres]:
+    server = EmbeddedPostgres(data_dir)
+    yield server
+    server.stop()
+
+
+def test_free_port_is_bindable_on_loopback() -> None:
+    port = free_port()
+    assert port not in SYSTEM_PORTS
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port))
+
+
+async def test_nats_serves_jetstream_keeps_streams_stops(embedded_nats: EmbeddedNats, data_dir: Path) -> None:
+    url = embedded_nats.start()
+    assert url.startswith("nats://127.0.0.1:")
+    assert _port(url) not in SYSTEM_PORTS
+    assert (data_dir / "nats" / "jetstream").is_dir()
+
+    nc = await nats.connect(url)
+    try:
+        js = nc.jetstream()
+        await js.account_info()
+        await js.add_stream(name="EMBEDDED_TEST", subjects=["embedded.test"])
+        await js.publish("embedded.test", b"kept")
+    finally:
+        await nc.close()
+
+    pid = embedded_nats.pid
+    assert pid is not None
+    embedded_nats.stop()
+    assert _gone(pid)
+    embedded_nats.stop()  # idempotent
+
+    # Same store after a restart, on whatever port is free now.
+    url = embedded_nats.start()
+    nc = await nats.connect(url)
+    try:
+        info = await nc.jetstream().stream_info("EMBEDDED_TEST")
+        assert info.state.messages == 1
+    finally:
+        await nc.close()
+
+
+async def test_postgres_serves_herald_and_keeps_data_across_restarts(
+    embedded_postgres: EmbeddedPostgres, data_dir: Path
+) -> None:
+    started = time.monotonic()
+    url = embedded_postgres.start()
+    first_start_s = time.monotonic() - started
+    assert url.startswith("postgresql://postgres@127.0.0.1:")
+    assert url.endswith("/herald")
+    assert _port(url) not in SYSTEM_PORTS
+
+    conn = await asyncpg.connect(url)
+    try:
+        assert await conn.fetchval("select 1") == 1
+        assert await conn.fetchval("select current_database()") == "herald"
+        await conn.execute("create table kept (v text)")
+        await conn.execute("insert into kept values ('survives a restart')")
+    finally:
+        await conn.close()
+
+    pid = embedded_postgres.pid
+    assert pid is not None
+    embedded_postgres.stop()
+    assert _gone(pid)
+    embedded_postgres.stop()  # idempotent
+
+    # A fresh object, as a new `herald up` would make: no initdb, same data.
+    again = EmbeddedPostgres(data_dir)
+    started = time.monotonic()
+    url = again.start()
+    restart_s = time.monotonic() - started
+    try:
+        conn = await asyncpg.connect(url)
+        try:
+            assert await conn.fetchval("select v from kept") == "survives a restart"
+        finally:
+            await conn.close()
+    finally:
+        pid = again.pid
+        again.stop()
+    assert pid is not None
+    assert _gone(pid)
+    print(f"postgres first start {first_start_s:.2f}s, restart {restart_s:.2f}s")
