@@ -45,7 +45,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check src services tests
 
 typecheck: $(VENV)/.installed
-	$(VENV)/bin/mypy src services
+	$(VENV)/bin/mypy $(addprefix -p ,herald $(notdir $(wildcard services/*/herald_*)))
 
 test: protos-check lint typecheck
 	$(VENV)/bin/pytest -q $(PYTEST_ARGS)

@@ -21,9 +21,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore")
 
     # Infrastructure.
-    nats_url: str = Field(
-        default="nats://127.0.0.1:4222", validation_alias=AliasChoices("NATS_URL", "HERALD_NATS_URL")
-    )
+    nats_url: str = Field(default="nats://127.0.0.1:4222", validation_alias=AliasChoices("NATS_URL", "HERALD_NATS_URL"))
     database_url: str = Field(
         default="postgresql://postgres@127.0.0.1:5432/herald",
         validation_alias=AliasChoices("DATABASE_URL", "HERALD_DATABASE_URL"),

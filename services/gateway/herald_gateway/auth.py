@@ -34,7 +34,7 @@ def bearer_token(authorization: str | None) -> str:
 
 
 class ApiKeyAuthenticator:
-    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceStub, ttl_s: float) -> None:
+    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, ttl_s: float) -> None:
         self.ledger = ledger
         self.ttl_s = ttl_s
         self._cache: dict[bytes, tuple[float, Principal | None]] = {}
@@ -60,9 +60,7 @@ class ApiKeyAuthenticator:
 
     async def _lookup(self, digest: bytes) -> Principal | None:
         try:
-            found = await self.ledger.AuthenticateApiKey(
-                ledger_pb2.AuthenticateApiKeyRequest(key_hash=digest)
-            )
+            found = await self.ledger.AuthenticateApiKey(ledger_pb2.AuthenticateApiKeyRequest(key_hash=digest))
         except grpc.aio.AioRpcError as error:
             raise Unavailable("cannot check the API key right now; retry shortly") from error
         if not found.found or found.tenant.disabled:

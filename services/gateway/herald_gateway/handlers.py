@@ -77,7 +77,7 @@ def _translate(error: grpc.aio.AioRpcError, what: str) -> Exception:
 
 class Handlers:
     def __init__(
-        self, ledger: ledger_pb2_grpc.LedgerServiceStub, router: router_pb2_grpc.RouterServiceStub
+        self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, router: router_pb2_grpc.RouterServiceAsyncStub
     ) -> None:
         self.ledger = ledger
         self.router = router
@@ -100,11 +100,10 @@ class Handlers:
             response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=[submission]))
         except grpc.aio.AioRpcError as error:
             raise _translate(error, "webhook") from error
-        return response.jobs[0]
+        job: common_pb2.Job = response.jobs[0]
+        return job
 
-    async def get_job(
-        self, principal: Principal, job_id: str
-    ) -> tuple[common_pb2.Job, list[common_pb2.Attempt]]:
+    async def get_job(self, principal: Principal, job_id: str) -> tuple[common_pb2.Job, list[common_pb2.Attempt]]:
         if parse_id(job_id) is None:
             raise NotFound("job not found")
         try:
@@ -130,9 +129,8 @@ class Handlers:
     async def create_tenant(self, name: str, plan: int) -> tuple[common_pb2.Tenant, str]:
         """Creates the tenant and its first API key; the key is returned once, never stored."""
         try:
-            tenant = (
-                await self.ledger.CreateTenant(ledger_pb2.CreateTenantRequest(name=name, plan=plan))
-            ).tenant  # type: ignore[arg-type]
+            request = ledger_pb2.CreateTenantRequest(name=name, plan=plan)  # type: ignore[arg-type]
+            tenant = (await self.ledger.CreateTenant(request)).tenant
             key = issue_api_key()
             await self.ledger.CreateApiKey(
                 ledger_pb2.CreateApiKeyRequest(

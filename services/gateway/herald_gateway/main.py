@@ -24,14 +24,9 @@ async def build(runtime: ServiceRuntime) -> None:
     gateway_pb2_grpc.add_NotificationServiceServicer_to_server(
         NotificationServicer(handlers, tenants), runtime.grpc.server
     )
-    gateway_pb2_grpc.add_AdminServiceServicer_to_server(
-        AdminServicer(handlers, operators), runtime.grpc.server
-    )
+    gateway_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(handlers, operators), runtime.grpc.server)
     runtime.grpc.register(
-        [
-            gateway_pb2.DESCRIPTOR.services_by_name[name].full_name
-            for name in ("NotificationService", "AdminService")
-        ]
+        [gateway_pb2.DESCRIPTOR.services_by_name[name].full_name for name in ("NotificationService", "AdminService")]
     )
     app = create_app(handlers, tenants, operators)
     runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))

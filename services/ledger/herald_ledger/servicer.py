@@ -66,9 +66,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             if channel is None or priority is None:
                 await abort_invalid(context, [(f"drafts[{i}]", "channel and priority must be set")])
             if draft.WhichOneof("request") != "webhook":
-                await abort_invalid(
-                    context, [(f"drafts[{i}].request", "only webhook requests are supported")]
-                )
+                await abort_invalid(context, [(f"drafts[{i}].request", "only webhook requests are supported")])
             fields, body = webhook_request_to_row(draft.webhook)
             new_jobs.append(
                 job_store.NewJob(
@@ -95,9 +93,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             await abort_not_found(context, "job")
         return ledger_pb2.GetJobResponse(job=job_to_proto(row))
 
-    async def ListJobs(
-        self, request: ledger_pb2.ListJobsRequest, context: Context
-    ) -> ledger_pb2.ListJobsResponse:
+    async def ListJobs(self, request: ledger_pb2.ListJobsRequest, context: Context) -> ledger_pb2.ListJobsResponse:
         tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
         page_size = request.page_size or 50
         if not 1 <= page_size <= MAX_PAGE_SIZE:
@@ -125,7 +121,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     ) -> ledger_pb2.MarkQueuedResponse:
         ids = await _require_ids(context, list(request.job_ids), "job_ids")
         async with self.engine.begin() as conn:
-            moved = await job_store.transition(conn, ids, JobStatus.QUEUED, "published")
+            moved = await job_store.mark_published(conn, ids)
         return ledger_pb2.MarkQueuedResponse(updated=len(moved))
 
     async def StartDeliveries(
@@ -154,10 +150,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
             job_id = await _require_id(context, item.attempt.job_id, f"results[{i}].attempt.job_id")
             next_status = STATUS_FROM_PROTO.get(item.next_status)
             outcome = OUTCOME_FROM_PROTO.get(item.attempt.outcome)
-            if (
-                next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED)
-                or outcome is None
-            ):
+            if next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED) or outcome is None:
                 await abort_invalid(
                     context,
                     [(f"results[{i}]", "next_status must be DELIVERED, FAILED or QUEUED; outcome set")],
@@ -218,16 +211,12 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         plan = PLAN_FROM_PROTO.get(request.plan)
         name = request.name.strip()
         if plan is None or not name or len(name) > 200:
-            await abort_invalid(
-                context, [("name/plan", "a name of 1-200 characters and a plan are required")]
-            )
+            await abort_invalid(context, [("name/plan", "a name of 1-200 characters and a plan are required")])
         async with self.engine.begin() as conn:
             row = await tenant_store.create_tenant(conn, name, plan)
         return ledger_pb2.CreateTenantResponse(tenant=tenant_to_proto(row))
 
-    async def GetTenant(
-        self, request: ledger_pb2.GetTenantRequest, context: Context
-    ) -> ledger_pb2.GetTenantResponse:
+    async def GetTenant(self, request: ledger_pb2.GetTenantRequest, context: Context) -> ledger_pb2.GetTenantResponse:
         tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
         async with self.engine.connect() as conn:
             row = await tenant_store.get_tenant(conn, tenant_id)
@@ -257,6 +246,4 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         if found is None:
             return ledger_pb2.AuthenticateApiKeyResponse(found=False)
         row, key_id = found
-        return ledger_pb2.AuthenticateApiKeyResponse(
-            found=True, tenant=tenant_to_proto(row), key_id=str(key_id)
-        )
+        return ledger_pb2.AuthenticateApiKeyResponse(found=True, tenant=tenant_to_proto(row), key_id=str(key_id))

@@ -20,9 +20,7 @@ async def build(runtime: ServiceRuntime) -> None:
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
     publisher = Publisher(settings, js, ledger)
-    router_pb2_grpc.add_RouterServiceServicer_to_server(
-        RouterServicer(ledger, publisher), runtime.grpc.server
-    )
+    router_pb2_grpc.add_RouterServiceServicer_to_server(RouterServicer(ledger, publisher), runtime.grpc.server)
     runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
     runtime.add_loop(lambda: publisher.outbox_loop(runtime.stopping))
 

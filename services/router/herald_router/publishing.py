@@ -31,7 +31,7 @@ def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
 
 class Publisher:
     def __init__(
-        self, settings: Settings, js: JetStreamContext | None, ledger: ledger_pb2_grpc.LedgerServiceStub
+        self, settings: Settings, js: JetStreamContext | None, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub
     ) -> None:
         self.settings = settings
         self.subjects = Subjects(settings.bus_prefix)

@@ -16,7 +16,7 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class RouterServicer(router_pb2_grpc.RouterServiceServicer):
-    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceStub, publisher: Publisher) -> None:
+    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, publisher: Publisher) -> None:
         self.ledger = ledger
         self.publisher = publisher
 

@@ -33,9 +33,7 @@ def classify(status_code: int) -> int:
     return common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE
 
 
-async def call_receiver(
-    client: httpx.AsyncClient, job_id: str, request: common_pb2.WebhookRequest
-) -> CallResult:
+async def call_receiver(client: httpx.AsyncClient, job_id: str, request: common_pb2.WebhookRequest) -> CallResult:
     headers = dict(request.headers)
     headers["content-type"] = request.content_type or "application/json"
     headers["user-agent"] = USER_AGENT
@@ -51,11 +49,7 @@ async def call_receiver(
                     break
         elapsed = int((time.perf_counter() - started) * 1000)
         outcome = classify(response.status_code)
-        error = (
-            ""
-            if outcome == common_pb2.ATTEMPT_OUTCOME_SUCCEEDED
-            else f"receiver answered {response.status_code}"
-        )
+        error = "" if outcome == common_pb2.ATTEMPT_OUTCOME_SUCCEEDED else f"receiver answered {response.status_code}"
         return CallResult(outcome, response.status_code, elapsed, error, started_at)
     except httpx.TimeoutException:
         error = "timed out"

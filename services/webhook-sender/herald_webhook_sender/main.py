@@ -42,9 +42,7 @@ async def build(runtime: ServiceRuntime) -> None:
     await ensure_consumer(
         js,
         names.work_stream,
-        work_consumer_config(
-            settings, names.webhook_consumer, WorkClass.WEBHOOK, settings.webhook_ack_wait_s
-        ),
+        work_consumer_config(settings, names.webhook_consumer, WorkClass.WEBHOOK, settings.webhook_ack_wait_s),
     )
     subscription = await js.pull_subscribe_bind(names.webhook_consumer, stream=names.work_stream)
     worker = WebhookWorker(settings, subscription, ledger_pb2_grpc.LedgerServiceStub(channel))

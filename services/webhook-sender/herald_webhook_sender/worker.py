@@ -41,7 +41,7 @@ class WebhookWorker:
         self,
         settings: Settings,
         subscription: JetStreamContext.PullSubscription,
-        ledger: ledger_pb2_grpc.LedgerServiceStub,
+        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
     ) -> None:
         self.settings = settings
         self.subscription = subscription
@@ -111,9 +111,7 @@ class WebhookWorker:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _deliver(
-        self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery, previous: int
-    ) -> None:
+    async def _deliver(self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery, previous: int) -> None:
         self.counters.in_flight += 1
         try:
             result = await call_receiver(self.http, delivery.job_id, delivery.request)
@@ -124,10 +122,7 @@ class WebhookWorker:
             retry_delay: float | None = None
             if result.outcome == common_pb2.ATTEMPT_OUTCOME_SUCCEEDED:
                 next_status = common_pb2.JOB_STATUS_DELIVERED
-            elif (
-                result.outcome == common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE
-                and attempt_number < self.max_attempts
-            ):
+            elif result.outcome == common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE and attempt_number < self.max_attempts:
                 next_status = common_pb2.JOB_STATUS_QUEUED
                 retry_delay = self.settings.webhook_retry_schedule_s[attempt_number - 1]
             else:

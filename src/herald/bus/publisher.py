@@ -23,13 +23,13 @@ class OutgoingMessage:
 
 
 async def publish_all(
-    js: JetStreamContext, messages: list[OutgoingMessage], timeout: float = 2.0
+    js: JetStreamContext, messages: list[OutgoingMessage], ack_timeout: float = 2.0
 ) -> list[BaseException | None]:
     """Publishes concurrently; returns, per message, None when acknowledged or the error."""
 
     async def one(message: OutgoingMessage) -> None:
         headers = {"Nats-Msg-Id": message.msg_id, **(message.headers or {})}
-        await js.publish(message.subject, message.data, timeout=timeout, headers=headers)
+        await js.publish(message.subject, message.data, timeout=ack_timeout, headers=headers)
 
     results = await asyncio.gather(*(one(m) for m in messages), return_exceptions=True)
     return [r if isinstance(r, BaseException) else None for r in results]

@@ -66,9 +66,7 @@ def stream_configs(settings: Settings) -> list[StreamConfig]:
     ]
 
 
-def work_consumer_config(
-    settings: Settings, durable: str, work_class: WorkClass, ack_wait_s: float
-) -> ConsumerConfig:
+def work_consumer_config(settings: Settings, durable: str, work_class: WorkClass, ack_wait_s: float) -> ConsumerConfig:
     return ConsumerConfig(
         durable_name=durable,
         ack_policy=AckPolicy.EXPLICIT,

@@ -47,12 +47,8 @@ def migrate() -> None:
 
 @main.command()
 @click.option("--data-dir", type=click.Path(path_type=Path), default=DEFAULT_DATA_DIR, show_default=True)
-@click.option(
-    "--http-port", type=int, default=8080, show_default=True, help="Gateway HTTP port (0: any free)."
-)
-@click.option(
-    "--grpc-port", type=int, default=50051, show_default=True, help="Gateway gRPC port (0: any free)."
-)
+@click.option("--http-port", type=int, default=8080, show_default=True, help="Gateway HTTP port (0: any free).")
+@click.option("--grpc-port", type=int, default=50051, show_default=True, help="Gateway gRPC port (0: any free).")
 def up(data_dir: Path, http_port: int, grpc_port: int) -> None:
     """Start the whole stack; with no NATS_URL / DATABASE_URL, on embedded NATS and PostgreSQL."""
     from herald.cli.stack import Stack, StackConfig
@@ -69,9 +65,7 @@ def up(data_dir: Path, http_port: int, grpc_port: int) -> None:
     )
     try:
         endpoints = stack.start()
-        click.echo(
-            f"Herald is up. Gateway: {endpoints['gateway_http']} (HTTP), {endpoints['gateway_grpc']} (gRPC)"
-        )
+        click.echo(f"Herald is up. Gateway: {endpoints['gateway_http']} (HTTP), {endpoints['gateway_grpc']} (gRPC)")
         click.echo(f"Endpoints written to {data_dir / 'endpoints.json'}; Ctrl-C stops everything.")
         stack.run_forever()
     finally:
@@ -119,7 +113,7 @@ def tenant_create(name: str, plan: str, as_json: bool, data_dir: Path) -> None:
         try:
             created = gateway_pb2_grpc.AdminServiceStub(channel).CreateTenant(
                 gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=plan_value[plan]),
-                metadata=[("authorization", f"Bearer {token}")],
+                metadata=(("authorization", f"Bearer {token}"),),
                 timeout=10,
             )
         except grpc.RpcError as error:

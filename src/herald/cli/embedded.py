@@ -42,8 +42,7 @@ _PG_SUPERUSER = "postgres"
 _PG_DATABASE = "herald"
 # CREATE DATABASE has no IF NOT EXISTS; psql's \gexec runs the generated statement only when one is returned.
 _CREATE_DATABASE_SQL = (
-    "SELECT 'CREATE DATABASE herald'"
-    " WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'herald')\\gexec\n"
+    "SELECT 'CREATE DATABASE herald' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'herald')\\gexec\n"
 )
 # Tries at binding a port that another process might grab between free_port() and the bind.
 _PORT_ATTEMPTS = 3
@@ -64,8 +63,11 @@ def free_port() -> int:
 class EmbeddedNats:
     """A nats-server child process with JetStream, its store under `data_dir / "nats"`."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+        """`port` pins the listening port, so a restarted server is found at the same
+        URL by clients that reconnect; by default the server picks a free one."""
         self._dir = (data_dir / "nats").resolve()
+        self._port = port
         self.log_path = self._dir / "nats-server.log"
         # Written by the server itself, so a later run can find a server whose parent was killed.
         self._pid_file = self._dir / "nats-server.pid"
@@ -95,7 +97,7 @@ class EmbeddedNats:
         args = [
             binary,
             "-a", _HOST,
-            "-p", "-1",
+            "-p", str(self._port) if self._port else "-1",
             "-js",
             "-sd", str(self._dir),
             "-l", str(self.log_path),
@@ -106,7 +108,7 @@ class EmbeddedNats:
         with self.log_path.open("ab") as out:
             # A new session keeps a Ctrl-C aimed at `herald up` from reaching the server,
             # so the caller decides when the bus goes away (after the services using it).
-            self._proc = subprocess.Popen(  # noqa: S603
+            self._proc = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
             )
         try:
@@ -219,9 +221,7 @@ class EmbeddedPostgres:
             )
         elif self._run(bin_dir / "pg_ctl", ["status", "-D", str(self._pgdata)], check=False).returncode == 0:
             # A run that died without stop() left it behind; its port is unknown and it holds the cluster.
-            log.warning(
-                "stopping a PostgreSQL left over from an earlier run", extra={"pgdata": str(self._pgdata)}
-            )
+            log.warning("stopping a PostgreSQL left over from an earlier run", extra={"pgdata": str(self._pgdata)})
             self._run(bin_dir / "pg_ctl", ["stop", "-D", str(self._pgdata), "-m", "fast", "-w"])
 
         port = self._start_server(bin_dir)
@@ -257,9 +257,7 @@ class EmbeddedPostgres:
         # pg_ctl returns once postmaster.pid is gone, a moment before the process has exited.
         for sig in (None, signal.SIGQUIT, signal.SIGKILL):
             if sig is not None:
-                log.warning(
-                    "PostgreSQL still running, sending a signal", extra={"pid": pid, "signal": sig.name}
-                )
+                log.warning("PostgreSQL still running, sending a signal", extra={"pid": pid, "signal": sig.name})
                 try:
                     os.kill(pid, sig)
                 except ProcessLookupError:
@@ -305,7 +303,7 @@ class EmbeddedPostgres:
         """
         account = self._account if as_service else None
         with tempfile.TemporaryFile("w+") as out:
-            result = subprocess.run(  # noqa: S603
+            result = subprocess.run(
                 [str(program), *args],
                 input=stdin,
                 stdin=None if stdin is not None else subprocess.DEVNULL,
@@ -326,9 +324,7 @@ class EmbeddedPostgres:
             out.seek(0)
             result.stdout = out.read()
         if check and result.returncode != 0:
-            raise RuntimeError(
-                f"{program.name} {' '.join(args)} failed ({result.returncode}):\n{result.stdout}"
-            )
+            raise RuntimeError(f"{program.name} {' '.join(args)} failed ({result.returncode}):\n{result.stdout}")
         return result
 
 

@@ -137,8 +137,7 @@ class Stack:
             "database_url": database_url,
             "operator_token_file": str(token_file.resolve()),
             "metrics": ",".join(
-                f"{n}=http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics"
-                for n, s in self.services.items()
+                f"{n}=http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics" for n, s in self.services.items()
             ),
         }
         (self.data_dir / "endpoints.json").write_text(json.dumps(self.endpoints, indent=2) + "\n")

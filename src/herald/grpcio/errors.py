@@ -24,14 +24,10 @@ async def abort_invalid(
     context: grpc.aio.ServicerContext[object, object], violations: list[tuple[str, str]]
 ) -> NoReturn:
     request = error_details_pb2.BadRequest(
-        field_violations=[
-            error_details_pb2.BadRequest.FieldViolation(field=f, description=d) for f, d in violations
-        ]
+        field_violations=[error_details_pb2.BadRequest.FieldViolation(field=f, description=d) for f, d in violations]
     )
     summary = "; ".join(f"{f}: {d}" for f, d in violations)
-    await context.abort_with_status(
-        _status(code_pb2.INVALID_ARGUMENT, f"invalid request: {summary}", request)
-    )
+    await context.abort_with_status(_status(code_pb2.INVALID_ARGUMENT, f"invalid request: {summary}", request))
     raise AssertionError("unreachable")
 
 

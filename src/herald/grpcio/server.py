@@ -24,9 +24,9 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
         details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> Any:
         handler = await continuation(details)
         if handler is None or handler.unary_unary is None:
             return handler
@@ -35,12 +35,10 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         service = self.service
         carrier = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
 
-        async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        async def observed(request: Any, context: Any) -> Any:
             started = time.perf_counter()
             code = "OK"
-            with _tracer.start_as_current_span(
-                method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER
-            ):
+            with _tracer.start_as_current_span(method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER):
                 try:
                     return await inner(request, context)
                 except BaseException:
@@ -77,9 +75,7 @@ class GrpcServer:
         return int(bound)
 
     async def set_serving(self, serving: bool) -> None:
-        status = (
-            health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
-        )
+        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
         for name in ["", *self._service_names]:
             await self.health.set(name, status)
 

@@ -19,12 +19,8 @@ HTTP_SECONDS = Histogram(
 )
 JOBS_ACCEPTED = Counter("herald_jobs_accepted_total", "Jobs accepted and written.", ["channel"])
 JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowledged by the bus.", ["channel"])
-PUBLISH_FAILURES = Counter(
-    "herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"]
-)
-DELIVERIES = Counter(
-    "herald_deliveries_total", "Delivery attempts by channel and outcome.", ["channel", "outcome"]
-)
+PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
+DELIVERIES = Counter("herald_deliveries_total", "Delivery attempts by channel and outcome.", ["channel", "outcome"])
 DELIVERY_SECONDS = Histogram(
     "herald_delivery_attempt_duration_seconds",
     "Duration of one call to a receiver or provider.",

@@ -67,9 +67,7 @@ def create_app(handlers: Handlers, tenants: ApiKeyAuthenticator, operators: Oper
     async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_REQUEST_BYTES):
-            return problems.problem(
-                413, "payload-too-large", "Payload too large", "the request body is too large"
-            )
+            return problems.problem(413, "payload-too-large", "Payload too large", "the request body is too large")
         started = time.perf_counter()
         response = await call_next(request)
         route = next(
@@ -152,8 +150,6 @@ def create_app(handlers: Handlers, tenants: ApiKeyAuthenticator, operators: Oper
     )
     async def create_tenant(body: TenantIn) -> TenantCreated:
         tenant, api_key = await handlers.create_tenant(body.name, PLAN_VALUES[body.plan])
-        return TenantCreated(
-            tenant_id=tenant.id, name=tenant.name, plan=PLAN_NAMES[tenant.plan], api_key=api_key
-        )
+        return TenantCreated(tenant_id=tenant.id, name=tenant.name, plan=PLAN_NAMES[tenant.plan], api_key=api_key)
 
     return app

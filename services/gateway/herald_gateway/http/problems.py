@@ -41,9 +41,7 @@ def install(app: FastAPI) -> None:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        kind = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large"}.get(
-            exc.status_code, "http"
-        )
+        kind = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large"}.get(exc.status_code, "http")
         return problem(exc.status_code, kind, str(exc.detail), str(exc.detail))
 
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -13,6 +13,4 @@ def async_url(database_url: str) -> str:
 
 
 def create_engine(database_url: str, pool_size: int = 10) -> AsyncEngine:
-    return create_async_engine(
-        async_url(database_url), pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
-    )
+    return create_async_engine(async_url(database_url), pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)

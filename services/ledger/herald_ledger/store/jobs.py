@@ -160,15 +160,23 @@ async def transition(
     target: JobStatus,
     reason: str,
     error: str | None = None,
+    only_from: frozenset[JobStatus] | None = None,
 ) -> list[Row[Any]]:
-    """Moves the jobs that may legally move to `target`; returns those that moved."""
-    if not job_ids:
+    """Moves the jobs that may legally move to `target`; returns those that moved.
+
+    `only_from` narrows the legal sources to the edge an operation means: "the bus
+    took it" is PENDING -> QUEUED only, while "retry scheduled" is DELIVERING ->
+    QUEUED only. Without the narrowing, a late "published" mark could pull a job
+    that a sender is already delivering back to QUEUED.
+    """
+    sources = allowed_sources(target) if only_from is None else allowed_sources(target) & only_from
+    if not job_ids or not sources:
         return []
     result = await conn.execute(
         _TRANSITION,
         {
             "ids": list(job_ids),
-            "sources": _status_array(allowed_sources(target)),
+            "sources": _status_array(sources),
             "target": target.value,
             "reason": reason,
             "reason_error": error,
@@ -177,10 +185,14 @@ async def transition(
     return list(result.all())
 
 
+async def mark_published(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> list[Row[Any]]:
+    return await transition(conn, job_ids, JobStatus.QUEUED, "published", only_from=frozenset({JobStatus.PENDING}))
+
+
 async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> list[DeliveryStart]:
     moved = {row.id: row for row in await transition(conn, job_ids, JobStatus.DELIVERING, "delivery started")}
     missing = [i for i in job_ids if i not in moved]
-    current: dict[uuid.UUID, Row[Any]] = {}
+    current: dict[uuid.UUID, Any] = {}
     if missing:
         query = select(jobs.c.id, jobs.c.status, jobs.c.attempt_count).where(jobs.c.id.in_(missing))
         current = {row.id: row for row in (await conn.execute(query)).all()}
@@ -237,13 +249,18 @@ async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) 
             JobStatus.QUEUED: "retry scheduled",
             JobStatus.FAILED: "attempts exhausted or permanent failure",
         }.get(target, "attempt recorded")
-        await transition(conn, ids, target, reason, error if target is not JobStatus.DELIVERED else None)
+        await transition(
+            conn,
+            ids,
+            target,
+            reason,
+            error if target is not JobStatus.DELIVERED else None,
+            only_from=frozenset({JobStatus.DELIVERING}),
+        )
     return len(results)
 
 
-async def list_attempts(
-    conn: AsyncConnection, tenant_id: uuid.UUID, job_id: uuid.UUID
-) -> list[Row[Any]] | None:
+async def list_attempts(conn: AsyncConnection, tenant_id: uuid.UUID, job_id: uuid.UUID) -> list[Row[Any]] | None:
     owner = (await conn.execute(select(jobs.c.tenant_id).where(jobs.c.id == job_id))).scalar()
     if owner != tenant_id:
         return None
@@ -265,9 +282,7 @@ _CLAIM_UNPUBLISHED = text(
 )
 
 
-async def claim_unpublished(
-    conn: AsyncConnection, older_than_s: float, lease_s: float, limit: int
-) -> list[Row[Any]]:
+async def claim_unpublished(conn: AsyncConnection, older_than_s: float, lease_s: float, limit: int) -> list[Row[Any]]:
     params = {"older_than_s": older_than_s, "lease_s": lease_s, "limit": limit}
     return list((await conn.execute(_CLAIM_UNPUBLISHED, params)).all())
 
@@ -280,5 +295,5 @@ async def fail_unpublished(conn: AsyncConnection, older_than_s: float, reason: s
         )
     )
     ids = [row.id for row in (await conn.execute(query, {"age": older_than_s})).all()]
-    moved = await transition(conn, ids, JobStatus.FAILED, reason, reason)
+    moved = await transition(conn, ids, JobStatus.FAILED, reason, reason, only_from=frozenset({JobStatus.PENDING}))
     return [row.id for row in moved]

@@ -8,9 +8,7 @@ attempts = Table(
     "attempts",
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=True),
-    Column(
-        "job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True
-    ),
+    Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("number", Integer, nullable=False),
     Column("target", Text, nullable=False),
     Column("outcome", Text, nullable=False),

@@ -8,9 +8,7 @@ job_events = Table(
     "job_events",
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=True),
-    Column(
-        "job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True
-    ),
+    Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("from_status", Text),
     Column("to_status", Text, nullable=False),
     Column("reason", Text),

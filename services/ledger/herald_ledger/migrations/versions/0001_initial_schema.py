@@ -73,9 +73,7 @@ def upgrade() -> None:
         postgresql_where=sa.text("status = 'PENDING'"),
     )
     op.create_index("ix_jobs_tenant_id_id", "jobs", ["tenant_id", sa.literal_column("id DESC")], unique=False)
-    op.create_index(
-        "ix_jobs_tenant_id_idempotency_key", "jobs", ["tenant_id", "idempotency_key"], unique=False
-    )
+    op.create_index("ix_jobs_tenant_id_idempotency_key", "jobs", ["tenant_id", "idempotency_key"], unique=False)
     op.create_table(
         "attempts",
         sa.Column("id", sa.BigInteger(), autoincrement=True, nullable=False),
@@ -88,9 +86,7 @@ def upgrade() -> None:
         sa.Column("error", sa.Text(), nullable=True),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["job_id"], ["jobs.id"], name=op.f("fk_attempts_job_id_jobs"), ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["job_id"], ["jobs.id"], name=op.f("fk_attempts_job_id_jobs"), ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_attempts")),
     )
     op.create_index(op.f("ix_attempts_job_id"), "attempts", ["job_id"], unique=False)
@@ -102,9 +98,7 @@ def upgrade() -> None:
         sa.Column("to_status", sa.Text(), nullable=False),
         sa.Column("reason", sa.Text(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.text("now()"), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["job_id"], ["jobs.id"], name=op.f("fk_job_events_job_id_jobs"), ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["job_id"], ["jobs.id"], name=op.f("fk_job_events_job_id_jobs"), ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_job_events")),
     )
     op.create_index(op.f("ix_job_events_job_id"), "job_events", ["job_id"], unique=False)
@@ -119,9 +113,7 @@ def downgrade() -> None:
     op.drop_table("attempts")
     op.drop_index("ix_jobs_tenant_id_idempotency_key", table_name="jobs")
     op.drop_index("ix_jobs_tenant_id_id", table_name="jobs")
-    op.drop_index(
-        "ix_jobs_pending_updated_at", table_name="jobs", postgresql_where=sa.text("status = 'PENDING'")
-    )
+    op.drop_index("ix_jobs_pending_updated_at", table_name="jobs", postgresql_where=sa.text("status = 'PENDING'"))
     op.drop_table("jobs")
     op.drop_index(op.f("ix_api_keys_tenant_id"), table_name="api_keys")
     op.drop_table("api_keys")

@@ -1,0 +1,105 @@
+"""Fixtures shared by the end-to-end tests: one isolated environment and one
+running stack per test session, a real HTTP receiver, and a closing report of
+what the fault tests measured (duplicates and the like)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from herald.cli.stack import Stack, StackConfig
+from tests.support.api import TenantKey, create_tenant
+from tests.support.infra import isolated_infra
+from tests.support.receiver import Receiver
+
+# Retries and timeouts compressed so the fault tests run in seconds.
+TEST_ENV = {
+    "HERALD_WEBHOOK_TIMEOUT_S": "3",
+    "HERALD_WEBHOOK_ACK_WAIT_S": "5",
+    "HERALD_WEBHOOK_RETRY_SCHEDULE_S": "[0.2, 0.4]",
+    "HERALD_OUTBOX_SCAN_INTERVAL_S": "0.5",
+    "HERALD_OUTBOX_REPUBLISH_AFTER_S": "1",
+    "HERALD_SHUTDOWN_GRACE_S": "5",
+    "HERALD_LOG_LEVEL": "INFO",
+}
+
+REPORT: list[str] = []
+
+
+def report(line: str) -> None:
+    """Adds a line to the summary printed at the end of the run."""
+    REPORT.append(line)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if REPORT:
+        terminalreporter.section("Herald measurements")
+        for line in REPORT:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session")
+def work_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("herald")
+
+
+@pytest.fixture(scope="session")
+def infra(work_dir: Path) -> Iterator[dict[str, str]]:
+    with isolated_infra(work_dir) as found:
+        yield found
+
+
+def start_stack(data_dir: Path, infra: dict[str, str], nats_url: str | None = None, **env: str) -> Stack:
+    stack = Stack(
+        StackConfig(
+            data_dir=data_dir,
+            nats_url=nats_url or infra["nats_url"],
+            database_url=infra["database_url"],
+            gateway_http_port=0,
+            gateway_grpc_port=0,
+            bus_prefix=infra["bus_prefix"] + (env.pop("prefix_suffix", "")),
+            env={**TEST_ENV, **env},
+        )
+    )
+    stack.start()
+    stack.supervise_in_background()
+    return stack
+
+
+@pytest.fixture(scope="session")
+def stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
+    running = start_stack(work_dir / "stack", infra)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def operator_token(stack: Stack) -> str:
+    return Path(stack.endpoints["operator_token_file"]).read_text().strip()
+
+
+@pytest.fixture(scope="session")
+def gateway(stack: Stack) -> str:
+    return stack.endpoints["gateway_http"]
+
+
+@pytest.fixture
+def tenant(gateway: str, operator_token: str, request: pytest.FixtureRequest) -> TenantKey:
+    return create_tenant(gateway, operator_token, f"tenant-{request.node.name}"[:200])
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    running = Receiver()
+    yield running
+    running.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The services read these; a run must not inherit a developer's shell settings for them.
+    for name in list(os.environ):
+        if name.startswith("HERALD_"):
+            del os.environ[name]

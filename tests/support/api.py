@@ -1,0 +1,48 @@
+"""Small helpers for talking to a running stack as a tenant or an operator would."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+TERMINAL = {"delivered", "failed"}
+
+
+@dataclass
+class TenantKey:
+    tenant_id: str
+    api_key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.api_key}"}
+
+
+def create_tenant(gateway_http: str, operator_token: str, name: str, plan: str = "startup") -> TenantKey:
+    response = httpx.post(
+        f"{gateway_http}/admin/v1/tenants",
+        json={"name": name, "plan": plan},
+        headers={"authorization": f"Bearer {operator_token}"},
+        timeout=10,
+    )
+    response.raise_for_status()
+    body = response.json()
+    return TenantKey(body["tenant_id"], body["api_key"])
+
+
+def wait_for_status(
+    gateway_http: str, tenant: TenantKey, job_id: str, statuses: set[str] = TERMINAL, timeout: float = 30.0
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    job: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        response = httpx.get(f"{gateway_http}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10)
+        response.raise_for_status()
+        job = response.json()
+        if job["status"] in statuses:
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} still {job.get('status')!r} after {timeout}s: {job}")

@@ -1,0 +1,92 @@
+"""A real HTTP receiver for webhooks: records every request, and can be told to
+answer slowly or with an error for chosen jobs."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    at: float
+
+
+@dataclass
+class Behaviour:
+    status: int = 200
+    # Seconds to wait before answering, per webhook-id; applied to the first request only.
+    first_delay: dict[str, float] = field(default_factory=dict)
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.requests: list[Received] = []
+        self.behaviour = Behaviour()
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                job_id = headers.get("webhook-id", "")
+                with receiver._arrived:
+                    first = all(r.headers.get("webhook-id") != job_id for r in receiver.requests)
+                    receiver.requests.append(Received(self.path, headers, body, time.monotonic()))
+                    receiver._arrived.notify_all()
+                delay = receiver.behaviour.first_delay.get(job_id, 0.0) if first else 0.0
+                if delay:
+                    time.sleep(delay)
+                status = receiver.behaviour.status
+                try:
+                    self.send_response(status)
+                    self.send_header("content-length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"ok")
+                except OSError:
+                    pass  # the sender went away mid-answer (the SIGKILL test)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def for_job(self, job_id: str) -> list[Received]:
+        with self._lock:
+            return [r for r in self.requests if r.headers.get("webhook-id") == job_id]
+
+    def wait_for(self, job_id: str, count: int = 1, timeout: float = 30.0) -> list[Received]:
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while True:
+                got = [r for r in self.requests if r.headers.get("webhook-id") == job_id]
+                if len(got) >= count or time.monotonic() >= deadline:
+                    return got
+                self._arrived.wait(timeout=max(deadline - time.monotonic(), 0.01))
+
+    def duplicates(self) -> int:
+        with self._lock:
+            counts = Counter(r.headers.get("webhook-id") for r in self.requests)
+        return sum(n - 1 for n in counts.values() if n > 1)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,116 @@
+"""Faults the foundation must survive: a sender killed mid-delivery, and the bus
+going away while requests are accepted."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import httpx
+
+from herald.cli.embedded import EmbeddedNats, free_port
+from herald.cli.stack import Stack
+from tests.conftest import report, start_stack
+from tests.support.api import TenantKey, create_tenant, wait_for_status
+from tests.support.infra import query
+from tests.support.receiver import Receiver
+
+
+def test_sigkill_of_the_webhook_sender_mid_delivery_still_delivers(
+    stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    response = httpx.post(
+        f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": "slow"}, headers=tenant.headers
+    )
+    job_id = response.json()["id"]
+    receiver.behaviour.first_delay[job_id] = 2.0
+    # The first request may already be on its way; the delay applies to it either way.
+    assert receiver.wait_for(job_id, 1, timeout=20), "the delivery never started"
+    stack.kill("webhook-sender", signal.SIGKILL)
+    stack.wait_healthy("webhook-sender")
+
+    job = wait_for_status(gateway, tenant, job_id, timeout=60)
+    assert job["status"] == "delivered"
+    deliveries = len(receiver.for_job(job_id))
+    assert 1 <= deliveries <= 2
+    report(
+        f"SIGKILL webhook-sender mid-delivery: job DELIVERED after {deliveries} request(s) at the receiver "
+        f"({deliveries - 1} duplicate; delivery is at least once)"
+    )
+
+
+def test_stopping_the_bus_while_accepting_loses_nothing(
+    work_dir: Path, infra: dict[str, str], receiver: Receiver
+) -> None:
+    """Durability without the bus: accepted jobs stay PENDING (durable in PostgreSQL),
+    are published once the bus returns, and are failed with a reason if it does not
+    return within the configured bound."""
+    port = free_port()
+    bus = EmbeddedNats(work_dir / "private-bus", port=port)
+    bus_url = bus.start()
+    stack = start_stack(
+        work_dir / "outage-stack", infra, nats_url=bus_url, prefix_suffix="o", HERALD_OUTBOX_GIVE_UP_AFTER_S="8"
+    )
+    try:
+        gateway = stack.endpoints["gateway_http"]
+        token = Path(stack.endpoints["operator_token_file"]).read_text().strip()
+        tenant = create_tenant(gateway, token, "outage")
+
+        def send(n: int) -> str:
+            response = httpx.post(
+                f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": n}}, headers=tenant.headers
+            )
+            assert response.status_code == 202, response.text
+            return str(response.json()["id"])
+
+        before = [send(n) for n in range(3)]
+        for job_id in before:
+            assert wait_for_status(gateway, tenant, job_id)["status"] == "delivered"
+
+        bus.stop()
+        during = [send(n) for n in range(3, 13)]
+        pending = query(
+            infra["database_url"], "SELECT count(*) FROM jobs WHERE id = ANY($1::uuid[]) AND status = 'PENDING'", during
+        )[0][0]
+        assert pending == len(during), "accepted while the bus is down: durable, waiting to be published"
+
+        bus.start()
+        for job_id in during:
+            assert wait_for_status(gateway, tenant, job_id, timeout=60)["status"] == "delivered"
+        for job_id in before + during:
+            assert len(receiver.for_job(job_id)) == 1, "published once the bus returned, delivered once"
+
+        # A bus that stays away: the jobs end FAILED with the reason, never silently lost.
+        bus.stop()
+        stranded = [send(n) for n in range(100, 102)]
+        for job_id in stranded:
+            job = wait_for_status(gateway, tenant, job_id, timeout=60)
+            assert job["status"] == "failed", (job, stranded, [r.body for r in receiver.requests[-5:]])
+            assert "bus" in job["last_error"]
+        report(
+            f"bus outage: {len(during)} jobs accepted while NATS was down, all delivered once after it returned; "
+            f"{len(stranded)} jobs accepted during a longer outage ended FAILED with the reason after the 8 s bound"
+        )
+    finally:
+        bus.start()
+        stack.stop()
+        bus.stop()
+
+
+def test_jobs_accepted_before_a_restart_of_every_service_are_delivered(
+    stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    """Graceful restarts (SIGTERM) of the router and the sender lose nothing."""
+    ids = [
+        httpx.post(
+            f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": n}}, headers=tenant.headers
+        ).json()["id"]
+        for n in range(20)
+    ]
+    for name in ("webhook-sender", "router"):
+        stack.kill(name, signal.SIGTERM)
+        stack.wait_healthy(name)
+    time.sleep(0.2)
+    for job_id in ids:
+        assert wait_for_status(gateway, tenant, job_id, timeout=60)["status"] == "delivered"

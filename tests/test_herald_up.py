@@ -1,0 +1,88 @@
+"""`herald up` with no NATS_URL / DATABASE_URL: the stack comes up on an embedded
+nats-server and PostgreSQL, the README's example works against it, and Ctrl-C
+stops everything it started."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+from tests.support.api import TenantKey, wait_for_status
+from tests.support.receiver import Receiver
+
+HERALD = str(Path(sys.executable).parent / "herald")
+
+
+def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver) -> None:
+    data_dir = tmp_path / "dot-herald"
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
+    up = subprocess.Popen(
+        [HERALD, "up", "--data-dir", str(data_dir), "--http-port", "0", "--grpc-port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        endpoints_file = data_dir / "endpoints.json"
+        deadline = time.monotonic() + 120
+        while not endpoints_file.exists():
+            assert up.poll() is None, up.stdout.read().decode() if up.stdout else ""
+            assert time.monotonic() < deadline, "herald up did not come up"
+            time.sleep(0.2)
+        endpoints = json.loads(endpoints_file.read_text())
+        assert set(endpoints) >= {"gateway_http", "gateway_grpc", "verifier_http", "nats_url", "database_url"}
+        assert ":4222" not in endpoints["nats_url"] and ":5432/" not in endpoints["database_url"]
+
+        created = subprocess.run(
+            [HERALD, "tenant", "create", "demo", "--plan", "startup", "--json", "--data-dir", str(data_dir)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        tenant = json.loads(created.stdout)
+        assert set(tenant) == {"tenant_id", "api_key"}
+
+        # The README's example, as written there.
+        gateway = endpoints["gateway_http"]
+        curl = shutil.which("curl")
+        request = json.dumps({"url": receiver.url, "payload": {"hello": "world"}})
+        if curl:
+            sent = subprocess.run(
+                [curl, "-sS", "-X", "POST", f"{gateway}/v1/webhooks",
+                 "-H", f"Authorization: Bearer {tenant['api_key']}",
+                 "-H", "Content-Type: application/json", "-d", request],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            job_id = json.loads(sent.stdout)["id"]
+        else:
+            import httpx
+
+            job_id = httpx.post(
+                f"{gateway}/v1/webhooks", content=request, headers={"authorization": f"Bearer {tenant['api_key']}"}
+            ).json()["id"]
+        job = wait_for_status(gateway, TenantKey(tenant["tenant_id"], tenant["api_key"]), job_id, timeout=60)
+        assert job["status"] == "delivered"
+        assert [r.body for r in receiver.for_job(job_id)] == [b'{"hello":"world"}']
+
+        children = psutil.Process(up.pid).children(recursive=True)
+        assert sum("herald.cli" in " ".join(c.cmdline()) for c in children) == 6, "six service processes"
+    finally:
+        up.send_signal(signal.SIGINT)
+        up.wait(timeout=90)
+    assert up.returncode == 0
+    gone, alive = psutil.wait_procs(children, timeout=10)
+    assert not alive, f"left running after Ctrl-C: {alive}"
+    for url in (endpoints["nats_url"], endpoints["database_url"]):
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0, f"{url} still listening after Ctrl-C"
