@@ -80,7 +80,7 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         up.send_signal(signal.SIGINT)
         up.wait(timeout=90)
     assert up.returncode == 0
-    gone, alive = psutil.wait_procs(children, timeout=10)
+    _gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, f"left running after Ctrl-C: {alive}"
     for url in (endpoints["nats_url"], endpoints["database_url"]):
         port = int(url.rsplit(":", 1)[1].split("/")[0])
