@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Retention = Literal["workqueue", "limits", "interest"]
@@ -72,6 +72,15 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
     shutdown_grace_s: float = Field(default=20.0, ge=0)
+
+    @model_validator(mode="after")
+    def _ack_wait_outlasts_the_http_timeout(self) -> Settings:
+        if self.webhook_ack_wait_s <= self.webhook_timeout_s:
+            raise ValueError(
+                "HERALD_WEBHOOK_ACK_WAIT_S must exceed HERALD_WEBHOOK_TIMEOUT_S, or a slow receiver "
+                "would be handed to a second sender while the first still waits"
+            )
+        return self
 
     def stream_name(self, suffix: str) -> str:
         return f"{self.bus_prefix}_{suffix}".upper().replace(".", "_").replace("-", "_")

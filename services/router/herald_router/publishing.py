@@ -15,7 +15,7 @@ from nats.js import JetStreamContext
 from herald.bus.publisher import OutgoingMessage, publish_all
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
-from herald.telemetry.metrics import JOBS_PUBLISHED, PUBLISH_FAILURES
+from herald.telemetry.metrics import JOBS_PUBLISHED, PUBLISH_FAILURES, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 
 log = logging.getLogger("herald.router.publishing")
@@ -45,7 +45,7 @@ class Publisher:
         outcomes = await publish_all(self.js, [work_message(self.subjects, j) for j in jobs])
         acknowledged = {job.id for job, error in zip(jobs, outcomes, strict=True) if error is None}
         for job, error in zip(jobs, outcomes, strict=True):
-            channel = common_pb2.Channel.Name(job.channel)
+            channel = label(common_pb2.Channel.Name(job.channel))
             if error is None:
                 JOBS_PUBLISHED.labels(channel).inc()
             else:

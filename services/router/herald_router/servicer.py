@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 
 from herald.grpcio.errors import abort_invalid
-from herald.telemetry.metrics import JOBS_ACCEPTED
+from herald.telemetry.metrics import JOBS_ACCEPTED, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
 from herald_router.admission import effective_priority
 from herald_router.publishing import Publisher
@@ -39,7 +39,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
         created = await self.ledger.CreateJobs(ledger_pb2.CreateJobsRequest(drafts=drafts))
         jobs = list(created.jobs)
         for job in jobs:
-            JOBS_ACCEPTED.labels(common_pb2.Channel.Name(job.channel)).inc()
+            JOBS_ACCEPTED.labels(label(common_pb2.Channel.Name(job.channel))).inc()
         published = await self.publisher.publish(jobs)
         for job in jobs:
             job.ClearField("webhook")

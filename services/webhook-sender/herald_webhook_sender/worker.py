@@ -22,7 +22,7 @@ from nats.js.errors import FetchTimeoutError
 
 from herald.batching import Batcher
 from herald.config import Settings
-from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS
+from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 from herald_webhook_sender.client import call_receiver
 
@@ -116,7 +116,7 @@ class WebhookWorker:
         try:
             result = await call_receiver(self.http, delivery.job_id, delivery.request)
             DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
-            outcome_name = common_pb2.AttemptOutcome.Name(result.outcome)
+            outcome_name = label(common_pb2.AttemptOutcome.Name(result.outcome))
             DELIVERIES.labels("webhook", outcome_name).inc()
             attempt_number = previous + 1
             retry_delay: float | None = None

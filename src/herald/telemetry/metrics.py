@@ -29,6 +29,14 @@ DELIVERY_SECONDS = Histogram(
 )
 
 
+def label(enum_value_name: str) -> str:
+    """A proto enum value name as a short label: ATTEMPT_OUTCOME_SUCCEEDED -> succeeded."""
+    for prefix in ("ATTEMPT_OUTCOME_", "CHANNEL_", "JOB_STATUS_", "PRIORITY_", "PLAN_"):
+        if enum_value_name.startswith(prefix):
+            return enum_value_name[len(prefix) :].lower()
+    return enum_value_name.lower()
+
+
 def start_metrics_server(port: int, host: str = "127.0.0.1") -> int:
     """Serves /metrics on its own port; returns the port (useful when 0 asked for a free one)."""
     server, _thread = start_http_server(port, addr=host)
