@@ -9,7 +9,12 @@ UV := $(TOOLS)/bin/uv
 PY := $(VENV)/bin/python
 SERVICES := $(wildcard services/*)
 
-.PHONY: run test test-fast lint typecheck protos protos-check lock bench clean
+.PHONY: run test test-fast lint typecheck protos protos-check lock clean
+
+# Rooms with their own targets (deploy tooling, benchmarks) add them in these files;
+# a room that needs something installed before the tests appends it to TEST_PREREQS.
+TEST_PREREQS :=
+-include deploy/deploy.mk bench/bench.mk
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -47,7 +52,7 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy $(addprefix -p ,herald $(notdir $(wildcard services/*/herald_*)))
 
-test: protos-check lint typecheck
+test: protos-check lint typecheck $(TEST_PREREQS)
 	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
 
 # Skips the static checks, for quick iteration.
