@@ -57,11 +57,17 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="fail if the committed stubs are stale")
     args = parser.parse_args()
     if not args.check:
+        # Generate aside, then swap: an interrupted run never leaves the package half empty.
         target = OUTPUT_ROOT / PACKAGE_DIR
-        if target.exists():
-            shutil.rmtree(target)
-        target.mkdir(parents=True)
-        generate(OUTPUT_ROOT)
+        with tempfile.TemporaryDirectory(dir=OUTPUT_ROOT) as scratch:
+            (Path(scratch) / PACKAGE_DIR).mkdir(parents=True)
+            generate(Path(scratch))
+            previous = target.with_name(target.name + ".old")
+            if target.exists():
+                target.rename(previous)
+            (Path(scratch) / PACKAGE_DIR).rename(target)
+            if previous.exists():
+                shutil.rmtree(previous)
         return 0
     with tempfile.TemporaryDirectory() as scratch:
         (Path(scratch) / PACKAGE_DIR).mkdir(parents=True)

@@ -11,12 +11,24 @@ from pathlib import Path
 import pytest
 
 from herald.cli.stack import Stack, StackConfig
+from herald.secrets import new_master_key
+from tests.standins.postmark import PostmarkStandIn
+from tests.standins.resend import ResendStandIn
+from tests.standins.sendgrid import SendGridStandIn
 from tests.support.api import TenantKey, create_tenant
 from tests.support.infra import isolated_infra
 from tests.support.receiver import Receiver
 
+# Two master keys, the first active: the rotation test makes the second active.
+MASTER_KEYS = f"k1:{new_master_key()},k2:{new_master_key()}"
+
 # Retries and timeouts compressed so the fault tests run in seconds.
 TEST_ENV = {
+    "HERALD_MASTER_KEYS": MASTER_KEYS,
+    "HERALD_MASTER_KEY_ID": "k1",
+    # Long enough that a revocation seen within seconds can only come from the change notification.
+    "HERALD_AUTH_CACHE_TTL_S": "300",
+    "HERALD_API_KEY_TOUCH_INTERVAL_S": "0.5",
     "HERALD_WEBHOOK_TIMEOUT_S": "3",
     "HERALD_WEBHOOK_ACK_WAIT_S": "5",
     "HERALD_WEBHOOK_RETRY_SCHEDULE_S": "[0.2, 0.4]",
@@ -89,6 +101,27 @@ def gateway(stack: Stack) -> str:
 @pytest.fixture
 def tenant(gateway: str, operator_token: str, request: pytest.FixtureRequest) -> TenantKey:
     return create_tenant(gateway, operator_token, f"tenant-{request.node.name}"[:200])
+
+
+@pytest.fixture
+def sendgrid() -> Iterator[SendGridStandIn]:
+    running = SendGridStandIn()
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def resend() -> Iterator[ResendStandIn]:
+    running = ResendStandIn()
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def postmark() -> Iterator[PostmarkStandIn]:
+    running = PostmarkStandIn()
+    yield running
+    running.close()
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from herald.secrets import KeyRing
+
 Retention = Literal["workqueue", "limits", "interest"]
 
 
@@ -51,6 +53,17 @@ class Settings(BaseSettings):
     # Operators authenticate to the admin surface with this token.
     operator_token: str = ""
 
+    # Master keys sealing stored secrets: `id:base64(32 bytes)[,id:base64...]`, and the
+    # id that seals new secrets (older ids only open). Read by the ledger and the senders.
+    master_keys: str = Field(default="", repr=False)
+    master_key_id: str = ""
+
+    email_sender_addr: str = "127.0.0.1:50063"
+    # Gateways batch API-key last-used times and write them this often.
+    api_key_touch_interval_s: float = Field(default=15.0, gt=0)
+    # How long a rotated-out webhook signing secret keeps signing alongside the new one.
+    webhook_secret_overlap_s: float = Field(default=24 * 3600, ge=0)
+
     # Webhook delivery.
     webhook_concurrency: int = Field(default=5, ge=1, le=1000)
     webhook_timeout_s: float = Field(default=15.0, gt=0)
@@ -81,6 +94,9 @@ class Settings(BaseSettings):
                 "would be handed to a second sender while the first still waits"
             )
         return self
+
+    def key_ring(self) -> KeyRing:
+        return KeyRing.parse(self.master_keys, self.master_key_id)
 
     def stream_name(self, suffix: str) -> str:
         return f"{self.bus_prefix}_{suffix}".upper().replace(".", "_").replace("-", "_")

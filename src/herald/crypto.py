@@ -6,6 +6,7 @@ store them: nobody can brute-force 192 bits. The key is shown once and never sto
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -40,3 +41,27 @@ def constant_time_equals(a: str | bytes, b: str | bytes) -> bool:
 
 def new_operator_token() -> str:
     return f"hk_op_{secrets.token_urlsafe(32)}"
+
+
+WEBHOOK_SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)
+
+
+def new_webhook_secret() -> str:
+    """A Standard Webhooks style secret: `whsec_` + base64 of 32 random bytes."""
+    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def sign_payload(secret: str, timestamp: int, body: bytes) -> str:
+    """`X-Webhook-Signature`: hex HMAC-SHA256 over `"{timestamp}.{body}"`, keyed with the
+    secret string exactly as the tenant holds it (its UTF-8 bytes), so a receiver needs
+    no decoding step."""
+    message = str(timestamp).encode() + b"." + body
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def sign_standard_webhook(secret: str, message_id: str, timestamp: int, body: bytes) -> str:
+    """`webhook-signature` per Standard Webhooks: `v1,` + base64 HMAC-SHA256 over
+    `"{id}.{timestamp}.{body}"`, keyed with the base64-decoded part after `whsec_`."""
+    key = base64.b64decode(secret.removeprefix(WEBHOOK_SECRET_PREFIX))
+    message = f"{message_id}.{timestamp}.".encode() + body
+    return "v1," + base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode()

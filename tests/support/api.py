@@ -10,6 +10,15 @@ import httpx
 
 TERMINAL = {"delivered", "failed"}
 
+# Every secret value a test created or received: none may appear in a log line or
+# in the database in clear (checked by the last test of the run).
+CREATED_SECRETS: list[str] = []
+
+
+def remember_secret(value: str) -> str:
+    CREATED_SECRETS.append(value)
+    return value
+
 
 @dataclass
 class TenantKey:
@@ -30,7 +39,7 @@ def create_tenant(gateway_http: str, operator_token: str, name: str, plan: str =
     )
     response.raise_for_status()
     body = response.json()
-    return TenantKey(body["tenant_id"], body["api_key"])
+    return TenantKey(body["tenant_id"], remember_secret(body["api_key"]))
 
 
 def wait_for_status(

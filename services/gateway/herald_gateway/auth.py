@@ -34,10 +34,40 @@ def bearer_token(authorization: str | None) -> str:
 
 
 class ApiKeyAuthenticator:
+    """Caches key lookups for `ttl_s`; the ledger's change notifications (over NATS)
+    evict revoked keys and changed tenants at once, so the TTL only bounds staleness
+    when a notification is lost. Last-used times are collected here and written by
+    `flush_uses` in one batch, never one database write per request."""
+
     def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, ttl_s: float) -> None:
         self.ledger = ledger
         self.ttl_s = ttl_s
         self._cache: dict[bytes, tuple[float, Principal | None]] = {}
+        self._uses: dict[str, float] = {}
+
+    def forget_key(self, key_id: str) -> None:
+        for digest, (_, principal) in list(self._cache.items()):
+            if principal is not None and principal.key_id == key_id:
+                del self._cache[digest]
+
+    def forget_tenant(self, tenant_id: str) -> None:
+        for digest, (_, principal) in list(self._cache.items()):
+            if principal is not None and principal.tenant_id == tenant_id:
+                del self._cache[digest]
+
+    async def flush_uses(self) -> None:
+        uses, self._uses = self._uses, {}
+        if not uses:
+            return
+        request = ledger_pb2.TouchApiKeysRequest()
+        for key_id, at in uses.items():
+            use = request.uses.add(key_id=key_id)
+            use.used_at.FromSeconds(int(at))
+        try:
+            await self.ledger.TouchApiKeys(request)
+        except grpc.aio.AioRpcError:
+            for key_id, at in uses.items():
+                self._uses[key_id] = max(at, self._uses.get(key_id, 0.0))
 
     async def authenticate(self, authorization: str | None) -> Principal:
         token = bearer_token(authorization)
@@ -56,6 +86,7 @@ class ApiKeyAuthenticator:
             self._cache[digest] = (now + ttl, principal)
         if principal is None:
             raise Unauthenticated("unknown or revoked API key")
+        self._uses[principal.key_id] = time.time()
         return principal
 
     async def _lookup(self, digest: bytes) -> Principal | None:

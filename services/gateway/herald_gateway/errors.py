@@ -40,3 +40,21 @@ class Unavailable(GatewayError):
     status = 503
     title = "Temporarily unavailable"
     kind = "unavailable"
+
+
+class Conflict(GatewayError):
+    status = 409
+    title = "Conflict"
+    kind = "conflict"
+
+
+class InvalidCredential(GatewayError):
+    status = 422
+    title = "The provider rejected the credential"
+    kind = "invalid-credential"
+
+
+class ProviderUnreachable(GatewayError):
+    status = 503
+    title = "The provider could not be reached"
+    kind = "provider-unreachable"

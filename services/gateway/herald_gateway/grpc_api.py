@@ -6,10 +6,16 @@ from typing import Any, NoReturn
 
 import grpc
 
-from herald.grpcio.errors import abort_invalid, abort_not_found, abort_unauthenticated, abort_unavailable
+from herald.grpcio.errors import (
+    abort_already_exists,
+    abort_invalid,
+    abort_not_found,
+    abort_unauthenticated,
+    abort_unavailable,
+)
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_pb2
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator, Principal
-from herald_gateway.errors import GatewayError, Invalid, NotFound, Unauthenticated
+from herald_gateway.errors import Conflict, GatewayError, Invalid, NotFound, Unauthenticated
 from herald_gateway.handlers import Handlers, WebhookInput
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -26,9 +32,11 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
     if isinstance(error, Invalid):
         await abort_invalid(context, error.violations)
     if isinstance(error, NotFound):
-        await abort_not_found(context, "job")
+        await abort_not_found(context, error.detail.removesuffix(" not found"))
     if isinstance(error, Unauthenticated):
         await abort_unauthenticated(context, error.detail)
+    if isinstance(error, Conflict):
+        await abort_already_exists(context, error.detail)
     await abort_unavailable(context, error.detail)
 
 
@@ -108,3 +116,88 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.AdminServiceCreateTenantResponse(tenant=tenant, api_key=api_key)
+
+    async def _operator(self, context: Context) -> None:
+        try:
+            self.operators.authenticate(_authorization(context))
+        except GatewayError as error:
+            await _abort(context, error)
+
+    async def ListTenants(
+        self, request: gateway_pb2.AdminServiceListTenantsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListTenantsResponse:
+        await self._operator(context)
+        try:
+            tenants, cursor = await self.handlers.list_tenants(request.page_size or 50, request.cursor)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceListTenantsResponse(tenants=tenants, next_cursor=cursor)
+
+    async def GetTenant(
+        self, request: gateway_pb2.AdminServiceGetTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceGetTenantResponse:
+        await self._operator(context)
+        try:
+            tenant = await self.handlers.get_tenant(request.tenant_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceGetTenantResponse(tenant=tenant)
+
+    async def UpdateTenant(
+        self, request: gateway_pb2.AdminServiceUpdateTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceUpdateTenantResponse:
+        await self._operator(context)
+        disabled = request.disabled if request.HasField("disabled") else None
+        try:
+            tenant = await self.handlers.update_tenant(request.tenant_id, request.plan, disabled)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceUpdateTenantResponse(tenant=tenant)
+
+    async def CreateApiKey(
+        self, request: gateway_pb2.AdminServiceCreateApiKeyRequest, context: Context
+    ) -> gateway_pb2.AdminServiceCreateApiKeyResponse:
+        await self._operator(context)
+        try:
+            await self.handlers.get_tenant(request.tenant_id)
+            key, plaintext = await self.handlers.create_api_key(request.tenant_id, request.name or "default")
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceCreateApiKeyResponse(key=key, api_key=plaintext)
+
+    async def ListApiKeys(
+        self, request: gateway_pb2.AdminServiceListApiKeysRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListApiKeysResponse:
+        await self._operator(context)
+        try:
+            await self.handlers.get_tenant(request.tenant_id)
+            keys = await self.handlers.list_api_keys(request.tenant_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceListApiKeysResponse(keys=keys)
+
+    async def RevokeApiKey(
+        self, request: gateway_pb2.AdminServiceRevokeApiKeyRequest, context: Context
+    ) -> gateway_pb2.AdminServiceRevokeApiKeyResponse:
+        await self._operator(context)
+        try:
+            await self.handlers.get_tenant(request.tenant_id)
+            key = await self.handlers.revoke_api_key(request.tenant_id, request.key_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceRevokeApiKeyResponse(key=key)
+
+    async def RotateMasterKey(
+        self, request: gateway_pb2.RotateMasterKeyRequest, context: Context
+    ) -> gateway_pb2.RotateMasterKeyResponse:
+        await self._operator(context)
+        try:
+            result = await self.handlers.rotate_master_key()
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.RotateMasterKeyResponse(
+            reencrypted=result.reencrypted,
+            already_current=result.already_current,
+            active_key_id=result.active_key_id,
+            unreadable_ids=result.unreadable_ids,
+        )

@@ -10,9 +10,24 @@ import grpc
 from herald.crypto import issue_api_key
 from herald.grpcio.errors import field_violations
 from herald.ids import parse_id
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
+from herald.v1 import (
+    common_pb2,
+    email_sender_pb2,
+    email_sender_pb2_grpc,
+    ledger_pb2,
+    ledger_pb2_grpc,
+    router_pb2,
+    router_pb2_grpc,
+)
 from herald_gateway.auth import Principal
-from herald_gateway.errors import Invalid, NotFound, Unavailable
+from herald_gateway.errors import (
+    Conflict,
+    Invalid,
+    InvalidCredential,
+    NotFound,
+    ProviderUnreachable,
+    Unavailable,
+)
 
 MAX_URL_LENGTH = 2048
 MAX_HEADERS = 50
@@ -72,15 +87,34 @@ def _translate(error: grpc.aio.AioRpcError, what: str) -> Exception:
         return NotFound(f"{what} not found")
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return Invalid(field_violations(error) or [("request", error.details() or "invalid")])
+    if code == grpc.StatusCode.ALREADY_EXISTS:
+        return Conflict(f"{what} already exists")
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        return Unavailable(f"{what}: {error.details()}")
     return Unavailable(f"{what}: a dependency is unavailable; retry shortly")
+
+
+def base_url_problems(base_url: str) -> list[tuple[str, str]]:
+    if not base_url:
+        return []
+    parts = urlsplit(base_url)
+    if len(base_url) > MAX_URL_LENGTH or parts.scheme not in ("http", "https") or not parts.hostname:
+        return [("base_url", "must be an absolute http or https URL")]
+    if parts.username or parts.password or parts.query or parts.fragment:
+        return [("base_url", "must not carry credentials, a query or a fragment")]
+    return []
 
 
 class Handlers:
     def __init__(
-        self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, router: router_pb2_grpc.RouterServiceAsyncStub
+        self,
+        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        router: router_pb2_grpc.RouterServiceAsyncStub,
+        email_sender: email_sender_pb2_grpc.EmailSenderServiceAsyncStub,
     ) -> None:
         self.ledger = ledger
         self.router = router
+        self.email_sender = email_sender
 
     async def send_webhook(self, principal: Principal, item: WebhookInput) -> common_pb2.Job:
         problems = validate_webhook(item)
@@ -130,13 +164,193 @@ class Handlers:
         """Creates the tenant and its first API key; the key is returned once, never stored."""
         try:
             request = ledger_pb2.CreateTenantRequest(name=name, plan=plan)  # type: ignore[arg-type]
-            tenant = (await self.ledger.CreateTenant(request)).tenant
-            key = issue_api_key()
-            await self.ledger.CreateApiKey(
+            tenant: common_pb2.Tenant = (await self.ledger.CreateTenant(request)).tenant
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenant") from error
+        _key, plaintext = await self.create_api_key(tenant.id, "initial")
+        return tenant, plaintext
+
+    # ---- API keys ----------------------------------------------------------
+
+    async def create_api_key(self, tenant_id: str, name: str) -> tuple[common_pb2.ApiKey, str]:
+        """A new key for the tenant; its plaintext is returned once and never stored."""
+        key = issue_api_key()
+        try:
+            created = await self.ledger.CreateApiKey(
                 ledger_pb2.CreateApiKeyRequest(
-                    tenant_id=tenant.id, name="initial", key_hash=key.sha256, public_id=key.public_id
+                    tenant_id=tenant_id, name=name, key_hash=key.sha256, public_id=key.public_id
                 )
             )
         except grpc.aio.AioRpcError as error:
             raise _translate(error, "tenant") from error
-        return tenant, key.plaintext
+        described = common_pb2.ApiKey(id=created.key_id, tenant_id=tenant_id, name=name, public_id=key.public_id)
+        described.created_at.CopyFrom(created.created_at)
+        return described, key.plaintext
+
+    async def list_api_keys(self, tenant_id: str) -> list[common_pb2.ApiKey]:
+        try:
+            return list((await self.ledger.ListApiKeys(ledger_pb2.ListApiKeysRequest(tenant_id=tenant_id))).keys)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenant") from error
+
+    async def revoke_api_key(self, tenant_id: str, key_id: str) -> common_pb2.ApiKey:
+        if parse_id(key_id) is None:
+            raise NotFound("api key not found")
+        try:
+            revoked = await self.ledger.RevokeApiKey(ledger_pb2.RevokeApiKeyRequest(tenant_id=tenant_id, key_id=key_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "api key") from error
+        key: common_pb2.ApiKey = revoked.key
+        return key
+
+    # ---- tenants (operators) ----------------------------------------------
+
+    async def list_tenants(self, page_size: int, cursor: str) -> tuple[list[common_pb2.Tenant], str]:
+        try:
+            page = await self.ledger.ListTenants(ledger_pb2.ListTenantsRequest(page_size=page_size, cursor=cursor))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenants") from error
+        return list(page.tenants), page.next_cursor
+
+    async def get_tenant(self, tenant_id: str) -> common_pb2.Tenant:
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        try:
+            tenant: common_pb2.Tenant = (
+                await self.ledger.GetTenant(ledger_pb2.GetTenantRequest(tenant_id=tenant_id))
+            ).tenant
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenant") from error
+        return tenant
+
+    async def update_tenant(self, tenant_id: str, plan: int, disabled: bool | None) -> common_pb2.Tenant:
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        request = ledger_pb2.UpdateTenantRequest(tenant_id=tenant_id, plan=plan)  # type: ignore[arg-type]
+        if disabled is not None:
+            request.disabled = disabled
+        try:
+            tenant: common_pb2.Tenant = (await self.ledger.UpdateTenant(request)).tenant
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenant") from error
+        return tenant
+
+    async def rotate_master_key(self) -> ledger_pb2.ReencryptSecretsResponse:
+        try:
+            result: ledger_pb2.ReencryptSecretsResponse = await self.ledger.ReencryptSecrets(
+                ledger_pb2.ReencryptSecretsRequest(batch_size=200)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "secrets") from error
+        return result
+
+    # ---- providers ---------------------------------------------------------
+
+    async def _validate_credential(self, credential: common_pb2.ProviderCredential, base_url: str) -> None:
+        """Asks the provider, through the email-sender, before anything is stored."""
+        try:
+            verdict = await self.email_sender.ValidateCredential(
+                email_sender_pb2.ValidateCredentialRequest(credential=credential, base_url=base_url), timeout=30
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "provider credential") from error
+        if verdict.provider_unreachable:
+            raise ProviderUnreachable(verdict.reason)
+        if not verdict.valid:
+            raise InvalidCredential(verdict.reason)
+
+    async def create_provider(
+        self,
+        tenant_id: str,
+        credential: common_pb2.ProviderCredential,
+        priority: int,
+        base_url: str,
+        options: dict[str, str],
+    ) -> common_pb2.ProviderConfig:
+        problems = base_url_problems(base_url)
+        if problems:
+            raise Invalid(problems)
+        await self._validate_credential(credential, base_url)
+        request = ledger_pb2.CreateProviderRequest(
+            tenant_id=tenant_id, credential=credential, priority=priority, base_url=base_url, options=options
+        )
+        try:
+            provider: common_pb2.ProviderConfig = (await self.ledger.CreateProvider(request)).provider
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "provider") from error
+        return provider
+
+    async def list_providers(self, tenant_id: str) -> list[common_pb2.ProviderConfig]:
+        try:
+            return list(
+                (await self.ledger.ListProviders(ledger_pb2.ListProvidersRequest(tenant_id=tenant_id))).providers
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "providers") from error
+
+    async def update_provider(
+        self, tenant_id: str, provider_id: str, request: ledger_pb2.UpdateProviderRequest
+    ) -> common_pb2.ProviderConfig:
+        if parse_id(provider_id) is None:
+            raise NotFound("provider not found")
+        request.tenant_id, request.provider_id = tenant_id, provider_id
+        if request.HasField("base_url") and base_url_problems(request.base_url):
+            raise Invalid(base_url_problems(request.base_url))
+        if request.HasField("credential"):
+            base_url = request.base_url
+            if not request.HasField("base_url"):
+                current = [p for p in await self.list_providers(tenant_id) if p.id == provider_id]
+                if not current:
+                    raise NotFound("provider not found")
+                base_url = current[0].base_url
+                request.credential.provider = current[0].provider
+            await self._validate_credential(request.credential, base_url)
+        try:
+            provider: common_pb2.ProviderConfig = (await self.ledger.UpdateProvider(request)).provider
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "provider") from error
+        return provider
+
+    async def delete_provider(self, tenant_id: str, provider_id: str) -> None:
+        if parse_id(provider_id) is None:
+            raise NotFound("provider not found")
+        try:
+            await self.ledger.DeleteProvider(
+                ledger_pb2.DeleteProviderRequest(tenant_id=tenant_id, provider_id=provider_id)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "provider") from error
+
+    # ---- webhook signing secret ------------------------------------------
+
+    async def generate_webhook_secret(self, tenant_id: str) -> tuple[str, common_pb2.WebhookSecretStatus]:
+        try:
+            made = await self.ledger.GenerateWebhookSecret(ledger_pb2.GenerateWebhookSecretRequest(tenant_id=tenant_id))
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.ALREADY_EXISTS:
+                raise Conflict("a webhook secret exists; rotate it or delete it first") from error
+            raise _translate(error, "webhook secret") from error
+        return made.secret, made.status
+
+    async def rotate_webhook_secret(self, tenant_id: str) -> tuple[str, common_pb2.WebhookSecretStatus]:
+        try:
+            made = await self.ledger.RotateWebhookSecret(ledger_pb2.RotateWebhookSecretRequest(tenant_id=tenant_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "webhook secret") from error
+        return made.secret, made.status
+
+    async def webhook_secret_status(self, tenant_id: str) -> common_pb2.WebhookSecretStatus:
+        try:
+            found = await self.ledger.GetWebhookSecretStatus(
+                ledger_pb2.GetWebhookSecretStatusRequest(tenant_id=tenant_id)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "webhook secret") from error
+        status: common_pb2.WebhookSecretStatus = found.status
+        return status
+
+    async def delete_webhook_secret(self, tenant_id: str) -> None:
+        try:
+            await self.ledger.DeleteWebhookSecret(ledger_pb2.DeleteWebhookSecretRequest(tenant_id=tenant_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "webhook secret") from error

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 from herald.asgi import serve_asgi
+from herald.bus.subjects import Subjects
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import gateway_pb2, gateway_pb2_grpc, ledger_pb2_grpc, router_pb2_grpc
+from herald.v1 import email_sender_pb2_grpc, gateway_pb2, gateway_pb2_grpc, ledger_pb2_grpc, router_pb2_grpc
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.grpc_api import AdminServicer, NotificationServicer
 from herald_gateway.handlers import Handlers
 from herald_gateway.http.app import create_app
+from herald_gateway.invalidation import flush_uses_periodically, follow_changes
 
 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     ledger_channel = open_channel(settings.ledger_addr)
     router_channel = open_channel(settings.router_addr)
+    email_sender_channel = open_channel(settings.email_sender_addr)
     ledger = ledger_pb2_grpc.LedgerServiceStub(ledger_channel)
-    handlers = Handlers(ledger, router_pb2_grpc.RouterServiceStub(router_channel))
+    handlers = Handlers(
+        ledger,
+        router_pb2_grpc.RouterServiceStub(router_channel),
+        email_sender_pb2_grpc.EmailSenderServiceStub(email_sender_channel),
+    )
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
 
@@ -30,10 +37,14 @@ async def build(runtime: ServiceRuntime) -> None:
     )
     app = create_app(handlers, tenants, operators)
     runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
+    subjects = Subjects(settings.bus_prefix)
+    runtime.add_loop(lambda: follow_changes(settings.nats_url, subjects, tenants, runtime.stopping))
+    runtime.add_loop(lambda: flush_uses_periodically(tenants, settings.api_key_touch_interval_s, runtime.stopping))
 
     async def close() -> None:
-        await ledger_channel.close()
-        await router_channel.close()
+        await tenants.flush_uses()
+        for channel in (ledger_channel, router_channel, email_sender_channel):
+            await channel.close()
 
     runtime.on_stop(close)
 

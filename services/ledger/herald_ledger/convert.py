@@ -87,3 +87,60 @@ def tenant_to_proto(row: Row[Any]) -> common_pb2.Tenant:
         disabled=row.disabled,
         created_at=timestamp(row.created_at),
     )
+
+
+PROVIDER_TO_PROTO = {
+    "sendgrid": common_pb2.EMAIL_PROVIDER_SENDGRID,
+    "resend": common_pb2.EMAIL_PROVIDER_RESEND,
+    "postmark": common_pb2.EMAIL_PROVIDER_POSTMARK,
+    "smtp": common_pb2.EMAIL_PROVIDER_SMTP,
+}
+PROVIDER_FROM_PROTO = {v: k for k, v in PROVIDER_TO_PROTO.items()}
+TLS_TO_PROTO = {
+    "starttls": common_pb2.SMTP_TLS_MODE_STARTTLS,
+    "implicit": common_pb2.SMTP_TLS_MODE_IMPLICIT,
+    "none": common_pb2.SMTP_TLS_MODE_NONE,
+}
+TLS_FROM_PROTO = {v: k for k, v in TLS_TO_PROTO.items()}
+
+
+def api_key_to_proto(row: Row[Any]) -> common_pb2.ApiKey:
+    return common_pb2.ApiKey(
+        id=str(row.id),
+        tenant_id=str(row.tenant_id),
+        name=row.name,
+        public_id=row.public_id,
+        created_at=timestamp(row.created_at),
+        revoked_at=timestamp(row.revoked_at),
+        last_used_at=timestamp(row.last_used_at),
+    )
+
+
+def provider_to_proto(row: Row[Any], masked_secret: str, secret_error: str) -> common_pb2.ProviderConfig:
+    return common_pb2.ProviderConfig(
+        id=str(row.id),
+        tenant_id=str(row.tenant_id),
+        provider=PROVIDER_TO_PROTO[row.provider],  # type: ignore[arg-type]
+        priority=row.priority,
+        base_url=row.base_url,
+        options=row.options or {},
+        masked_secret=masked_secret,
+        secret_error=secret_error,
+        smtp_host=row.smtp_host or "",
+        smtp_port=row.smtp_port or 0,
+        smtp_username=row.smtp_username or "",
+        smtp_tls_mode=TLS_TO_PROTO.get(row.smtp_tls_mode or "", common_pb2.SMTP_TLS_MODE_UNSPECIFIED),  # type: ignore[arg-type]
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+    )
+
+
+def webhook_secret_status(row: Row[Any] | None) -> common_pb2.WebhookSecretStatus:
+    if row is None:
+        return common_pb2.WebhookSecretStatus(exists=False)
+    return common_pb2.WebhookSecretStatus(
+        exists=True,
+        created_at=timestamp(row.created_at),
+        rotated_at=timestamp(row.rotated_at),
+        previous_expires_at=timestamp(row.previous_expires_at),
+    )

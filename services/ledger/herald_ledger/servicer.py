@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.ids import parse_id
+from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
 from herald_ledger.convert import (
     attempt_to_proto,
@@ -21,6 +22,9 @@ from herald_ledger.convert import (
     webhook_request_to_row,
 )
 from herald_ledger.job_status import JobStatus
+from herald_ledger.notifications import Notifier
+from herald_ledger.rpc.access import AccessRpcs
+from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store import tenants as tenant_store
 from herald_ledger.store.codes import (
@@ -51,9 +55,14 @@ async def _require_ids(context: Context, values: list[str], field: str) -> list[
     return [p for p in parsed if p is not None]
 
 
-class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
-    def __init__(self, engine: AsyncEngine) -> None:
+class LedgerServicer(AccessRpcs, SecretRpcs, ledger_pb2_grpc.LedgerServiceServicer):
+    def __init__(
+        self, engine: AsyncEngine, notifier: Notifier, ring: KeyRing | None, webhook_secret_overlap_s: float
+    ) -> None:
         self.engine = engine
+        self.notifier = notifier
+        self.ring = ring
+        self.webhook_secret_overlap_s = webhook_secret_overlap_s
 
     async def CreateJobs(
         self, request: ledger_pb2.CreateJobsRequest, context: Context

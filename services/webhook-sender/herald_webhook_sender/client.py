@@ -33,11 +33,14 @@ def classify(status_code: int) -> int:
     return common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE
 
 
-async def call_receiver(client: httpx.AsyncClient, job_id: str, request: common_pb2.WebhookRequest) -> CallResult:
+async def call_receiver(
+    client: httpx.AsyncClient, job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str]
+) -> CallResult:
     headers = dict(request.headers)
     headers["content-type"] = request.content_type or "application/json"
     headers["user-agent"] = USER_AGENT
     headers["webhook-id"] = job_id
+    headers.update(signature)
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     try:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
+import orjson
+from nats.aio.msg import Msg
 
 from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
 from herald.bus.streams import ensure_consumer, ensure_streams, topology, work_consumer_config
-from herald.bus.subjects import WorkClass
+from herald.bus.subjects import Subjects, WorkClass
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import ledger_pb2_grpc, webhook_sender_pb2, webhook_sender_pb2_grpc
+from herald_webhook_sender.signing import Signer
 from herald_webhook_sender.worker import WebhookWorker
 
 
@@ -45,7 +48,14 @@ async def build(runtime: ServiceRuntime) -> None:
         work_consumer_config(settings, names.webhook_consumer, WorkClass.WEBHOOK, settings.webhook_ack_wait_s),
     )
     subscription = await js.pull_subscribe_bind(names.webhook_consumer, stream=names.work_stream)
-    worker = WebhookWorker(settings, subscription, ledger_pb2_grpc.LedgerServiceStub(channel))
+    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+    signer = Signer(ledger, settings.key_ring() if settings.master_keys else None)
+
+    async def on_secret_change(message: Msg) -> None:
+        signer.forget(str(orjson.loads(message.data).get("tenant_id", "")))
+
+    await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
+    worker = WebhookWorker(settings, subscription, ledger, signer)
     webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(
         WebhookSenderServicer(worker), runtime.grpc.server
     )

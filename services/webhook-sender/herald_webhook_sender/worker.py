@@ -25,6 +25,7 @@ from herald.config import Settings
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 from herald_webhook_sender.client import call_receiver
+from herald_webhook_sender.signing import Signer
 
 log = logging.getLogger("herald.webhook_sender")
 
@@ -42,8 +43,10 @@ class WebhookWorker:
         settings: Settings,
         subscription: JetStreamContext.PullSubscription,
         ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        signer: Signer,
     ) -> None:
         self.settings = settings
+        self.signer = signer
         self.subscription = subscription
         self.ledger = ledger
         self.counters = Counters()
@@ -114,7 +117,14 @@ class WebhookWorker:
     async def _deliver(self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery, previous: int) -> None:
         self.counters.in_flight += 1
         try:
-            result = await call_receiver(self.http, delivery.job_id, delivery.request)
+            try:
+                signature = await self.signer.headers(delivery.tenant_id, delivery.job_id, delivery.request.body)
+            except Exception as error:
+                # Never send unsigned what should be signed: hand it back and try later.
+                log.error("cannot sign delivery; handed back", extra={"job_id": delivery.job_id, "error": repr(error)})
+                await message.nak(delay=5.0)
+                return
+            result = await call_receiver(self.http, delivery.job_id, delivery.request, signature)
             DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
             outcome_name = label(common_pb2.AttemptOutcome.Name(result.outcome))
             DELIVERIES.labels("webhook", outcome_name).inc()

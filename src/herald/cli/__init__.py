@@ -7,6 +7,7 @@ import os
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import click
 import grpc
@@ -94,35 +95,222 @@ def tenant() -> None:
     """Manage tenants (operator)."""
 
 
+PLAN_VALUES: dict[str, Any] = {"free": 1, "indie": 2, "startup": 3}
+PLAN_NAMES = {v: k for k, v in PLAN_VALUES.items()}
+data_dir_option = click.option(
+    "--data-dir", type=click.Path(path_type=Path), default=DEFAULT_DATA_DIR, show_default=True
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
+
+class AdminClient:
+    """The gateway's AdminService, authenticated with the operator token."""
+
+    def __init__(self, data_dir: Path) -> None:
+        from herald.v1 import gateway_pb2_grpc
+
+        address, token = _admin_target(data_dir)
+        self.channel = grpc.insecure_channel(address)
+        self.stub = gateway_pb2_grpc.AdminServiceStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {token}"),)
+
+    def call(self, method: str, request: Any) -> Any:
+        try:
+            return getattr(self.stub, method)(request, metadata=self.metadata, timeout=60)
+        except grpc.RpcError as error:
+            raise click.ClickException(f"{error.code().name}: {error.details()}") from error  # type: ignore[attr-defined]
+
+
+def _stamp(message: Any, field: str) -> str | None:
+    return message.__getattribute__(field).ToJsonString() if message.HasField(field) else None
+
+
+def _tenant_dict(tenant: Any) -> dict[str, Any]:
+    return {
+        "tenant_id": tenant.id,
+        "name": tenant.name,
+        "plan": PLAN_NAMES.get(tenant.plan, "free"),
+        "disabled": tenant.disabled,
+        "created_at": _stamp(tenant, "created_at"),
+    }
+
+
+def _key_dict(key: Any) -> dict[str, Any]:
+    return {
+        "key_id": key.id,
+        "name": key.name,
+        "public_id": key.public_id,
+        "created_at": _stamp(key, "created_at"),
+        "revoked_at": _stamp(key, "revoked_at"),
+        "last_used_at": _stamp(key, "last_used_at"),
+    }
+
+
+def _emit(record: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(record))
+    else:
+        width = max(len(k) for k in record)
+        for key, value in record.items():
+            click.echo(f"{key + ':':<{width + 1}} {'' if value is None else value}")
+
+
 @tenant.command("create")
 @click.argument("name")
 @click.option("--plan", type=click.Choice(PLANS), required=True)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--data-dir", type=click.Path(path_type=Path), default=DEFAULT_DATA_DIR, show_default=True)
+@json_option
+@data_dir_option
 def tenant_create(name: str, plan: str, as_json: bool, data_dir: Path) -> None:
     """Create a tenant and print its id and API key (shown once)."""
-    from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
+    from herald.v1 import gateway_pb2
 
-    address, token = _admin_target(data_dir)
-    plan_value = {
-        "free": common_pb2.PLAN_FREE,
-        "indie": common_pb2.PLAN_INDIE,
-        "startup": common_pb2.PLAN_STARTUP,
-    }
-    with grpc.insecure_channel(address) as channel:
-        try:
-            created = gateway_pb2_grpc.AdminServiceStub(channel).CreateTenant(
-                gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=plan_value[plan]),
-                metadata=(("authorization", f"Bearer {token}"),),
-                timeout=10,
-            )
-        except grpc.RpcError as error:
-            raise click.ClickException(f"{error.code().name}: {error.details()}") from error  # type: ignore[attr-defined]
+    created = AdminClient(data_dir).call(
+        "CreateTenant", gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=PLAN_VALUES[plan])
+    )
     if as_json:
         click.echo(json.dumps({"tenant_id": created.tenant.id, "api_key": created.api_key}))
     else:
         click.echo(f"tenant_id: {created.tenant.id}")
         click.echo(f"api_key:   {created.api_key}   (shown once; store it now)")
+
+
+@tenant.command("list")
+@json_option
+@data_dir_option
+def tenant_list(as_json: bool, data_dir: Path) -> None:
+    """List tenants."""
+    from herald.v1 import gateway_pb2
+
+    client, cursor, rows = AdminClient(data_dir), "", list[dict[str, Any]]()
+    while True:
+        page = client.call("ListTenants", gateway_pb2.AdminServiceListTenantsRequest(page_size=200, cursor=cursor))
+        rows.extend(_tenant_dict(t) for t in page.tenants)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    if as_json:
+        click.echo(json.dumps({"tenants": rows}))
+    else:
+        for row in rows:
+            state = " (disabled)" if row["disabled"] else ""
+            click.echo(f"{row['tenant_id']}  {row['plan']:<8} {row['name']}{state}")
+
+
+@tenant.command("show")
+@click.argument("tenant_id")
+@json_option
+@data_dir_option
+def tenant_show(tenant_id: str, as_json: bool, data_dir: Path) -> None:
+    """Show one tenant."""
+    from herald.v1 import gateway_pb2
+
+    found = AdminClient(data_dir).call("GetTenant", gateway_pb2.AdminServiceGetTenantRequest(tenant_id=tenant_id))
+    _emit(_tenant_dict(found.tenant), as_json)
+
+
+@tenant.command("set-plan")
+@click.argument("tenant_id")
+@click.argument("plan", type=click.Choice(PLANS))
+@json_option
+@data_dir_option
+def tenant_set_plan(tenant_id: str, plan: str, as_json: bool, data_dir: Path) -> None:
+    """Change a tenant's plan."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceUpdateTenantRequest(tenant_id=tenant_id, plan=PLAN_VALUES[plan])
+    _emit(_tenant_dict(AdminClient(data_dir).call("UpdateTenant", request).tenant), as_json)
+
+
+@tenant.command("disable")
+@click.argument("tenant_id")
+@click.option("--enable", is_flag=True, help="Enable a disabled tenant again.")
+@json_option
+@data_dir_option
+def tenant_disable(tenant_id: str, enable: bool, as_json: bool, data_dir: Path) -> None:
+    """Disable a tenant: its API keys stop working at once."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceUpdateTenantRequest(tenant_id=tenant_id, disabled=not enable)
+    _emit(_tenant_dict(AdminClient(data_dir).call("UpdateTenant", request).tenant), as_json)
+
+
+@main.group()
+def apikey() -> None:
+    """Manage tenants' API keys (operator)."""
+
+
+@apikey.command("create")
+@click.argument("tenant_id")
+@click.option("--name", default="default", show_default=True)
+@json_option
+@data_dir_option
+def apikey_create(tenant_id: str, name: str, as_json: bool, data_dir: Path) -> None:
+    """Create an API key for a tenant (shown once)."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceCreateApiKeyRequest(tenant_id=tenant_id, name=name)
+    created = AdminClient(data_dir).call("CreateApiKey", request)
+    _emit({**_key_dict(created.key), "api_key": created.api_key}, as_json)
+
+
+@apikey.command("list")
+@click.argument("tenant_id")
+@json_option
+@data_dir_option
+def apikey_list(tenant_id: str, as_json: bool, data_dir: Path) -> None:
+    """List a tenant's API keys (never the keys themselves)."""
+    from herald.v1 import gateway_pb2
+
+    found = AdminClient(data_dir).call("ListApiKeys", gateway_pb2.AdminServiceListApiKeysRequest(tenant_id=tenant_id))
+    rows = [_key_dict(k) for k in found.keys]
+    if as_json:
+        click.echo(json.dumps({"keys": rows}))
+    else:
+        for row in rows:
+            state = f"revoked {row['revoked_at']}" if row["revoked_at"] else "active"
+            click.echo(f"{row['key_id']}  hk_live_{row['public_id']}_…  {row['name']:<16} {state}")
+
+
+@apikey.command("revoke")
+@click.argument("tenant_id")
+@click.argument("key_id")
+@json_option
+@data_dir_option
+def apikey_revoke(tenant_id: str, key_id: str, as_json: bool, data_dir: Path) -> None:
+    """Revoke a key; every gateway refuses it within seconds."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceRevokeApiKeyRequest(tenant_id=tenant_id, key_id=key_id)
+    _emit(_key_dict(AdminClient(data_dir).call("RevokeApiKey", request).key), as_json)
+
+
+@main.group()
+def keys() -> None:
+    """Master keys that seal stored secrets (operator)."""
+
+
+@keys.command("rotate")
+@json_option
+@data_dir_option
+def keys_rotate(as_json: bool, data_dir: Path) -> None:
+    """Re-encrypt every stored secret under the active master key, while Herald keeps serving.
+
+    First add the new key to HERALD_MASTER_KEYS everywhere and make it active
+    (HERALD_MASTER_KEY_ID), keeping the old one in the ring; then run this; then
+    drop the old key from the ring.
+    """
+    from herald.v1 import gateway_pb2
+
+    done = AdminClient(data_dir).call("RotateMasterKey", gateway_pb2.RotateMasterKeyRequest())
+    _emit(
+        {
+            "reencrypted": done.reencrypted,
+            "already_current": done.already_current,
+            "active_key_id": done.active_key_id,
+            "unreadable_ids": list(done.unreadable_ids),
+        },
+        as_json,
+    )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from herald.crypto import new_operator_token
+from herald.secrets import new_master_key
 
 log = logging.getLogger("herald.up")
 
@@ -93,6 +94,11 @@ class Stack:
         if not token_file.exists():
             token_file.write_text(new_operator_token())
             token_file.chmod(0o600)
+        # A development stack seals secrets under a key ring of its own, kept beside its data.
+        keys_file = self.data_dir / "master_keys"
+        if not keys_file.exists():
+            keys_file.write_text(f"dev1:{new_master_key()}")
+            keys_file.chmod(0o600)
         ports = {name: free_port() for name in SERVICES}
         ports["gateway"] = self.config.gateway_grpc_port or free_port()
         http_ports = {"gateway": self.config.gateway_http_port or free_port(), "verifier": free_port()}
@@ -102,7 +108,9 @@ class Stack:
             "HERALD_BUS_PREFIX": self.config.bus_prefix,
             "HERALD_LEDGER_ADDR": f"127.0.0.1:{ports['ledger']}",
             "HERALD_ROUTER_ADDR": f"127.0.0.1:{ports['router']}",
+            "HERALD_EMAIL_SENDER_ADDR": f"127.0.0.1:{ports['email-sender']}",
             "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
+            "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
             # A development stack delivers to receivers on this machine.
             "HERALD_WEBHOOK_ALLOW_LOOPBACK": "true",
             **self.config.env,
@@ -216,6 +224,37 @@ class Stack:
 
     # ---- control (used by tests and by shutdown) -----------------------
 
+    def add_replica(self, name: str, env: dict[str, str] | None = None) -> ServiceProcess:
+        """Another process of a service on ports of its own (several gateways, say)."""
+        base = self.services[name]
+        replica_name = f"{name}-{sum(1 for n in self.services if n.startswith(name))}"
+        replica_env = {**base.env, "HERALD_GRPC_PORT": str(free_port()), "HERALD_METRICS_PORT": str(free_port())}
+        if "HERALD_HTTP_PORT" in replica_env:
+            replica_env["HERALD_HTTP_PORT"] = str(free_port())
+        replica_env.update(env or {})
+        replica = ServiceProcess(
+            name=name,
+            env=replica_env,
+            grpc_addr=f"127.0.0.1:{replica_env['HERALD_GRPC_PORT']}",
+            log_path=self.data_dir / "logs" / f"{replica_name}.log",
+        )
+        with self._lock:
+            self._spawn(replica)
+            self._wait_healthy(replica)
+            self.services[replica_name] = replica
+        return replica
+
+    def restart(self, name: str, env: dict[str, str] | None = None) -> None:
+        """Stops a service gracefully and starts it again, optionally with changed settings."""
+        with self._lock:
+            service = self.services[name]
+            service.env.update(env or {})
+            if service.process is not None and service.process.poll() is None:
+                service.process.send_signal(signal.SIGTERM)
+                service.process.wait(timeout=60)
+            self._spawn(service)
+            self._wait_healthy(service)
+
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         with self._lock:
             process = self.services[name].process
@@ -238,7 +277,8 @@ class Stack:
         if self._supervisor is not None:
             self._supervisor.join(timeout=5)
         with self._lock:
-            for name in reversed(SERVICES):
+            replicas = [n for n in self.services if n not in SERVICES]
+            for name in [*replicas, *reversed(SERVICES)]:
                 service = self.services.get(name)
                 if service is None or service.process is None or service.process.poll() is not None:
                     continue

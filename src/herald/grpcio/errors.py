@@ -68,3 +68,23 @@ def field_violations(error: grpc.aio.AioRpcError) -> list[tuple[str, str]]:
             detail.Unpack(request)
             out.extend((v.field, v.description) for v in request.field_violations)
     return out
+
+
+async def abort_failed_precondition(context: grpc.aio.ServicerContext[object, object], why: str) -> NoReturn:
+    await context.abort_with_status(
+        _status(
+            code_pb2.FAILED_PRECONDITION,
+            why,
+            error_details_pb2.PreconditionFailure(
+                violations=[error_details_pb2.PreconditionFailure.Violation(type="STATE", description=why)]
+            ),
+        )
+    )
+    raise AssertionError("unreachable")
+
+
+async def abort_already_exists(context: grpc.aio.ServicerContext[object, object], what: str) -> NoReturn:
+    await context.abort_with_status(
+        _status(code_pb2.ALREADY_EXISTS, f"{what} already exists", error_details_pb2.ResourceInfo(resource_type=what))
+    )
+    raise AssertionError("unreachable")

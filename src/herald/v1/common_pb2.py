@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/common.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x01\n\x0eWebhookRequest\x12\x0b\n\x03url\x18\x01 \x01(\t\x12\x37\n\x07headers\x18\x02 \x03(\x0b\x32&.herald.v1.WebhookRequest.HeadersEntry\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x04 \x01(\t\x1a.\n\x0cHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf3\x02\n\x03Job\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12#\n\x07\x63hannel\x18\x03 \x01(\x0e\x32\x12.herald.v1.Channel\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12%\n\x08priority\x18\x05 \x01(\x0e\x32\x13.herald.v1.Priority\x12\x17\n\x0fidempotency_key\x18\x06 \x01(\t\x12\x15\n\rattempt_count\x18\x07 \x01(\x05\x12\x12\n\nlast_error\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x07webhook\x18\x0b \x01(\x0b\x32\x19.herald.v1.WebhookRequestH\x00\x42\t\n\x07request\"\xce\x01\n\x07\x41ttempt\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0e\n\x06number\x18\x02 \x01(\x05\x12\x0e\n\x06target\x18\x03 \x01(\t\x12*\n\x07outcome\x18\x04 \x01(\x0e\x32\x19.herald.v1.AttemptOutcome\x12\x13\n\x0bstatus_code\x18\x05 \x01(\x05\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x03\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12.\n\nstarted_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x83\x01\n\x06Tenant\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x1d\n\x04plan\x18\x03 \x01(\x0e\x32\x0f.herald.v1.Plan\x12\x10\n\x08\x64isabled\x18\x04 \x01(\x08\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*\xa2\x01\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x15\n\x11JOB_STATUS_QUEUED\x10\x02\x12\x19\n\x15JOB_STATUS_DELIVERING\x10\x03\x12\x18\n\x14JOB_STATUS_DELIVERED\x10\x04\x12\x15\n\x11JOB_STATUS_FAILED\x10\x05*b\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x10\n\x0cPRIORITY_LOW\x10\x01\x12\x13\n\x0fPRIORITY_NORMAL\x10\x02\x12\x15\n\x11PRIORITY_CRITICAL\x10\x03*f\n\x07\x43hannel\x12\x17\n\x13\x43HANNEL_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43HANNEL_WEBHOOK\x10\x01\x12\x11\n\rCHANNEL_EMAIL\x10\x02\x12\x1a\n\x16\x43HANNEL_PLATFORM_EMAIL\x10\x03*M\n\x04Plan\x12\x14\n\x10PLAN_UNSPECIFIED\x10\x00\x12\r\n\tPLAN_FREE\x10\x01\x12\x0e\n\nPLAN_INDIE\x10\x02\x12\x10\n\x0cPLAN_STARTUP\x10\x03*\x9e\x01\n\x0e\x41ttemptOutcome\x12\x1f\n\x1b\x41TTEMPT_OUTCOME_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x41TTEMPT_OUTCOME_SUCCEEDED\x10\x01\x12%\n!ATTEMPT_OUTCOME_TRANSIENT_FAILURE\x10\x02\x12%\n!ATTEMPT_OUTCOME_PERMANENT_FAILURE\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/common.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x01\n\x0eWebhookRequest\x12\x0b\n\x03url\x18\x01 \x01(\t\x12\x37\n\x07headers\x18\x02 \x03(\x0b\x32&.herald.v1.WebhookRequest.HeadersEntry\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x04 \x01(\t\x1a.\n\x0cHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xf3\x02\n\x03Job\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12#\n\x07\x63hannel\x18\x03 \x01(\x0e\x32\x12.herald.v1.Channel\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12%\n\x08priority\x18\x05 \x01(\x0e\x32\x13.herald.v1.Priority\x12\x17\n\x0fidempotency_key\x18\x06 \x01(\t\x12\x15\n\rattempt_count\x18\x07 \x01(\x05\x12\x12\n\nlast_error\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x07webhook\x18\x0b \x01(\x0b\x32\x19.herald.v1.WebhookRequestH\x00\x42\t\n\x07request\"\xce\x01\n\x07\x41ttempt\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0e\n\x06number\x18\x02 \x01(\x05\x12\x0e\n\x06target\x18\x03 \x01(\t\x12*\n\x07outcome\x18\x04 \x01(\x0e\x32\x19.herald.v1.AttemptOutcome\x12\x13\n\x0bstatus_code\x18\x05 \x01(\x05\x12\x13\n\x0b\x64uration_ms\x18\x06 \x01(\x03\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12.\n\nstarted_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x83\x01\n\x06Tenant\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x1d\n\x04plan\x18\x03 \x01(\x0e\x32\x0f.herald.v1.Plan\x12\x10\n\x08\x64isabled\x18\x04 \x01(\x08\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xda\x01\n\x06\x41piKey\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x11\n\tpublic_id\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nrevoked_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0clast_used_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"x\n\x0cSmtpSettings\x12\x0c\n\x04host\x18\x01 \x01(\t\x12\x0c\n\x04port\x18\x02 \x01(\x05\x12\x10\n\x08username\x18\x03 \x01(\t\x12\x10\n\x08password\x18\x04 \x01(\t\x12(\n\x08tls_mode\x18\x05 \x01(\x0e\x32\x16.herald.v1.SmtpTlsMode\"x\n\x12ProviderCredential\x12*\n\x08provider\x18\x01 \x01(\x0e\x32\x18.herald.v1.EmailProvider\x12\x0f\n\x07\x61pi_key\x18\x02 \x01(\t\x12%\n\x04smtp\x18\x03 \x01(\x0b\x32\x17.herald.v1.SmtpSettings\"\xe1\x03\n\x0eProviderConfig\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12*\n\x08provider\x18\x03 \x01(\x0e\x32\x18.herald.v1.EmailProvider\x12\x10\n\x08priority\x18\x04 \x01(\x05\x12\x10\n\x08\x62\x61se_url\x18\x05 \x01(\t\x12\x37\n\x07options\x18\x06 \x03(\x0b\x32&.herald.v1.ProviderConfig.OptionsEntry\x12\x15\n\rmasked_secret\x18\x07 \x01(\t\x12\x14\n\x0csecret_error\x18\x08 \x01(\t\x12\x11\n\tsmtp_host\x18\t \x01(\t\x12\x11\n\tsmtp_port\x18\n \x01(\x05\x12\x15\n\rsmtp_username\x18\x0b \x01(\t\x12-\n\rsmtp_tls_mode\x18\x0c \x01(\x0e\x32\x16.herald.v1.SmtpTlsMode\x12.\n\ncreated_at\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xbe\x01\n\x13WebhookSecretStatus\x12\x0e\n\x06\x65xists\x18\x01 \x01(\x08\x12.\n\ncreated_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nrotated_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x37\n\x13previous_expires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*\xa2\x01\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x15\n\x11JOB_STATUS_QUEUED\x10\x02\x12\x19\n\x15JOB_STATUS_DELIVERING\x10\x03\x12\x18\n\x14JOB_STATUS_DELIVERED\x10\x04\x12\x15\n\x11JOB_STATUS_FAILED\x10\x05*b\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x10\n\x0cPRIORITY_LOW\x10\x01\x12\x13\n\x0fPRIORITY_NORMAL\x10\x02\x12\x15\n\x11PRIORITY_CRITICAL\x10\x03*f\n\x07\x43hannel\x12\x17\n\x13\x43HANNEL_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43HANNEL_WEBHOOK\x10\x01\x12\x11\n\rCHANNEL_EMAIL\x10\x02\x12\x1a\n\x16\x43HANNEL_PLATFORM_EMAIL\x10\x03*M\n\x04Plan\x12\x14\n\x10PLAN_UNSPECIFIED\x10\x00\x12\r\n\tPLAN_FREE\x10\x01\x12\x0e\n\nPLAN_INDIE\x10\x02\x12\x10\n\x0cPLAN_STARTUP\x10\x03*\x9e\x01\n\x0e\x41ttemptOutcome\x12\x1f\n\x1b\x41TTEMPT_OUTCOME_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x41TTEMPT_OUTCOME_SUCCEEDED\x10\x01\x12%\n!ATTEMPT_OUTCOME_TRANSIENT_FAILURE\x10\x02\x12%\n!ATTEMPT_OUTCOME_PERMANENT_FAILURE\x10\x03*\x9d\x01\n\rEmailProvider\x12\x1e\n\x1a\x45MAIL_PROVIDER_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x45MAIL_PROVIDER_SENDGRID\x10\x01\x12\x19\n\x15\x45MAIL_PROVIDER_RESEND\x10\x02\x12\x1b\n\x17\x45MAIL_PROVIDER_POSTMARK\x10\x03\x12\x17\n\x13\x45MAIL_PROVIDER_SMTP\x10\x04*|\n\x0bSmtpTlsMode\x12\x1d\n\x19SMTP_TLS_MODE_UNSPECIFIED\x10\x00\x12\x1a\n\x16SMTP_TLS_MODE_STARTTLS\x10\x01\x12\x1a\n\x16SMTP_TLS_MODE_IMPLICIT\x10\x02\x12\x16\n\x12SMTP_TLS_MODE_NONE\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,16 +34,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_WEBHOOKREQUEST_HEADERSENTRY']._loaded_options = None
   _globals['_WEBHOOKREQUEST_HEADERSENTRY']._serialized_options = b'8\001'
-  _globals['_JOBSTATUS']._serialized_start=961
-  _globals['_JOBSTATUS']._serialized_end=1123
-  _globals['_PRIORITY']._serialized_start=1125
-  _globals['_PRIORITY']._serialized_end=1223
-  _globals['_CHANNEL']._serialized_start=1225
-  _globals['_CHANNEL']._serialized_end=1327
-  _globals['_PLAN']._serialized_start=1329
-  _globals['_PLAN']._serialized_end=1406
-  _globals['_ATTEMPTOUTCOME']._serialized_start=1409
-  _globals['_ATTEMPTOUTCOME']._serialized_end=1567
+  _globals['_PROVIDERCONFIG_OPTIONSENTRY']._loaded_options = None
+  _globals['_PROVIDERCONFIG_OPTIONSENTRY']._serialized_options = b'8\001'
+  _globals['_JOBSTATUS']._serialized_start=2103
+  _globals['_JOBSTATUS']._serialized_end=2265
+  _globals['_PRIORITY']._serialized_start=2267
+  _globals['_PRIORITY']._serialized_end=2365
+  _globals['_CHANNEL']._serialized_start=2367
+  _globals['_CHANNEL']._serialized_end=2469
+  _globals['_PLAN']._serialized_start=2471
+  _globals['_PLAN']._serialized_end=2548
+  _globals['_ATTEMPTOUTCOME']._serialized_start=2551
+  _globals['_ATTEMPTOUTCOME']._serialized_end=2709
+  _globals['_EMAILPROVIDER']._serialized_start=2712
+  _globals['_EMAILPROVIDER']._serialized_end=2869
+  _globals['_SMTPTLSMODE']._serialized_start=2871
+  _globals['_SMTPTLSMODE']._serialized_end=2995
   _globals['_WEBHOOKREQUEST']._serialized_start=71
   _globals['_WEBHOOKREQUEST']._serialized_end=241
   _globals['_WEBHOOKREQUEST_HEADERSENTRY']._serialized_start=195
@@ -54,4 +60,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ATTEMPT']._serialized_end=824
   _globals['_TENANT']._serialized_start=827
   _globals['_TENANT']._serialized_end=958
+  _globals['_APIKEY']._serialized_start=961
+  _globals['_APIKEY']._serialized_end=1179
+  _globals['_SMTPSETTINGS']._serialized_start=1181
+  _globals['_SMTPSETTINGS']._serialized_end=1301
+  _globals['_PROVIDERCREDENTIAL']._serialized_start=1303
+  _globals['_PROVIDERCREDENTIAL']._serialized_end=1423
+  _globals['_PROVIDERCONFIG']._serialized_start=1426
+  _globals['_PROVIDERCONFIG']._serialized_end=1907
+  _globals['_PROVIDERCONFIG_OPTIONSENTRY']._serialized_start=1861
+  _globals['_PROVIDERCONFIG_OPTIONSENTRY']._serialized_end=1907
+  _globals['_WEBHOOKSECRETSTATUS']._serialized_start=1910
+  _globals['_WEBHOOKSECRETSTATUS']._serialized_end=2100
 # @@protoc_insertion_point(module_scope)

@@ -46,6 +46,21 @@ class AttemptOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ATTEMPT_OUTCOME_SUCCEEDED: _ClassVar[AttemptOutcome]
     ATTEMPT_OUTCOME_TRANSIENT_FAILURE: _ClassVar[AttemptOutcome]
     ATTEMPT_OUTCOME_PERMANENT_FAILURE: _ClassVar[AttemptOutcome]
+
+class EmailProvider(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EMAIL_PROVIDER_UNSPECIFIED: _ClassVar[EmailProvider]
+    EMAIL_PROVIDER_SENDGRID: _ClassVar[EmailProvider]
+    EMAIL_PROVIDER_RESEND: _ClassVar[EmailProvider]
+    EMAIL_PROVIDER_POSTMARK: _ClassVar[EmailProvider]
+    EMAIL_PROVIDER_SMTP: _ClassVar[EmailProvider]
+
+class SmtpTlsMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SMTP_TLS_MODE_UNSPECIFIED: _ClassVar[SmtpTlsMode]
+    SMTP_TLS_MODE_STARTTLS: _ClassVar[SmtpTlsMode]
+    SMTP_TLS_MODE_IMPLICIT: _ClassVar[SmtpTlsMode]
+    SMTP_TLS_MODE_NONE: _ClassVar[SmtpTlsMode]
 JOB_STATUS_UNSPECIFIED: JobStatus
 JOB_STATUS_PENDING: JobStatus
 JOB_STATUS_QUEUED: JobStatus
@@ -68,6 +83,15 @@ ATTEMPT_OUTCOME_UNSPECIFIED: AttemptOutcome
 ATTEMPT_OUTCOME_SUCCEEDED: AttemptOutcome
 ATTEMPT_OUTCOME_TRANSIENT_FAILURE: AttemptOutcome
 ATTEMPT_OUTCOME_PERMANENT_FAILURE: AttemptOutcome
+EMAIL_PROVIDER_UNSPECIFIED: EmailProvider
+EMAIL_PROVIDER_SENDGRID: EmailProvider
+EMAIL_PROVIDER_RESEND: EmailProvider
+EMAIL_PROVIDER_POSTMARK: EmailProvider
+EMAIL_PROVIDER_SMTP: EmailProvider
+SMTP_TLS_MODE_UNSPECIFIED: SmtpTlsMode
+SMTP_TLS_MODE_STARTTLS: SmtpTlsMode
+SMTP_TLS_MODE_IMPLICIT: SmtpTlsMode
+SMTP_TLS_MODE_NONE: SmtpTlsMode
 
 class WebhookRequest(_message.Message):
     __slots__ = ("url", "headers", "body", "content_type")
@@ -147,3 +171,96 @@ class Tenant(_message.Message):
     disabled: bool
     created_at: _timestamp_pb2.Timestamp
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ApiKey(_message.Message):
+    __slots__ = ("id", "tenant_id", "name", "public_id", "created_at", "revoked_at", "last_used_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tenant_id: str
+    name: str
+    public_id: str
+    created_at: _timestamp_pb2.Timestamp
+    revoked_at: _timestamp_pb2.Timestamp
+    last_used_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., public_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revoked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SmtpSettings(_message.Message):
+    __slots__ = ("host", "port", "username", "password", "tls_mode")
+    HOST_FIELD_NUMBER: _ClassVar[int]
+    PORT_FIELD_NUMBER: _ClassVar[int]
+    USERNAME_FIELD_NUMBER: _ClassVar[int]
+    PASSWORD_FIELD_NUMBER: _ClassVar[int]
+    TLS_MODE_FIELD_NUMBER: _ClassVar[int]
+    host: str
+    port: int
+    username: str
+    password: str
+    tls_mode: SmtpTlsMode
+    def __init__(self, host: _Optional[str] = ..., port: _Optional[int] = ..., username: _Optional[str] = ..., password: _Optional[str] = ..., tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ...) -> None: ...
+
+class ProviderCredential(_message.Message):
+    __slots__ = ("provider", "api_key", "smtp")
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    SMTP_FIELD_NUMBER: _ClassVar[int]
+    provider: EmailProvider
+    api_key: str
+    smtp: SmtpSettings
+    def __init__(self, provider: _Optional[_Union[EmailProvider, str]] = ..., api_key: _Optional[str] = ..., smtp: _Optional[_Union[SmtpSettings, _Mapping]] = ...) -> None: ...
+
+class ProviderConfig(_message.Message):
+    __slots__ = ("id", "tenant_id", "provider", "priority", "base_url", "options", "masked_secret", "secret_error", "smtp_host", "smtp_port", "smtp_username", "smtp_tls_mode", "created_at", "updated_at")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    BASE_URL_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    MASKED_SECRET_FIELD_NUMBER: _ClassVar[int]
+    SECRET_ERROR_FIELD_NUMBER: _ClassVar[int]
+    SMTP_HOST_FIELD_NUMBER: _ClassVar[int]
+    SMTP_PORT_FIELD_NUMBER: _ClassVar[int]
+    SMTP_USERNAME_FIELD_NUMBER: _ClassVar[int]
+    SMTP_TLS_MODE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tenant_id: str
+    provider: EmailProvider
+    priority: int
+    base_url: str
+    options: _containers.ScalarMap[str, str]
+    masked_secret: str
+    secret_error: str
+    smtp_host: str
+    smtp_port: int
+    smtp_username: str
+    smtp_tls_mode: SmtpTlsMode
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., masked_secret: _Optional[str] = ..., secret_error: _Optional[str] = ..., smtp_host: _Optional[str] = ..., smtp_port: _Optional[int] = ..., smtp_username: _Optional[str] = ..., smtp_tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class WebhookSecretStatus(_message.Message):
+    __slots__ = ("exists", "created_at", "rotated_at", "previous_expires_at")
+    EXISTS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ROTATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    exists: bool
+    created_at: _timestamp_pb2.Timestamp
+    rotated_at: _timestamp_pb2.Timestamp
+    previous_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, exists: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rotated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -22,19 +22,24 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/email_sender.proto\x12\therald.v1\"\x1d\n\x1bGetEmailWorkerStatusRequest\"F\n\x1cGetEmailWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\x32}\n\x12\x45mailSenderService\x12g\n\x14GetEmailWorkerStatus\x12&.herald.v1.GetEmailWorkerStatusRequest\x1a\'.herald.v1.GetEmailWorkerStatusResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/email_sender.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x1d\n\x1bGetEmailWorkerStatusRequest\"F\n\x1cGetEmailWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\"`\n\x19ValidateCredentialRequest\x12\x31\n\ncredential\x18\x01 \x01(\x0b\x32\x1d.herald.v1.ProviderCredential\x12\x10\n\x08\x62\x61se_url\x18\x02 \x01(\t\"Y\n\x1aValidateCredentialResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1c\n\x14provider_unreachable\x18\x03 \x01(\x08\x32\xe0\x01\n\x12\x45mailSenderService\x12g\n\x14GetEmailWorkerStatus\x12&.herald.v1.GetEmailWorkerStatusRequest\x1a\'.herald.v1.GetEmailWorkerStatusResponse\x12\x61\n\x12ValidateCredential\x12$.herald.v1.ValidateCredentialRequest\x1a%.herald.v1.ValidateCredentialResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.email_sender_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GETEMAILWORKERSTATUSREQUEST']._serialized_start=43
-  _globals['_GETEMAILWORKERSTATUSREQUEST']._serialized_end=72
-  _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_start=74
-  _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_end=144
-  _globals['_EMAILSENDERSERVICE']._serialized_start=146
-  _globals['_EMAILSENDERSERVICE']._serialized_end=271
+  _globals['_GETEMAILWORKERSTATUSREQUEST']._serialized_start=67
+  _globals['_GETEMAILWORKERSTATUSREQUEST']._serialized_end=96
+  _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_start=98
+  _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_end=168
+  _globals['_VALIDATECREDENTIALREQUEST']._serialized_start=170
+  _globals['_VALIDATECREDENTIALREQUEST']._serialized_end=266
+  _globals['_VALIDATECREDENTIALRESPONSE']._serialized_start=268
+  _globals['_VALIDATECREDENTIALRESPONSE']._serialized_end=357
+  _globals['_EMAILSENDERSERVICE']._serialized_start=360
+  _globals['_EMAILSENDERSERVICE']._serialized_end=584
 # @@protoc_insertion_point(module_scope)

@@ -1,6 +1,8 @@
+from herald.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Optional as _Optional
+from collections.abc import Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -15,3 +17,21 @@ class GetEmailWorkerStatusResponse(_message.Message):
     concurrency: int
     in_flight: int
     def __init__(self, concurrency: _Optional[int] = ..., in_flight: _Optional[int] = ...) -> None: ...
+
+class ValidateCredentialRequest(_message.Message):
+    __slots__ = ("credential", "base_url")
+    CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    BASE_URL_FIELD_NUMBER: _ClassVar[int]
+    credential: _common_pb2.ProviderCredential
+    base_url: str
+    def __init__(self, credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ..., base_url: _Optional[str] = ...) -> None: ...
+
+class ValidateCredentialResponse(_message.Message):
+    __slots__ = ("valid", "reason", "provider_unreachable")
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_UNREACHABLE_FIELD_NUMBER: _ClassVar[int]
+    valid: bool
+    reason: str
+    provider_unreachable: bool
+    def __init__(self, valid: _Optional[bool] = ..., reason: _Optional[str] = ..., provider_unreachable: _Optional[bool] = ...) -> None: ...

@@ -40,6 +40,11 @@ class EmailSenderServiceStub:
                 request_serializer=herald_dot_v1_dot_email__sender__pb2.GetEmailWorkerStatusRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_email__sender__pb2.GetEmailWorkerStatusResponse.FromString,
                 _registered_method=True)
+        self.ValidateCredential = channel.unary_unary(
+                '/herald.v1.EmailSenderService/ValidateCredential',
+                request_serializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialResponse.FromString,
+                _registered_method=True)
 
 
 class EmailSenderServiceServicer:
@@ -52,6 +57,13 @@ class EmailSenderServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ValidateCredential(self, request, context):
+        """Checks a credential with the provider's documented validation call before Herald stores it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EmailSenderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -59,6 +71,11 @@ def add_EmailSenderServiceServicer_to_server(servicer, server):
                     servicer.GetEmailWorkerStatus,
                     request_deserializer=herald_dot_v1_dot_email__sender__pb2.GetEmailWorkerStatusRequest.FromString,
                     response_serializer=herald_dot_v1_dot_email__sender__pb2.GetEmailWorkerStatusResponse.SerializeToString,
+            ),
+            'ValidateCredential': grpc.unary_unary_rpc_method_handler(
+                    servicer.ValidateCredential,
+                    request_deserializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -89,6 +106,33 @@ class EmailSenderService:
             '/herald.v1.EmailSenderService/GetEmailWorkerStatus',
             herald_dot_v1_dot_email__sender__pb2.GetEmailWorkerStatusRequest.SerializeToString,
             herald_dot_v1_dot_email__sender__pb2.GetEmailWorkerStatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ValidateCredential(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.EmailSenderService/ValidateCredential',
+            herald_dot_v1_dot_email__sender__pb2.ValidateCredentialRequest.SerializeToString,
+            herald_dot_v1_dot_email__sender__pb2.ValidateCredentialResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -34,6 +34,8 @@ class EmailSenderServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> EmailSenderServiceAsyncStub: ...
     GetEmailWorkerStatus: _grpc.UnaryUnaryMultiCallable[_email_sender_pb2.GetEmailWorkerStatusRequest, _email_sender_pb2.GetEmailWorkerStatusResponse]
+    ValidateCredential: _grpc.UnaryUnaryMultiCallable[_email_sender_pb2.ValidateCredentialRequest, _email_sender_pb2.ValidateCredentialResponse]
+    """Checks a credential with the provider's documented validation call before Herald stores it."""
 
 @_typing.type_check_only
 class EmailSenderServiceAsyncStub(EmailSenderServiceStub):
@@ -41,6 +43,8 @@ class EmailSenderServiceAsyncStub(EmailSenderServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetEmailWorkerStatus: _aio.UnaryUnaryMultiCallable[_email_sender_pb2.GetEmailWorkerStatusRequest, _email_sender_pb2.GetEmailWorkerStatusResponse]  # type: ignore[assignment]
+    ValidateCredential: _aio.UnaryUnaryMultiCallable[_email_sender_pb2.ValidateCredentialRequest, _email_sender_pb2.ValidateCredentialResponse]  # type: ignore[assignment]
+    """Checks a credential with the provider's documented validation call before Herald stores it."""
 
 class EmailSenderServiceServicer(metaclass=_abc_1.ABCMeta):
     """What the email-sender reports about itself; its work arrives over JetStream."""
@@ -51,5 +55,13 @@ class EmailSenderServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _email_sender_pb2.GetEmailWorkerStatusRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_email_sender_pb2.GetEmailWorkerStatusResponse, _abc.Awaitable[_email_sender_pb2.GetEmailWorkerStatusResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ValidateCredential(
+        self,
+        request: _email_sender_pb2.ValidateCredentialRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_email_sender_pb2.ValidateCredentialResponse, _abc.Awaitable[_email_sender_pb2.ValidateCredentialResponse]]:
+        """Checks a credential with the provider's documented validation call before Herald stores it."""
 
 def add_EmailSenderServiceServicer_to_server(servicer: EmailSenderServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

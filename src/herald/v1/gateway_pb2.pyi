@@ -94,3 +94,105 @@ class AdminServiceCreateTenantResponse(_message.Message):
     tenant: _common_pb2.Tenant
     api_key: str
     def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ..., api_key: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListTenantsRequest(_message.Message):
+    __slots__ = ("page_size", "cursor")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListTenantsResponse(_message.Message):
+    __slots__ = ("tenants", "next_cursor")
+    TENANTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenants: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tenant]
+    next_cursor: str
+    def __init__(self, tenants: _Optional[_Iterable[_Union[_common_pb2.Tenant, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceGetTenantRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class AdminServiceGetTenantResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class AdminServiceUpdateTenantRequest(_message.Message):
+    __slots__ = ("tenant_id", "plan", "disabled")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    DISABLED_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    plan: _common_pb2.Plan
+    disabled: bool
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., disabled: _Optional[bool] = ...) -> None: ...
+
+class AdminServiceUpdateTenantResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class AdminServiceCreateApiKeyRequest(_message.Message):
+    __slots__ = ("tenant_id", "name")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    name: str
+    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class AdminServiceCreateApiKeyResponse(_message.Message):
+    __slots__ = ("key", "api_key")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    key: _common_pb2.ApiKey
+    api_key: str
+    def __init__(self, key: _Optional[_Union[_common_pb2.ApiKey, _Mapping]] = ..., api_key: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListApiKeysRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListApiKeysResponse(_message.Message):
+    __slots__ = ("keys",)
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedCompositeFieldContainer[_common_pb2.ApiKey]
+    def __init__(self, keys: _Optional[_Iterable[_Union[_common_pb2.ApiKey, _Mapping]]] = ...) -> None: ...
+
+class AdminServiceRevokeApiKeyRequest(_message.Message):
+    __slots__ = ("tenant_id", "key_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    key_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., key_id: _Optional[str] = ...) -> None: ...
+
+class AdminServiceRevokeApiKeyResponse(_message.Message):
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: _common_pb2.ApiKey
+    def __init__(self, key: _Optional[_Union[_common_pb2.ApiKey, _Mapping]] = ...) -> None: ...
+
+class RotateMasterKeyRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RotateMasterKeyResponse(_message.Message):
+    __slots__ = ("reencrypted", "already_current", "active_key_id", "unreadable_ids")
+    REENCRYPTED_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_CURRENT_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    UNREADABLE_IDS_FIELD_NUMBER: _ClassVar[int]
+    reencrypted: int
+    already_current: int
+    active_key_id: str
+    unreadable_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, reencrypted: _Optional[int] = ..., already_current: _Optional[int] = ..., active_key_id: _Optional[str] = ..., unreadable_ids: _Optional[_Iterable[str]] = ...) -> None: ...

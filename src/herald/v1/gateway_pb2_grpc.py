@@ -202,6 +202,41 @@ class AdminServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantResponse.FromString,
                 _registered_method=True)
+        self.ListTenants = channel.unary_unary(
+                '/herald.v1.AdminService/ListTenants',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListTenantsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListTenantsResponse.FromString,
+                _registered_method=True)
+        self.GetTenant = channel.unary_unary(
+                '/herald.v1.AdminService/GetTenant',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetTenantRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetTenantResponse.FromString,
+                _registered_method=True)
+        self.UpdateTenant = channel.unary_unary(
+                '/herald.v1.AdminService/UpdateTenant',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceUpdateTenantRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceUpdateTenantResponse.FromString,
+                _registered_method=True)
+        self.CreateApiKey = channel.unary_unary(
+                '/herald.v1.AdminService/CreateApiKey',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateApiKeyRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateApiKeyResponse.FromString,
+                _registered_method=True)
+        self.ListApiKeys = channel.unary_unary(
+                '/herald.v1.AdminService/ListApiKeys',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListApiKeysRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListApiKeysResponse.FromString,
+                _registered_method=True)
+        self.RevokeApiKey = channel.unary_unary(
+                '/herald.v1.AdminService/RevokeApiKey',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeApiKeyRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeApiKeyResponse.FromString,
+                _registered_method=True)
+        self.RotateMasterKey = channel.unary_unary(
+                '/herald.v1.AdminService/RotateMasterKey',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -215,6 +250,49 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTenants(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTenant(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateTenant(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateApiKey(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListApiKeys(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeApiKey(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateMasterKey(self, request, context):
+        """Re-encrypts every stored secret under the active master key, while serving.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -222,6 +300,41 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.CreateTenant,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantResponse.SerializeToString,
+            ),
+            'ListTenants': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTenants,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListTenantsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListTenantsResponse.SerializeToString,
+            ),
+            'GetTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTenant,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetTenantRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetTenantResponse.SerializeToString,
+            ),
+            'UpdateTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateTenant,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceUpdateTenantRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceUpdateTenantResponse.SerializeToString,
+            ),
+            'CreateApiKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateApiKey,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateApiKeyRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateApiKeyResponse.SerializeToString,
+            ),
+            'ListApiKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListApiKeys,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListApiKeysRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListApiKeysResponse.SerializeToString,
+            ),
+            'RevokeApiKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeApiKey,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeApiKeyRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeApiKeyResponse.SerializeToString,
+            ),
+            'RotateMasterKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateMasterKey,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -253,6 +366,195 @@ class AdminService:
             '/herald.v1.AdminService/CreateTenant',
             herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTenants(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListTenants',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListTenantsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListTenantsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/GetTenant',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceGetTenantRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceGetTenantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/UpdateTenant',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceUpdateTenantRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceUpdateTenantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateApiKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/CreateApiKey',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceCreateApiKeyRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceCreateApiKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListApiKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListApiKeys',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListApiKeysRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListApiKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeApiKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/RevokeApiKey',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeApiKeyRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeApiKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateMasterKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/RotateMasterKey',
+            herald_dot_v1_dot_gateway__pb2.RotateMasterKeyRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.RotateMasterKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -82,6 +82,14 @@ class AdminServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> AdminServiceAsyncStub: ...
     CreateTenant: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateTenantRequest, _gateway_pb2.AdminServiceCreateTenantResponse]
+    ListTenants: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListTenantsRequest, _gateway_pb2.AdminServiceListTenantsResponse]
+    GetTenant: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceGetTenantRequest, _gateway_pb2.AdminServiceGetTenantResponse]
+    UpdateTenant: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceUpdateTenantRequest, _gateway_pb2.AdminServiceUpdateTenantResponse]
+    CreateApiKey: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateApiKeyRequest, _gateway_pb2.AdminServiceCreateApiKeyResponse]
+    ListApiKeys: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListApiKeysRequest, _gateway_pb2.AdminServiceListApiKeysResponse]
+    RevokeApiKey: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeApiKeyRequest, _gateway_pb2.AdminServiceRevokeApiKeyResponse]
+    RotateMasterKey: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RotateMasterKeyRequest, _gateway_pb2.RotateMasterKeyResponse]
+    """Re-encrypts every stored secret under the active master key, while serving."""
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -91,6 +99,14 @@ class AdminServiceAsyncStub(AdminServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateTenant: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateTenantRequest, _gateway_pb2.AdminServiceCreateTenantResponse]  # type: ignore[assignment]
+    ListTenants: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListTenantsRequest, _gateway_pb2.AdminServiceListTenantsResponse]  # type: ignore[assignment]
+    GetTenant: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceGetTenantRequest, _gateway_pb2.AdminServiceGetTenantResponse]  # type: ignore[assignment]
+    UpdateTenant: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceUpdateTenantRequest, _gateway_pb2.AdminServiceUpdateTenantResponse]  # type: ignore[assignment]
+    CreateApiKey: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateApiKeyRequest, _gateway_pb2.AdminServiceCreateApiKeyResponse]  # type: ignore[assignment]
+    ListApiKeys: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListApiKeysRequest, _gateway_pb2.AdminServiceListApiKeysResponse]  # type: ignore[assignment]
+    RevokeApiKey: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeApiKeyRequest, _gateway_pb2.AdminServiceRevokeApiKeyResponse]  # type: ignore[assignment]
+    RotateMasterKey: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RotateMasterKeyRequest, _gateway_pb2.RotateMasterKeyResponse]  # type: ignore[assignment]
+    """Re-encrypts every stored secret under the active master key, while serving."""
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -103,5 +119,55 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.AdminServiceCreateTenantRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.AdminServiceCreateTenantResponse, _abc.Awaitable[_gateway_pb2.AdminServiceCreateTenantResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListTenants(
+        self,
+        request: _gateway_pb2.AdminServiceListTenantsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListTenantsResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListTenantsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetTenant(
+        self,
+        request: _gateway_pb2.AdminServiceGetTenantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceGetTenantResponse, _abc.Awaitable[_gateway_pb2.AdminServiceGetTenantResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateTenant(
+        self,
+        request: _gateway_pb2.AdminServiceUpdateTenantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceUpdateTenantResponse, _abc.Awaitable[_gateway_pb2.AdminServiceUpdateTenantResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateApiKey(
+        self,
+        request: _gateway_pb2.AdminServiceCreateApiKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceCreateApiKeyResponse, _abc.Awaitable[_gateway_pb2.AdminServiceCreateApiKeyResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListApiKeys(
+        self,
+        request: _gateway_pb2.AdminServiceListApiKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListApiKeysResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListApiKeysResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RevokeApiKey(
+        self,
+        request: _gateway_pb2.AdminServiceRevokeApiKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceRevokeApiKeyResponse, _abc.Awaitable[_gateway_pb2.AdminServiceRevokeApiKeyResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RotateMasterKey(
+        self,
+        request: _gateway_pb2.RotateMasterKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RotateMasterKeyResponse, _abc.Awaitable[_gateway_pb2.RotateMasterKeyResponse]]:
+        """Re-encrypts every stored secret under the active master key, while serving."""
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

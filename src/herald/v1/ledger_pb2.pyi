@@ -241,3 +241,267 @@ class AuthenticateApiKeyResponse(_message.Message):
     tenant: _common_pb2.Tenant
     key_id: str
     def __init__(self, found: _Optional[bool] = ..., tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ..., key_id: _Optional[str] = ...) -> None: ...
+
+class ListTenantsRequest(_message.Message):
+    __slots__ = ("page_size", "cursor")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListTenantsResponse(_message.Message):
+    __slots__ = ("tenants", "next_cursor")
+    TENANTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenants: _containers.RepeatedCompositeFieldContainer[_common_pb2.Tenant]
+    next_cursor: str
+    def __init__(self, tenants: _Optional[_Iterable[_Union[_common_pb2.Tenant, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class UpdateTenantRequest(_message.Message):
+    __slots__ = ("tenant_id", "plan", "disabled")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    DISABLED_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    plan: _common_pb2.Plan
+    disabled: bool
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., disabled: _Optional[bool] = ...) -> None: ...
+
+class UpdateTenantResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class ListApiKeysRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class ListApiKeysResponse(_message.Message):
+    __slots__ = ("keys",)
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedCompositeFieldContainer[_common_pb2.ApiKey]
+    def __init__(self, keys: _Optional[_Iterable[_Union[_common_pb2.ApiKey, _Mapping]]] = ...) -> None: ...
+
+class RevokeApiKeyRequest(_message.Message):
+    __slots__ = ("tenant_id", "key_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    key_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., key_id: _Optional[str] = ...) -> None: ...
+
+class RevokeApiKeyResponse(_message.Message):
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: _common_pb2.ApiKey
+    def __init__(self, key: _Optional[_Union[_common_pb2.ApiKey, _Mapping]] = ...) -> None: ...
+
+class ApiKeyUse(_message.Message):
+    __slots__ = ("key_id", "used_at")
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    USED_AT_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    used_at: _timestamp_pb2.Timestamp
+    def __init__(self, key_id: _Optional[str] = ..., used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TouchApiKeysRequest(_message.Message):
+    __slots__ = ("uses",)
+    USES_FIELD_NUMBER: _ClassVar[int]
+    uses: _containers.RepeatedCompositeFieldContainer[ApiKeyUse]
+    def __init__(self, uses: _Optional[_Iterable[_Union[ApiKeyUse, _Mapping]]] = ...) -> None: ...
+
+class TouchApiKeysResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class CreateProviderRequest(_message.Message):
+    __slots__ = ("tenant_id", "credential", "priority", "base_url", "options")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    BASE_URL_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    credential: _common_pb2.ProviderCredential
+    priority: int
+    base_url: str
+    options: _containers.ScalarMap[str, str]
+    def __init__(self, tenant_id: _Optional[str] = ..., credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class CreateProviderResponse(_message.Message):
+    __slots__ = ("provider",)
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    provider: _common_pb2.ProviderConfig
+    def __init__(self, provider: _Optional[_Union[_common_pb2.ProviderConfig, _Mapping]] = ...) -> None: ...
+
+class ListProvidersRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class ListProvidersResponse(_message.Message):
+    __slots__ = ("providers",)
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    providers: _containers.RepeatedCompositeFieldContainer[_common_pb2.ProviderConfig]
+    def __init__(self, providers: _Optional[_Iterable[_Union[_common_pb2.ProviderConfig, _Mapping]]] = ...) -> None: ...
+
+class UpdateProviderRequest(_message.Message):
+    __slots__ = ("tenant_id", "provider_id", "priority", "base_url", "replace_options", "options", "credential")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    BASE_URL_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    provider_id: str
+    priority: int
+    base_url: str
+    replace_options: bool
+    options: _containers.ScalarMap[str, str]
+    credential: _common_pb2.ProviderCredential
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., replace_options: _Optional[bool] = ..., options: _Optional[_Mapping[str, str]] = ..., credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ...) -> None: ...
+
+class UpdateProviderResponse(_message.Message):
+    __slots__ = ("provider",)
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    provider: _common_pb2.ProviderConfig
+    def __init__(self, provider: _Optional[_Union[_common_pb2.ProviderConfig, _Mapping]] = ...) -> None: ...
+
+class DeleteProviderRequest(_message.Message):
+    __slots__ = ("tenant_id", "provider_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    provider_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ...) -> None: ...
+
+class DeleteProviderResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ProviderSecret(_message.Message):
+    __slots__ = ("config", "sealed_credential")
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SEALED_CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    config: _common_pb2.ProviderConfig
+    sealed_credential: bytes
+    def __init__(self, config: _Optional[_Union[_common_pb2.ProviderConfig, _Mapping]] = ..., sealed_credential: _Optional[bytes] = ...) -> None: ...
+
+class GetProviderSecretsRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetProviderSecretsResponse(_message.Message):
+    __slots__ = ("providers",)
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    providers: _containers.RepeatedCompositeFieldContainer[ProviderSecret]
+    def __init__(self, providers: _Optional[_Iterable[_Union[ProviderSecret, _Mapping]]] = ...) -> None: ...
+
+class GenerateWebhookSecretRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GenerateWebhookSecretResponse(_message.Message):
+    __slots__ = ("secret", "status")
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    secret: str
+    status: _common_pb2.WebhookSecretStatus
+    def __init__(self, secret: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.WebhookSecretStatus, _Mapping]] = ...) -> None: ...
+
+class RotateWebhookSecretRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class RotateWebhookSecretResponse(_message.Message):
+    __slots__ = ("secret", "status")
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    secret: str
+    status: _common_pb2.WebhookSecretStatus
+    def __init__(self, secret: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.WebhookSecretStatus, _Mapping]] = ...) -> None: ...
+
+class GetWebhookSecretStatusRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetWebhookSecretStatusResponse(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: _common_pb2.WebhookSecretStatus
+    def __init__(self, status: _Optional[_Union[_common_pb2.WebhookSecretStatus, _Mapping]] = ...) -> None: ...
+
+class DeleteWebhookSecretRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class DeleteWebhookSecretResponse(_message.Message):
+    __slots__ = ("deleted",)
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    deleted: bool
+    def __init__(self, deleted: _Optional[bool] = ...) -> None: ...
+
+class GetSigningSecretsRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetSigningSecretsResponse(_message.Message):
+    __slots__ = ("sealed_current", "sealed_previous", "previous_expires_at")
+    SEALED_CURRENT_FIELD_NUMBER: _ClassVar[int]
+    SEALED_PREVIOUS_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    sealed_current: bytes
+    sealed_previous: bytes
+    previous_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, sealed_current: _Optional[bytes] = ..., sealed_previous: _Optional[bytes] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ReencryptSecretsRequest(_message.Message):
+    __slots__ = ("batch_size",)
+    BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
+    batch_size: int
+    def __init__(self, batch_size: _Optional[int] = ...) -> None: ...
+
+class ReencryptSecretsResponse(_message.Message):
+    __slots__ = ("reencrypted", "already_current", "active_key_id", "unreadable_ids")
+    REENCRYPTED_FIELD_NUMBER: _ClassVar[int]
+    ALREADY_CURRENT_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    UNREADABLE_IDS_FIELD_NUMBER: _ClassVar[int]
+    reencrypted: int
+    already_current: int
+    active_key_id: str
+    unreadable_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, reencrypted: _Optional[int] = ..., already_current: _Optional[int] = ..., active_key_id: _Optional[str] = ..., unreadable_ids: _Optional[_Iterable[str]] = ...) -> None: ...

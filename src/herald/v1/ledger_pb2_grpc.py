@@ -101,6 +101,86 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.AuthenticateApiKeyRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.AuthenticateApiKeyResponse.FromString,
                 _registered_method=True)
+        self.ListTenants = channel.unary_unary(
+                '/herald.v1.LedgerService/ListTenants',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListTenantsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListTenantsResponse.FromString,
+                _registered_method=True)
+        self.UpdateTenant = channel.unary_unary(
+                '/herald.v1.LedgerService/UpdateTenant',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.UpdateTenantRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateTenantResponse.FromString,
+                _registered_method=True)
+        self.ListApiKeys = channel.unary_unary(
+                '/herald.v1.LedgerService/ListApiKeys',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListApiKeysRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListApiKeysResponse.FromString,
+                _registered_method=True)
+        self.RevokeApiKey = channel.unary_unary(
+                '/herald.v1.LedgerService/RevokeApiKey',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RevokeApiKeyRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RevokeApiKeyResponse.FromString,
+                _registered_method=True)
+        self.TouchApiKeys = channel.unary_unary(
+                '/herald.v1.LedgerService/TouchApiKeys',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.TouchApiKeysRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.TouchApiKeysResponse.FromString,
+                _registered_method=True)
+        self.CreateProvider = channel.unary_unary(
+                '/herald.v1.LedgerService/CreateProvider',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CreateProviderRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CreateProviderResponse.FromString,
+                _registered_method=True)
+        self.ListProviders = channel.unary_unary(
+                '/herald.v1.LedgerService/ListProviders',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListProvidersRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListProvidersResponse.FromString,
+                _registered_method=True)
+        self.UpdateProvider = channel.unary_unary(
+                '/herald.v1.LedgerService/UpdateProvider',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.UpdateProviderRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateProviderResponse.FromString,
+                _registered_method=True)
+        self.DeleteProvider = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteProvider',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteProviderRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteProviderResponse.FromString,
+                _registered_method=True)
+        self.GetProviderSecrets = channel.unary_unary(
+                '/herald.v1.LedgerService/GetProviderSecrets',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetProviderSecretsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetProviderSecretsResponse.FromString,
+                _registered_method=True)
+        self.GenerateWebhookSecret = channel.unary_unary(
+                '/herald.v1.LedgerService/GenerateWebhookSecret',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GenerateWebhookSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GenerateWebhookSecretResponse.FromString,
+                _registered_method=True)
+        self.RotateWebhookSecret = channel.unary_unary(
+                '/herald.v1.LedgerService/RotateWebhookSecret',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RotateWebhookSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RotateWebhookSecretResponse.FromString,
+                _registered_method=True)
+        self.GetWebhookSecretStatus = channel.unary_unary(
+                '/herald.v1.LedgerService/GetWebhookSecretStatus',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSecretStatusRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSecretStatusResponse.FromString,
+                _registered_method=True)
+        self.DeleteWebhookSecret = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteWebhookSecret',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookSecretResponse.FromString,
+                _registered_method=True)
+        self.GetSigningSecrets = channel.unary_unary(
+                '/herald.v1.LedgerService/GetSigningSecrets',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetSigningSecretsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetSigningSecretsResponse.FromString,
+                _registered_method=True)
+        self.ReencryptSecrets = channel.unary_unary(
+                '/herald.v1.LedgerService/ReencryptSecrets',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -192,6 +272,106 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTenants(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateTenant(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListApiKeys(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeApiKey(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TouchApiKeys(self, request, context):
+        """Last-used times, collected by gateways and written in batches.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateProvider(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListProviders(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateProvider(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteProvider(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetProviderSecrets(self, request, context):
+        """The encrypted credentials a sender decrypts right before calling the provider.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GenerateWebhookSecret(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateWebhookSecret(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebhookSecretStatus(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteWebhookSecret(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSigningSecrets(self, request, context):
+        """The encrypted signing secrets (current, and previous while it overlaps).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReencryptSecrets(self, request, context):
+        """Re-encrypts every stored secret not yet under the active master key.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -259,6 +439,86 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.AuthenticateApiKey,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.AuthenticateApiKeyRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.AuthenticateApiKeyResponse.SerializeToString,
+            ),
+            'ListTenants': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTenants,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListTenantsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListTenantsResponse.SerializeToString,
+            ),
+            'UpdateTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateTenant,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateTenantRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.UpdateTenantResponse.SerializeToString,
+            ),
+            'ListApiKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListApiKeys,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListApiKeysRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListApiKeysResponse.SerializeToString,
+            ),
+            'RevokeApiKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeApiKey,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RevokeApiKeyRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RevokeApiKeyResponse.SerializeToString,
+            ),
+            'TouchApiKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.TouchApiKeys,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.TouchApiKeysRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.TouchApiKeysResponse.SerializeToString,
+            ),
+            'CreateProvider': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateProvider,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CreateProviderRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CreateProviderResponse.SerializeToString,
+            ),
+            'ListProviders': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListProviders,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListProvidersRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListProvidersResponse.SerializeToString,
+            ),
+            'UpdateProvider': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateProvider,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateProviderRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.UpdateProviderResponse.SerializeToString,
+            ),
+            'DeleteProvider': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteProvider,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteProviderRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteProviderResponse.SerializeToString,
+            ),
+            'GetProviderSecrets': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetProviderSecrets,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetProviderSecretsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetProviderSecretsResponse.SerializeToString,
+            ),
+            'GenerateWebhookSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.GenerateWebhookSecret,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GenerateWebhookSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GenerateWebhookSecretResponse.SerializeToString,
+            ),
+            'RotateWebhookSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateWebhookSecret,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RotateWebhookSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RotateWebhookSecretResponse.SerializeToString,
+            ),
+            'GetWebhookSecretStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhookSecretStatus,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSecretStatusRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSecretStatusResponse.SerializeToString,
+            ),
+            'DeleteWebhookSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteWebhookSecret,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookSecretResponse.SerializeToString,
+            ),
+            'GetSigningSecrets': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSigningSecrets,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetSigningSecretsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetSigningSecretsResponse.SerializeToString,
+            ),
+            'ReencryptSecrets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReencryptSecrets,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -614,6 +874,438 @@ class LedgerService:
             '/herald.v1.LedgerService/AuthenticateApiKey',
             herald_dot_v1_dot_ledger__pb2.AuthenticateApiKeyRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.AuthenticateApiKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTenants(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListTenants',
+            herald_dot_v1_dot_ledger__pb2.ListTenantsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListTenantsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/UpdateTenant',
+            herald_dot_v1_dot_ledger__pb2.UpdateTenantRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.UpdateTenantResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListApiKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListApiKeys',
+            herald_dot_v1_dot_ledger__pb2.ListApiKeysRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListApiKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeApiKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RevokeApiKey',
+            herald_dot_v1_dot_ledger__pb2.RevokeApiKeyRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RevokeApiKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TouchApiKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/TouchApiKeys',
+            herald_dot_v1_dot_ledger__pb2.TouchApiKeysRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.TouchApiKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateProvider(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CreateProvider',
+            herald_dot_v1_dot_ledger__pb2.CreateProviderRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CreateProviderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListProviders(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListProviders',
+            herald_dot_v1_dot_ledger__pb2.ListProvidersRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListProvidersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateProvider(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/UpdateProvider',
+            herald_dot_v1_dot_ledger__pb2.UpdateProviderRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.UpdateProviderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteProvider(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteProvider',
+            herald_dot_v1_dot_ledger__pb2.DeleteProviderRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteProviderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetProviderSecrets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetProviderSecrets',
+            herald_dot_v1_dot_ledger__pb2.GetProviderSecretsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetProviderSecretsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GenerateWebhookSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GenerateWebhookSecret',
+            herald_dot_v1_dot_ledger__pb2.GenerateWebhookSecretRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GenerateWebhookSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateWebhookSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RotateWebhookSecret',
+            herald_dot_v1_dot_ledger__pb2.RotateWebhookSecretRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RotateWebhookSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebhookSecretStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetWebhookSecretStatus',
+            herald_dot_v1_dot_ledger__pb2.GetWebhookSecretStatusRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetWebhookSecretStatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteWebhookSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteWebhookSecret',
+            herald_dot_v1_dot_ledger__pb2.DeleteWebhookSecretRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteWebhookSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSigningSecrets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetSigningSecrets',
+            herald_dot_v1_dot_ledger__pb2.GetSigningSecretsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetSigningSecretsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReencryptSecrets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ReencryptSecrets',
+            herald_dot_v1_dot_ledger__pb2.ReencryptSecretsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ReencryptSecretsResponse.FromString,
             options,
             channel_credentials,
             insecure,

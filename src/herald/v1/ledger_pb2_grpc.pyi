@@ -54,6 +54,26 @@ class LedgerServiceStub:
     CreateApiKey: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CreateApiKeyRequest, _ledger_pb2.CreateApiKeyResponse]
     AuthenticateApiKey: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AuthenticateApiKeyRequest, _ledger_pb2.AuthenticateApiKeyResponse]
     """Resolves the SHA-256 of a presented API key to its tenant."""
+    ListTenants: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListTenantsRequest, _ledger_pb2.ListTenantsResponse]
+    UpdateTenant: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateTenantRequest, _ledger_pb2.UpdateTenantResponse]
+    ListApiKeys: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListApiKeysRequest, _ledger_pb2.ListApiKeysResponse]
+    RevokeApiKey: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RevokeApiKeyRequest, _ledger_pb2.RevokeApiKeyResponse]
+    TouchApiKeys: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.TouchApiKeysRequest, _ledger_pb2.TouchApiKeysResponse]
+    """Last-used times, collected by gateways and written in batches."""
+    CreateProvider: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CreateProviderRequest, _ledger_pb2.CreateProviderResponse]
+    ListProviders: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListProvidersRequest, _ledger_pb2.ListProvidersResponse]
+    UpdateProvider: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateProviderRequest, _ledger_pb2.UpdateProviderResponse]
+    DeleteProvider: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteProviderRequest, _ledger_pb2.DeleteProviderResponse]
+    GetProviderSecrets: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetProviderSecretsRequest, _ledger_pb2.GetProviderSecretsResponse]
+    """The encrypted credentials a sender decrypts right before calling the provider."""
+    GenerateWebhookSecret: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GenerateWebhookSecretRequest, _ledger_pb2.GenerateWebhookSecretResponse]
+    RotateWebhookSecret: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RotateWebhookSecretRequest, _ledger_pb2.RotateWebhookSecretResponse]
+    GetWebhookSecretStatus: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetWebhookSecretStatusRequest, _ledger_pb2.GetWebhookSecretStatusResponse]
+    DeleteWebhookSecret: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteWebhookSecretRequest, _ledger_pb2.DeleteWebhookSecretResponse]
+    GetSigningSecrets: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetSigningSecretsRequest, _ledger_pb2.GetSigningSecretsResponse]
+    """The encrypted signing secrets (current, and previous while it overlaps)."""
+    ReencryptSecrets: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ReencryptSecretsRequest, _ledger_pb2.ReencryptSecretsResponse]
+    """Re-encrypts every stored secret not yet under the active master key."""
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -81,6 +101,26 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     CreateApiKey: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CreateApiKeyRequest, _ledger_pb2.CreateApiKeyResponse]  # type: ignore[assignment]
     AuthenticateApiKey: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AuthenticateApiKeyRequest, _ledger_pb2.AuthenticateApiKeyResponse]  # type: ignore[assignment]
     """Resolves the SHA-256 of a presented API key to its tenant."""
+    ListTenants: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListTenantsRequest, _ledger_pb2.ListTenantsResponse]  # type: ignore[assignment]
+    UpdateTenant: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateTenantRequest, _ledger_pb2.UpdateTenantResponse]  # type: ignore[assignment]
+    ListApiKeys: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListApiKeysRequest, _ledger_pb2.ListApiKeysResponse]  # type: ignore[assignment]
+    RevokeApiKey: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RevokeApiKeyRequest, _ledger_pb2.RevokeApiKeyResponse]  # type: ignore[assignment]
+    TouchApiKeys: _aio.UnaryUnaryMultiCallable[_ledger_pb2.TouchApiKeysRequest, _ledger_pb2.TouchApiKeysResponse]  # type: ignore[assignment]
+    """Last-used times, collected by gateways and written in batches."""
+    CreateProvider: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CreateProviderRequest, _ledger_pb2.CreateProviderResponse]  # type: ignore[assignment]
+    ListProviders: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListProvidersRequest, _ledger_pb2.ListProvidersResponse]  # type: ignore[assignment]
+    UpdateProvider: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateProviderRequest, _ledger_pb2.UpdateProviderResponse]  # type: ignore[assignment]
+    DeleteProvider: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteProviderRequest, _ledger_pb2.DeleteProviderResponse]  # type: ignore[assignment]
+    GetProviderSecrets: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetProviderSecretsRequest, _ledger_pb2.GetProviderSecretsResponse]  # type: ignore[assignment]
+    """The encrypted credentials a sender decrypts right before calling the provider."""
+    GenerateWebhookSecret: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GenerateWebhookSecretRequest, _ledger_pb2.GenerateWebhookSecretResponse]  # type: ignore[assignment]
+    RotateWebhookSecret: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RotateWebhookSecretRequest, _ledger_pb2.RotateWebhookSecretResponse]  # type: ignore[assignment]
+    GetWebhookSecretStatus: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetWebhookSecretStatusRequest, _ledger_pb2.GetWebhookSecretStatusResponse]  # type: ignore[assignment]
+    DeleteWebhookSecret: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteWebhookSecretRequest, _ledger_pb2.DeleteWebhookSecretResponse]  # type: ignore[assignment]
+    GetSigningSecrets: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetSigningSecretsRequest, _ledger_pb2.GetSigningSecretsResponse]  # type: ignore[assignment]
+    """The encrypted signing secrets (current, and previous while it overlaps)."""
+    ReencryptSecrets: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ReencryptSecretsRequest, _ledger_pb2.ReencryptSecretsResponse]  # type: ignore[assignment]
+    """Re-encrypts every stored secret not yet under the active master key."""
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The canonical state. Every RPC that changes jobs takes a batch, so callers can
@@ -183,5 +223,121 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.AuthenticateApiKeyResponse, _abc.Awaitable[_ledger_pb2.AuthenticateApiKeyResponse]]:
         """Resolves the SHA-256 of a presented API key to its tenant."""
+
+    @_abc_1.abstractmethod
+    def ListTenants(
+        self,
+        request: _ledger_pb2.ListTenantsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListTenantsResponse, _abc.Awaitable[_ledger_pb2.ListTenantsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateTenant(
+        self,
+        request: _ledger_pb2.UpdateTenantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.UpdateTenantResponse, _abc.Awaitable[_ledger_pb2.UpdateTenantResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListApiKeys(
+        self,
+        request: _ledger_pb2.ListApiKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListApiKeysResponse, _abc.Awaitable[_ledger_pb2.ListApiKeysResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RevokeApiKey(
+        self,
+        request: _ledger_pb2.RevokeApiKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RevokeApiKeyResponse, _abc.Awaitable[_ledger_pb2.RevokeApiKeyResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def TouchApiKeys(
+        self,
+        request: _ledger_pb2.TouchApiKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.TouchApiKeysResponse, _abc.Awaitable[_ledger_pb2.TouchApiKeysResponse]]:
+        """Last-used times, collected by gateways and written in batches."""
+
+    @_abc_1.abstractmethod
+    def CreateProvider(
+        self,
+        request: _ledger_pb2.CreateProviderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CreateProviderResponse, _abc.Awaitable[_ledger_pb2.CreateProviderResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListProviders(
+        self,
+        request: _ledger_pb2.ListProvidersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListProvidersResponse, _abc.Awaitable[_ledger_pb2.ListProvidersResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateProvider(
+        self,
+        request: _ledger_pb2.UpdateProviderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.UpdateProviderResponse, _abc.Awaitable[_ledger_pb2.UpdateProviderResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteProvider(
+        self,
+        request: _ledger_pb2.DeleteProviderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteProviderResponse, _abc.Awaitable[_ledger_pb2.DeleteProviderResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetProviderSecrets(
+        self,
+        request: _ledger_pb2.GetProviderSecretsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetProviderSecretsResponse, _abc.Awaitable[_ledger_pb2.GetProviderSecretsResponse]]:
+        """The encrypted credentials a sender decrypts right before calling the provider."""
+
+    @_abc_1.abstractmethod
+    def GenerateWebhookSecret(
+        self,
+        request: _ledger_pb2.GenerateWebhookSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GenerateWebhookSecretResponse, _abc.Awaitable[_ledger_pb2.GenerateWebhookSecretResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RotateWebhookSecret(
+        self,
+        request: _ledger_pb2.RotateWebhookSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RotateWebhookSecretResponse, _abc.Awaitable[_ledger_pb2.RotateWebhookSecretResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetWebhookSecretStatus(
+        self,
+        request: _ledger_pb2.GetWebhookSecretStatusRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetWebhookSecretStatusResponse, _abc.Awaitable[_ledger_pb2.GetWebhookSecretStatusResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteWebhookSecret(
+        self,
+        request: _ledger_pb2.DeleteWebhookSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteWebhookSecretResponse, _abc.Awaitable[_ledger_pb2.DeleteWebhookSecretResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetSigningSecrets(
+        self,
+        request: _ledger_pb2.GetSigningSecretsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetSigningSecretsResponse, _abc.Awaitable[_ledger_pb2.GetSigningSecretsResponse]]:
+        """The encrypted signing secrets (current, and previous while it overlaps)."""
+
+    @_abc_1.abstractmethod
+    def ReencryptSecrets(
+        self,
+        request: _ledger_pb2.ReencryptSecretsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ReencryptSecretsResponse, _abc.Awaitable[_ledger_pb2.ReencryptSecretsResponse]]:
+        """Re-encrypts every stored secret not yet under the active master key."""
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -135,3 +135,206 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         url=job.webhook.url if job.HasField("webhook") else None,
         attempts=[attempt_out(a) for a in attempts] if attempts is not None else None,
     )
+
+
+class ApiKeyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(default="default", min_length=1, max_length=100)
+
+
+class ApiKeyOut(BaseModel):
+    id: str
+    name: str
+    public_id: str = Field(description="Part of the key (hk_live_<public_id>_...): names it without revealing it.")
+    created_at: datetime | None
+    revoked_at: datetime | None = None
+    last_used_at: datetime | None = None
+
+
+class ApiKeyCreated(ApiKeyOut):
+    api_key: str = Field(description="Shown once. Only its SHA-256 is stored.")
+
+
+class ApiKeyList(BaseModel):
+    data: list[ApiKeyOut]
+
+
+ProviderName = Literal["sendgrid", "resend", "postmark", "smtp"]
+PROVIDER_VALUES = {
+    "sendgrid": common_pb2.EMAIL_PROVIDER_SENDGRID,
+    "resend": common_pb2.EMAIL_PROVIDER_RESEND,
+    "postmark": common_pb2.EMAIL_PROVIDER_POSTMARK,
+    "smtp": common_pb2.EMAIL_PROVIDER_SMTP,
+}
+PROVIDER_NAMES = {v: k for k, v in PROVIDER_VALUES.items()}
+TLS_VALUES = {
+    "starttls": common_pb2.SMTP_TLS_MODE_STARTTLS,
+    "implicit": common_pb2.SMTP_TLS_MODE_IMPLICIT,
+    "none": common_pb2.SMTP_TLS_MODE_NONE,
+}
+TLS_NAMES = {v: k for k, v in TLS_VALUES.items()}
+
+
+class SmtpIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = Field(min_length=1, max_length=255)
+    port: int = Field(ge=1, le=65535)
+    username: str = Field(default="", max_length=255)
+    password: str = Field(default="", max_length=1024, repr=False)
+    tls_mode: Literal["starttls", "implicit", "none"] = "starttls"
+
+
+class ProviderIn(BaseModel):
+    """`api_key` for SendGrid, Resend and Postmark (the server token); `smtp` for SMTP."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: ProviderName
+    api_key: str | None = Field(default=None, max_length=1024, repr=False)
+    smtp: SmtpIn | None = None
+    priority: int = Field(default=0, ge=0, le=1_000_000, description="Higher is tried first.")
+    base_url: str = Field(
+        default="", max_length=2048, description="The provider's API base URL; empty for the real one."
+    )
+    options: dict[str, str] = Field(default_factory=dict, max_length=50)
+
+
+class ProviderPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    priority: int | None = Field(default=None, ge=0, le=1_000_000)
+    base_url: str | None = Field(default=None, max_length=2048)
+    options: dict[str, str] | None = Field(default=None, max_length=50)
+    api_key: str | None = Field(default=None, max_length=1024, repr=False)
+    smtp: SmtpIn | None = None
+
+
+class ProviderOut(BaseModel):
+    id: str
+    provider: str
+    priority: int
+    base_url: str
+    options: dict[str, str]
+    masked_secret: str | None = Field(description="e.g. SG.****abcd; never the secret itself.")
+    secret_error: str | None = Field(description="Set when the stored secret cannot be opened: the row is unusable.")
+    smtp: dict[str, object] | None = None
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+class ProviderList(BaseModel):
+    data: list[ProviderOut]
+
+
+class WebhookSecretStatusOut(BaseModel):
+    exists: bool
+    created_at: datetime | None = None
+    rotated_at: datetime | None = None
+    previous_expires_at: datetime | None = Field(
+        default=None, description="Until then the previous secret still signs alongside the new one."
+    )
+
+
+class WebhookSecretCreated(WebhookSecretStatusOut):
+    secret: str = Field(description="Shown once. Herald keeps it encrypted to sign deliveries.")
+
+
+class TenantOut(BaseModel):
+    id: str
+    name: str
+    plan: str
+    disabled: bool
+    created_at: datetime | None
+
+
+class TenantList(BaseModel):
+    data: list[TenantOut]
+    next_cursor: str | None
+
+
+class TenantPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    plan: Literal["free", "indie", "startup"] | None = None
+    disabled: bool | None = None
+
+
+class MasterKeyRotation(BaseModel):
+    reencrypted: int
+    already_current: int
+    active_key_id: str
+    unreadable_ids: list[str] = Field(
+        description="Rows whose secret did not open (tampered or moved); left as they are."
+    )
+
+
+def api_key_out(key: common_pb2.ApiKey) -> ApiKeyOut:
+    return ApiKeyOut(
+        id=key.id,
+        name=key.name,
+        public_id=key.public_id,
+        created_at=when(key.created_at, key.HasField("created_at")),
+        revoked_at=when(key.revoked_at, key.HasField("revoked_at")),
+        last_used_at=when(key.last_used_at, key.HasField("last_used_at")),
+    )
+
+
+def provider_out(provider: common_pb2.ProviderConfig) -> ProviderOut:
+    smtp = None
+    if provider.provider == common_pb2.EMAIL_PROVIDER_SMTP:
+        smtp = {
+            "host": provider.smtp_host,
+            "port": provider.smtp_port,
+            "username": provider.smtp_username,
+            "tls_mode": TLS_NAMES.get(provider.smtp_tls_mode, "starttls"),
+        }
+    return ProviderOut(
+        id=provider.id,
+        provider=PROVIDER_NAMES.get(provider.provider, "unknown"),
+        priority=provider.priority,
+        base_url=provider.base_url,
+        options=dict(provider.options),
+        masked_secret=provider.masked_secret or None,
+        secret_error=provider.secret_error or None,
+        smtp=smtp,
+        created_at=when(provider.created_at, provider.HasField("created_at")),
+        updated_at=when(provider.updated_at, provider.HasField("updated_at")),
+    )
+
+
+def credential_from(provider: str, api_key: str | None, smtp: SmtpIn | None) -> common_pb2.ProviderCredential:
+    credential = common_pb2.ProviderCredential(provider=PROVIDER_VALUES[provider])  # type: ignore[arg-type]
+    if api_key is not None:
+        credential.api_key = api_key
+    if smtp is not None:
+        credential.smtp.CopyFrom(
+            common_pb2.SmtpSettings(
+                host=smtp.host,
+                port=smtp.port,
+                username=smtp.username,
+                password=smtp.password,
+                tls_mode=TLS_VALUES[smtp.tls_mode],  # type: ignore[arg-type]
+            )
+        )
+    return credential
+
+
+def secret_status_out(status: common_pb2.WebhookSecretStatus) -> WebhookSecretStatusOut:
+    return WebhookSecretStatusOut(
+        exists=status.exists,
+        created_at=when(status.created_at, status.HasField("created_at")),
+        rotated_at=when(status.rotated_at, status.HasField("rotated_at")),
+        previous_expires_at=when(status.previous_expires_at, status.HasField("previous_expires_at")),
+    )
+
+
+def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
+    return TenantOut(
+        id=tenant.id,
+        name=tenant.name,
+        plan=PLAN_NAMES.get(tenant.plan, "free"),
+        disabled=tenant.disabled,
+        created_at=when(tenant.created_at, tenant.HasField("created_at")),
+    )

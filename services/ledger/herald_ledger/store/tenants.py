@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, insert, select
+from sqlalchemy import and_, func, insert, select, text, update
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import new_id
 from herald_ledger.db.models import api_keys, tenants
+
+API_KEY_COLUMNS = [c for c in api_keys.c if c.name != "key_hash"]
 
 
 async def create_tenant(conn: AsyncConnection, name: str, plan: str) -> Row[Any]:
@@ -28,7 +31,7 @@ async def create_api_key(
     query = (
         insert(api_keys)
         .values(id=new_id(), tenant_id=tenant_id, name=name, key_hash=key_hash, public_id=public_id)
-        .returning(api_keys.c.id, api_keys.c.created_at)
+        .returning(*API_KEY_COLUMNS)
     )
     return (await conn.execute(query)).one()
 
@@ -45,3 +48,57 @@ async def authenticate(conn: AsyncConnection, key_hash: bytes) -> tuple[Row[Any]
     if row is None:
         return None
     return row, row.key_id
+
+
+async def list_tenants(conn: AsyncConnection, page_size: int, after: uuid.UUID | None) -> tuple[list[Row[Any]], str]:
+    query = select(tenants).order_by(tenants.c.id).limit(page_size + 1)
+    if after is not None:
+        query = query.where(tenants.c.id > after)
+    rows = list((await conn.execute(query)).all())
+    next_cursor = str(rows[page_size - 1].id) if len(rows) > page_size else ""
+    return rows[:page_size], next_cursor
+
+
+async def update_tenant(
+    conn: AsyncConnection, tenant_id: uuid.UUID, plan: str | None, disabled: bool | None
+) -> Row[Any] | None:
+    values: dict[str, Any] = {}
+    if plan is not None:
+        values["plan"] = plan
+    if disabled is not None:
+        values["disabled"] = disabled
+    if not values:
+        return await get_tenant(conn, tenant_id)
+    query = update(tenants).where(tenants.c.id == tenant_id).values(**values).returning(*tenants.c)
+    return (await conn.execute(query)).first()
+
+
+async def list_api_keys(conn: AsyncConnection, tenant_id: uuid.UUID) -> list[Row[Any]]:
+    query = select(*API_KEY_COLUMNS).where(api_keys.c.tenant_id == tenant_id).order_by(api_keys.c.created_at)
+    return list((await conn.execute(query)).all())
+
+
+async def revoke_api_key(conn: AsyncConnection, tenant_id: uuid.UUID, key_id: uuid.UUID) -> Row[Any] | None:
+    query = (
+        update(api_keys)
+        .where(and_(api_keys.c.id == key_id, api_keys.c.tenant_id == tenant_id))
+        .values(revoked_at=func.coalesce(api_keys.c.revoked_at, func.now()))
+        .returning(*API_KEY_COLUMNS)
+    )
+    return (await conn.execute(query)).first()
+
+
+async def touch_api_keys(conn: AsyncConnection, uses: dict[uuid.UUID, datetime]) -> None:
+    """One statement for every key a gateway saw used since its last flush."""
+    if not uses:
+        return
+    await conn.execute(
+        text(
+            """
+            UPDATE api_keys SET last_used_at = GREATEST(COALESCE(api_keys.last_used_at, u.used_at), u.used_at)
+            FROM unnest(CAST(:ids AS uuid[]), CAST(:times AS timestamptz[])) AS u(id, used_at)
+            WHERE api_keys.id = u.id
+            """
+        ),
+        {"ids": list(uses), "times": list(uses.values())},
+    )

@@ -5,6 +5,17 @@ from herald_ledger.db.models.attempt import attempts
 from herald_ledger.db.models.base import metadata
 from herald_ledger.db.models.job import jobs
 from herald_ledger.db.models.job_event import job_events
+from herald_ledger.db.models.provider_credential import provider_credentials
 from herald_ledger.db.models.tenant import tenants
+from herald_ledger.db.models.webhook_secret import webhook_secrets
 
-__all__ = ["api_keys", "attempts", "job_events", "jobs", "metadata", "tenants"]
+__all__ = [
+    "api_keys",
+    "attempts",
+    "job_events",
+    "jobs",
+    "metadata",
+    "provider_credentials",
+    "tenants",
+    "webhook_secrets",
+]

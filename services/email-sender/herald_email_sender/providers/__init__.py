@@ -1,0 +1,1 @@
+"""One module per email provider, each speaking that provider's documented API."""

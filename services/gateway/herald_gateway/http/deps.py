@@ -1,0 +1,30 @@
+"""Dependencies every route shares: who is calling, and the handlers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator, Principal
+from herald_gateway.handlers import Handlers
+
+
+async def current_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
+    authenticator: ApiKeyAuthenticator = request.app.state.tenants
+    return await authenticator.authenticate(authorization)
+
+
+def current_operator(request: Request, authorization: Annotated[str | None, Header()] = None) -> None:
+    authenticator: OperatorAuthenticator = request.app.state.operators
+    authenticator.authenticate(authorization)
+
+
+def handlers(request: Request) -> Handlers:
+    found: Handlers = request.app.state.handlers
+    return found
+
+
+Tenant = Annotated[Principal, Depends(current_tenant)]
+HandlersDep = Annotated[Handlers, Depends(handlers)]
+Operator = Depends(current_operator)

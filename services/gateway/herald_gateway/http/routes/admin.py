@@ -1,0 +1,86 @@
+"""The operators' surface: authenticated by the operator token, never a tenant key."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from herald_gateway.http.deps import HandlersDep, Operator
+from herald_gateway.http.schemas import (
+    PLAN_NAMES,
+    PLAN_VALUES,
+    ApiKeyCreated,
+    ApiKeyIn,
+    ApiKeyList,
+    MasterKeyRotation,
+    TenantCreated,
+    TenantIn,
+    TenantList,
+    TenantOut,
+    TenantPatch,
+    api_key_out,
+    tenant_out,
+)
+
+router = APIRouter(prefix="/admin/v1", tags=["admin"], dependencies=[Operator])
+
+
+@router.post("/tenants", status_code=201, response_model=TenantCreated)
+async def create_tenant(body: TenantIn, handlers: HandlersDep) -> TenantCreated:
+    tenant, api_key = await handlers.create_tenant(body.name, PLAN_VALUES[body.plan])
+    return TenantCreated(tenant_id=tenant.id, name=tenant.name, plan=PLAN_NAMES[tenant.plan], api_key=api_key)
+
+
+@router.get("/tenants", response_model=TenantList)
+async def list_tenants(
+    handlers: HandlersDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=100)] = None,
+) -> TenantList:
+    tenants, next_cursor = await handlers.list_tenants(limit, cursor or "")
+    return TenantList(data=[tenant_out(t) for t in tenants], next_cursor=next_cursor or None)
+
+
+@router.get("/tenants/{tenant_id}", response_model=TenantOut)
+async def get_tenant(tenant_id: str, handlers: HandlersDep) -> TenantOut:
+    return tenant_out(await handlers.get_tenant(tenant_id))
+
+
+@router.patch("/tenants/{tenant_id}", response_model=TenantOut)
+async def update_tenant(tenant_id: str, body: TenantPatch, handlers: HandlersDep) -> TenantOut:
+    plan = PLAN_VALUES[body.plan] if body.plan else 0
+    return tenant_out(await handlers.update_tenant(tenant_id, plan, body.disabled))
+
+
+@router.post("/tenants/{tenant_id}/api-keys", status_code=201, response_model=ApiKeyCreated)
+async def create_api_key(tenant_id: str, body: ApiKeyIn, handlers: HandlersDep) -> ApiKeyCreated:
+    await handlers.get_tenant(tenant_id)
+    key, plaintext = await handlers.create_api_key(tenant_id, body.name)
+    return ApiKeyCreated(**api_key_out(key).model_dump(), api_key=plaintext)
+
+
+@router.get("/tenants/{tenant_id}/api-keys", response_model=ApiKeyList)
+async def list_api_keys(tenant_id: str, handlers: HandlersDep) -> ApiKeyList:
+    await handlers.get_tenant(tenant_id)
+    return ApiKeyList(data=[api_key_out(k) for k in await handlers.list_api_keys(tenant_id)])
+
+
+@router.delete("/tenants/{tenant_id}/api-keys/{key_id}", status_code=204)
+async def revoke_api_key(tenant_id: str, key_id: str, handlers: HandlersDep) -> Response:
+    await handlers.get_tenant(tenant_id)
+    await handlers.revoke_api_key(tenant_id, key_id)
+    return Response(status_code=204)
+
+
+@router.post("/master-key/rotate", response_model=MasterKeyRotation)
+async def rotate_master_key(handlers: HandlersDep) -> MasterKeyRotation:
+    """Re-encrypts every stored secret under the active master key, while serving."""
+    result = await handlers.rotate_master_key()
+    return MasterKeyRotation(
+        reencrypted=result.reencrypted,
+        already_current=result.already_current,
+        active_key_id=result.active_key_id,
+        unreadable_ids=list(result.unreadable_ids),
+    )

@@ -1,0 +1,45 @@
+"""Reading jobs back: one by id (with its attempts), or pages of them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from herald.v1 import ledger_pb2
+from herald_gateway.http.deps import HandlersDep, Tenant
+from herald_gateway.http.schemas import CHANNEL_VALUES, STATUS_VALUES, JobList, JobOut, job_out
+
+router = APIRouter(tags=["jobs"])
+
+
+@router.get("/v1/jobs/{job_id}", response_model=JobOut)
+async def get_job(job_id: str, principal: Tenant, handlers: HandlersDep) -> JobOut:
+    job, attempts = await handlers.get_job(principal, job_id)
+    return job_out(job, attempts)
+
+
+@router.get("/v1/jobs", response_model=JobList)
+async def list_jobs(
+    principal: Tenant,
+    handlers: HandlersDep,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    status: Annotated[str | None, Query(pattern="^(pending|queued|delivering|delivered|failed)$")] = None,
+    channel: Annotated[str | None, Query(pattern="^(webhook|email|platform_email)$")] = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+) -> JobList:
+    request = ledger_pb2.ListJobsRequest(
+        page_size=limit,
+        cursor=cursor or "",
+        status=STATUS_VALUES.get(status or "", 0),  # type: ignore[arg-type]
+        channel=CHANNEL_VALUES.get(channel or "", 0),  # type: ignore[arg-type]
+    )
+    if created_after is not None:
+        request.created_after.FromDatetime(created_after)
+    if created_before is not None:
+        request.created_before.FromDatetime(created_before)
+    page = await handlers.list_jobs(principal, request)
+    return JobList(data=[job_out(j) for j in page.jobs], next_cursor=page.next_cursor or None)

@@ -1,0 +1,63 @@
+"""A tenant's email providers. Credentials are checked with the provider before they
+are stored, stored encrypted, and only ever shown masked."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.responses import Response
+
+from herald.v1 import ledger_pb2
+from herald_gateway.errors import Invalid
+from herald_gateway.http.deps import HandlersDep, Tenant
+from herald_gateway.http.schemas import (
+    ProviderIn,
+    ProviderList,
+    ProviderOut,
+    ProviderPatch,
+    credential_from,
+    provider_out,
+)
+
+router = APIRouter(prefix="/v1/providers", tags=["providers"])
+
+
+@router.post("", status_code=201, response_model=ProviderOut)
+async def create_provider(body: ProviderIn, principal: Tenant, handlers: HandlersDep) -> ProviderOut:
+    if (body.provider == "smtp") != (body.smtp is not None) or (body.provider != "smtp") != bool(body.api_key):
+        raise Invalid([("api_key/smtp", "give api_key for sendgrid, resend and postmark; smtp settings for smtp")])
+    credential = credential_from(body.provider, body.api_key, body.smtp)
+    created = await handlers.create_provider(
+        principal.tenant_id, credential, body.priority, body.base_url, body.options
+    )
+    return provider_out(created)
+
+
+@router.get("", response_model=ProviderList)
+async def list_providers(principal: Tenant, handlers: HandlersDep) -> ProviderList:
+    """Highest priority first: the order a send walks them."""
+    return ProviderList(data=[provider_out(p) for p in await handlers.list_providers(principal.tenant_id)])
+
+
+@router.patch("/{provider_id}", response_model=ProviderOut)
+async def update_provider(
+    provider_id: str, body: ProviderPatch, principal: Tenant, handlers: HandlersDep
+) -> ProviderOut:
+    request = ledger_pb2.UpdateProviderRequest()
+    if body.priority is not None:
+        request.priority = body.priority
+    if body.base_url is not None:
+        request.base_url = body.base_url
+    if body.options is not None:
+        request.replace_options = True
+        request.options.update(body.options)
+    if body.api_key is not None and body.smtp is not None:
+        raise Invalid([("api_key/smtp", "give one of them")])
+    if body.api_key is not None or body.smtp is not None:
+        request.credential.CopyFrom(credential_from("smtp" if body.smtp else "sendgrid", body.api_key, body.smtp))
+    return provider_out(await handlers.update_provider(principal.tenant_id, provider_id, request))
+
+
+@router.delete("/{provider_id}", status_code=204)
+async def delete_provider(provider_id: str, principal: Tenant, handlers: HandlersDep) -> Response:
+    await handlers.delete_provider(principal.tenant_id, provider_id)
+    return Response(status_code=204)

@@ -1,0 +1,44 @@
+"""Listens for the ledger's change notifications and evicts what they name."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import orjson
+from nats.aio.msg import Msg
+
+from herald.bus.connection import close, connect_with_retry
+from herald.bus.subjects import Subjects
+from herald_gateway.auth import ApiKeyAuthenticator
+
+log = logging.getLogger("herald.gateway.invalidation")
+
+
+async def follow_changes(url: str, subjects: Subjects, tenants: ApiKeyAuthenticator, stopping: asyncio.Event) -> None:
+    nc = await connect_with_retry(url, "gateway", stopping)
+
+    async def on_key(message: Msg) -> None:
+        fields = orjson.loads(message.data)
+        tenants.forget_key(str(fields.get("key_id", "")))
+
+    async def on_tenant(message: Msg) -> None:
+        fields = orjson.loads(message.data)
+        tenants.forget_tenant(str(fields.get("tenant_id", "")))
+
+    await nc.subscribe(subjects.control("apikeys"), cb=on_key)
+    await nc.subscribe(subjects.control("tenants"), cb=on_tenant)
+    log.info("following key and tenant changes")
+    try:
+        await stopping.wait()
+    finally:
+        await close(nc)
+
+
+async def flush_uses_periodically(tenants: ApiKeyAuthenticator, interval_s: float, stopping: asyncio.Event) -> None:
+    while not stopping.is_set():
+        try:
+            await asyncio.wait_for(stopping.wait(), timeout=interval_s)
+        except TimeoutError:
+            pass
+        await tenants.flush_uses()

@@ -1,0 +1,47 @@
+"""Change notifications the ledger publishes after a commit (core NATS, not stored):
+gateways drop revoked keys from their caches, senders drop stale signing secrets.
+Best effort by design: each cache also expires on its own, so a lost notification
+costs at most one TTL of staleness, never correctness of what is stored."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import orjson
+from nats.aio.client import Client
+
+from herald.bus.connection import close, connect_with_retry
+from herald.bus.subjects import Subjects
+
+log = logging.getLogger("herald.ledger.notifications")
+
+API_KEYS = "apikeys"
+TENANTS = "tenants"
+WEBHOOK_SECRETS = "webhook_secrets"
+
+
+class Notifier:
+    def __init__(self, nc: Client | None, subjects: Subjects) -> None:
+        self.nc = nc
+        self.subjects = subjects
+
+    async def publish(self, topic: str, **fields: str) -> None:
+        if self.nc is None:
+            return
+        try:
+            await self.nc.publish(self.subjects.control(topic), orjson.dumps(fields))
+        except Exception as error:
+            log.warning(
+                "change notification not sent; caches will expire on their own",
+                extra={"topic": topic, "error": repr(error)},
+            )
+
+    async def connect(self, url: str, stopping: asyncio.Event) -> None:
+        """Connects in the background: the ledger serves without the bus, and
+        notifications start flowing once it is reachable."""
+        self.nc = await connect_with_retry(url, "ledger", stopping)
+
+    async def close(self) -> None:
+        if self.nc is not None:
+            await close(self.nc)

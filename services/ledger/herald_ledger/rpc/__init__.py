@@ -1,0 +1,1 @@
+"""LedgerService's RPCs, one module per area; `servicer.LedgerServicer` composes them."""

@@ -1,0 +1,269 @@
+"""Provider credentials and webhook signing secrets: sealed on the way in, never
+returned in clear (only a masked preview, or the sealed envelope to a sender)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from herald.crypto import new_webhook_secret
+from herald.grpcio.errors import abort_already_exists, abort_failed_precondition, abort_invalid, abort_not_found
+from herald.ids import new_id, parse_id
+from herald.secrets import KeyRing, SecretUnavailable, mask
+from herald.v1 import common_pb2, ledger_pb2
+from herald_ledger.convert import PROVIDER_FROM_PROTO, TLS_FROM_PROTO, provider_to_proto, webhook_secret_status
+from herald_ledger.notifications import WEBHOOK_SECRETS, Notifier
+from herald_ledger.rpc.common import Context, require_id
+from herald_ledger.store import providers as provider_store
+from herald_ledger.store import webhook_secrets as secret_store
+from herald_ledger.store.reencryption import reencrypt_all
+
+log = logging.getLogger("herald.ledger.secrets")
+MAX_PRIORITY = 1_000_000
+
+
+def credential_problems(credential: common_pb2.ProviderCredential, field: str) -> list[tuple[str, str]]:
+    provider = PROVIDER_FROM_PROTO.get(credential.provider)
+    if provider is None:
+        return [(f"{field}.provider", "must be sendgrid, resend, postmark or smtp")]
+    if provider == "smtp":
+        smtp = credential.smtp
+        problems = []
+        if not smtp.host or len(smtp.host) > 255:
+            problems.append((f"{field}.smtp.host", "is required"))
+        if not 1 <= smtp.port <= 65535:
+            problems.append((f"{field}.smtp.port", "must be 1-65535"))
+        if smtp.tls_mode not in TLS_FROM_PROTO:
+            problems.append((f"{field}.smtp.tls_mode", "must be starttls, implicit or none"))
+        if len(smtp.username) > 255 or len(smtp.password) > 1024:
+            problems.append((f"{field}.smtp", "username or password too long"))
+        return problems
+    if not credential.api_key or len(credential.api_key) > 1024 or not credential.api_key.isprintable():
+        return [(f"{field}.api_key", "is required (at most 1024 printable characters)")]
+    return []
+
+
+def clear_columns(credential: common_pb2.ProviderCredential) -> dict[str, Any]:
+    """The parts of a credential that are not secret, kept in clear for display."""
+    if credential.provider != common_pb2.EMAIL_PROVIDER_SMTP:
+        return {"smtp_host": None, "smtp_port": None, "smtp_username": None, "smtp_tls_mode": None}
+    smtp = credential.smtp
+    return {
+        "smtp_host": smtp.host,
+        "smtp_port": smtp.port,
+        "smtp_username": smtp.username,
+        "smtp_tls_mode": TLS_FROM_PROTO[smtp.tls_mode],
+    }
+
+
+class SecretRpcs:
+    engine: AsyncEngine
+    notifier: Notifier
+    ring: KeyRing | None
+    webhook_secret_overlap_s: float
+
+    async def _ring(self, context: Context) -> KeyRing:
+        if self.ring is None:
+            await abort_failed_precondition(context, "master keys are not configured (HERALD_MASTER_KEYS)")
+        return self.ring
+
+    def _present(self, ring: KeyRing, row: Row[Any]) -> common_pb2.ProviderConfig:
+        """Opens the credential only to mask it; a row that fails to open says so loudly."""
+        try:
+            credential = common_pb2.ProviderCredential()
+            credential.ParseFromString(
+                ring.open(row.sealed, provider_store.credential_aad(row.tenant_id, row.provider, row.id))
+            )
+        except SecretUnavailable as error:
+            log.error(
+                "stored provider credential cannot be opened", extra={"provider_id": str(row.id), "why": str(error)}
+            )
+            return provider_to_proto(row, "", str(error))
+        if row.provider == "smtp":
+            return provider_to_proto(row, mask(credential.smtp.password, keep_prefix=False), "")
+        return provider_to_proto(row, mask(credential.api_key), "")
+
+    async def CreateProvider(
+        self, request: ledger_pb2.CreateProviderRequest, context: Context
+    ) -> ledger_pb2.CreateProviderResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        ring = await self._ring(context)
+        problems = credential_problems(request.credential, "credential")
+        if not 0 <= request.priority <= MAX_PRIORITY:
+            problems.append(("priority", f"must be 0-{MAX_PRIORITY}"))
+        if problems:
+            await abort_invalid(context, problems)
+        provider = PROVIDER_FROM_PROTO[request.credential.provider]
+        row_id = new_id()
+        sealed = provider_store.seal_credential(
+            ring, tenant_id, provider, row_id, request.credential.SerializeToString()
+        )
+        values = {
+            "id": row_id,
+            "tenant_id": tenant_id,
+            "provider": provider,
+            "priority": request.priority,
+            "base_url": request.base_url,
+            "options": dict(request.options),
+            "sealed": sealed.envelope,
+            "key_id": sealed.key_id,
+            **clear_columns(request.credential),
+        }
+        async with self.engine.begin() as conn:
+            row = await provider_store.create_provider(conn, values)
+        return ledger_pb2.CreateProviderResponse(provider=self._present(ring, row))
+
+    async def ListProviders(
+        self, request: ledger_pb2.ListProvidersRequest, context: Context
+    ) -> ledger_pb2.ListProvidersResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        ring = await self._ring(context)
+        async with self.engine.connect() as conn:
+            rows = await provider_store.list_providers(conn, tenant_id)
+        return ledger_pb2.ListProvidersResponse(providers=[self._present(ring, r) for r in rows])
+
+    async def UpdateProvider(
+        self, request: ledger_pb2.UpdateProviderRequest, context: Context
+    ) -> ledger_pb2.UpdateProviderResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        ring = await self._ring(context)
+        provider_id = parse_id(request.provider_id)
+        existing = None
+        if provider_id is not None:
+            async with self.engine.connect() as conn:
+                existing = await provider_store.get_provider(conn, tenant_id, provider_id)
+        if existing is None or provider_id is None:
+            await abort_not_found(context, "provider")
+        values: dict[str, Any] = {"updated_at": datetime.now(UTC)}
+        if request.HasField("priority"):
+            if not 0 <= request.priority <= MAX_PRIORITY:
+                await abort_invalid(context, [("priority", f"must be 0-{MAX_PRIORITY}")])
+            values["priority"] = request.priority
+        if request.HasField("base_url"):
+            values["base_url"] = request.base_url
+        if request.replace_options:
+            values["options"] = dict(request.options)
+        if request.HasField("credential"):
+            problems = credential_problems(request.credential, "credential")
+            if PROVIDER_FROM_PROTO.get(request.credential.provider) != existing.provider:
+                problems.append(("credential.provider", "cannot change; add a new provider instead"))
+            if problems:
+                await abort_invalid(context, problems)
+            sealed = provider_store.seal_credential(
+                ring, tenant_id, existing.provider, provider_id, request.credential.SerializeToString()
+            )
+            values |= {"sealed": sealed.envelope, "key_id": sealed.key_id, **clear_columns(request.credential)}
+        async with self.engine.begin() as conn:
+            row = await provider_store.update_provider(conn, tenant_id, provider_id, values)
+        if row is None:
+            await abort_not_found(context, "provider")
+        return ledger_pb2.UpdateProviderResponse(provider=self._present(ring, row))
+
+    async def DeleteProvider(
+        self, request: ledger_pb2.DeleteProviderRequest, context: Context
+    ) -> ledger_pb2.DeleteProviderResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        provider_id = parse_id(request.provider_id)
+        deleted = False
+        if provider_id is not None:
+            async with self.engine.begin() as conn:
+                deleted = await provider_store.delete_provider(conn, tenant_id, provider_id)
+        if not deleted:
+            await abort_not_found(context, "provider")
+        return ledger_pb2.DeleteProviderResponse()
+
+    async def GetProviderSecrets(
+        self, request: ledger_pb2.GetProviderSecretsRequest, context: Context
+    ) -> ledger_pb2.GetProviderSecretsResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        async with self.engine.connect() as conn:
+            rows = await provider_store.list_providers(conn, tenant_id)
+        return ledger_pb2.GetProviderSecretsResponse(
+            providers=[
+                ledger_pb2.ProviderSecret(config=provider_to_proto(r, "", ""), sealed_credential=r.sealed) for r in rows
+            ]
+        )
+
+    async def GenerateWebhookSecret(
+        self, request: ledger_pb2.GenerateWebhookSecretRequest, context: Context
+    ) -> ledger_pb2.GenerateWebhookSecretResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        ring = await self._ring(context)
+        secret = new_webhook_secret()
+        async with self.engine.begin() as conn:
+            row = await secret_store.create(
+                conn, tenant_id, ring.seal(secret.encode(), secret_store.secret_aad(tenant_id))
+            )
+        if row is None:
+            await abort_already_exists(context, "webhook secret")
+        await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
+        return ledger_pb2.GenerateWebhookSecretResponse(secret=secret, status=webhook_secret_status(row))
+
+    async def RotateWebhookSecret(
+        self, request: ledger_pb2.RotateWebhookSecretRequest, context: Context
+    ) -> ledger_pb2.RotateWebhookSecretResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        ring = await self._ring(context)
+        secret = new_webhook_secret()
+        sealed = ring.seal(secret.encode(), secret_store.secret_aad(tenant_id))
+        async with self.engine.begin() as conn:
+            row = await secret_store.rotate(conn, tenant_id, sealed, self.webhook_secret_overlap_s)
+        if row is None:
+            await abort_not_found(context, "webhook secret")
+        await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
+        return ledger_pb2.RotateWebhookSecretResponse(secret=secret, status=webhook_secret_status(row))
+
+    async def GetWebhookSecretStatus(
+        self, request: ledger_pb2.GetWebhookSecretStatusRequest, context: Context
+    ) -> ledger_pb2.GetWebhookSecretStatusResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        async with self.engine.connect() as conn:
+            row = await secret_store.get(conn, tenant_id)
+        return ledger_pb2.GetWebhookSecretStatusResponse(status=webhook_secret_status(row))
+
+    async def DeleteWebhookSecret(
+        self, request: ledger_pb2.DeleteWebhookSecretRequest, context: Context
+    ) -> ledger_pb2.DeleteWebhookSecretResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        async with self.engine.begin() as conn:
+            deleted = await secret_store.remove(conn, tenant_id)
+        if not deleted:
+            await abort_not_found(context, "webhook secret")
+        await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
+        return ledger_pb2.DeleteWebhookSecretResponse(deleted=True)
+
+    async def GetSigningSecrets(
+        self, request: ledger_pb2.GetSigningSecretsRequest, context: Context
+    ) -> ledger_pb2.GetSigningSecretsResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        async with self.engine.connect() as conn:
+            row = await secret_store.get(conn, tenant_id)
+        if row is None:
+            return ledger_pb2.GetSigningSecretsResponse()
+        response = ledger_pb2.GetSigningSecretsResponse(sealed_current=row.sealed_current)
+        if secret_store.previous_is_live(row, datetime.now(UTC)):
+            response.sealed_previous = row.sealed_previous
+            response.previous_expires_at.FromDatetime(row.previous_expires_at)
+        return response
+
+    async def ReencryptSecrets(
+        self, request: ledger_pb2.ReencryptSecretsRequest, context: Context
+    ) -> ledger_pb2.ReencryptSecretsResponse:
+        ring = await self._ring(context)
+        done = await reencrypt_all(self.engine, ring, request.batch_size or 200)
+        log.info(
+            "secrets re-encrypted",
+            extra={"resealed": done.resealed, "unreadable": len(done.unreadable), "active_key_id": ring.active_key_id},
+        )
+        if done.unreadable:
+            log.error("stored secrets that do not open were left as they are", extra={"rows": done.unreadable})
+        return ledger_pb2.ReencryptSecretsResponse(
+            reencrypted=done.resealed,
+            already_current=done.already_current,
+            active_key_id=ring.active_key_id,
+            unreadable_ids=done.unreadable,
+        )

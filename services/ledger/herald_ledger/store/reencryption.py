@@ -1,0 +1,83 @@
+"""Re-sealing stored secrets under the active master key, in small batches with row
+locks skipped, so it runs beside normal traffic and can be re-run after a crash."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from herald.secrets import KeyRing, SecretUnavailable
+from herald_ledger.db.models import provider_credentials, webhook_secrets
+from herald_ledger.store.providers import credential_aad
+from herald_ledger.store.webhook_secrets import secret_aad
+
+
+@dataclass
+class Reencryption:
+    resealed: int = 0
+    already_current: int = 0
+    unreadable: list[str] = field(default_factory=list)
+
+
+async def reencrypt_all(engine: AsyncEngine, ring: KeyRing, batch_size: int) -> Reencryption:
+    """Re-seals every secret not under the active key. One that does not open is
+    left as it is and reported: a single bad row must not block a rotation."""
+    active = ring.active_key_id
+    result = Reencryption()
+    pc = provider_credentials
+    skipped: list[uuid.UUID] = []
+    while True:
+        async with engine.begin() as conn:
+            query = select(pc).where(pc.c.key_id != active)
+            if skipped:
+                query = query.where(pc.c.id.notin_(skipped))
+            rows = (await conn.execute(query.limit(batch_size).with_for_update(skip_locked=True))).all()
+            for row in rows:
+                aad = credential_aad(row.tenant_id, row.provider, row.id)
+                try:
+                    sealed = ring.seal(ring.open(row.sealed, aad), aad)
+                except SecretUnavailable:
+                    skipped.append(row.id)
+                    result.unreadable.append(f"provider:{row.id}")
+                    continue
+                await conn.execute(update(pc).where(pc.c.id == row.id).values(sealed=sealed.envelope, key_id=active))
+                result.resealed += 1
+        if len(rows) < batch_size:
+            break
+    ws = webhook_secrets
+    skipped_tenants: list[uuid.UUID] = []
+    while True:
+        async with engine.begin() as conn:
+            query = select(ws).where(or_(ws.c.current_key_id != active, ws.c.previous_key_id != active))
+            if skipped_tenants:
+                query = query.where(ws.c.tenant_id.notin_(skipped_tenants))
+            rows = (await conn.execute(query.limit(batch_size).with_for_update(skip_locked=True))).all()
+            for row in rows:
+                aad = secret_aad(row.tenant_id)
+                values: dict[str, object] = {}
+                try:
+                    if row.current_key_id != active:
+                        values["sealed_current"] = ring.seal(ring.open(row.sealed_current, aad), aad).envelope
+                        values["current_key_id"] = active
+                    if row.sealed_previous is not None and row.previous_key_id != active:
+                        values["sealed_previous"] = ring.seal(ring.open(row.sealed_previous, aad), aad).envelope
+                        values["previous_key_id"] = active
+                except SecretUnavailable:
+                    skipped_tenants.append(row.tenant_id)
+                    result.unreadable.append(f"webhook-secret:{row.tenant_id}")
+                    continue
+                if values:
+                    await conn.execute(update(ws).where(ws.c.tenant_id == row.tenant_id).values(**values))
+                    result.resealed += 1
+        if len(rows) < batch_size:
+            break
+    async with engine.connect() as conn:
+        current = (await conn.execute(select(func.count()).select_from(pc).where(pc.c.key_id == active))).scalar_one()
+        current += (
+            await conn.execute(select(func.count()).select_from(ws).where(ws.c.current_key_id == active))
+        ).scalar_one()
+    result.already_current = max(int(current) - result.resealed, 0)
+    return result

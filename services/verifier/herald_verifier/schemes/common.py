@@ -1,0 +1,144 @@
+"""What every provider scheme shares: the verdict, the reasons a request is refused, the clock, and the
+small strict parsers for header values.
+
+A scheme answers with a verdict instead of raising, so the HTTP layer cannot forget a branch: it answers 401
+with no detail for any `Rejected` and counts it by (provider, reason). Reasons are few and coarse on purpose:
+they feed metrics and logs, never the caller.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
+
+Clock = Callable[[], float]
+"""Seconds since the epoch, like `time.time`; injected so tests can sit just inside or outside a tolerance."""
+
+SYSTEM_CLOCK: Final[Clock] = time.time
+
+TOLERANCE_S: Final = 300
+"""Five minutes either way: the Svix / Standard Webhooks value, and the one Herald's own outbound webhooks use."""
+
+
+class Reason(StrEnum):
+    """Why a request was refused. The values are metric labels: keep them stable."""
+
+    BAD_SIGNATURE = "bad_signature"
+    """Well formed, but the signature (or Basic credentials) does not match this tenant's key."""
+    STALE_TIMESTAMP = "stale_timestamp"
+    """Authentically signed, but its timestamp is outside the tolerance: a replay, or a badly skewed clock."""
+    MISSING_HEADER = "missing_header"
+    """A header the scheme requires is absent."""
+    MALFORMED = "malformed"
+    """A header is present but cannot be what the provider sends: empty, bad base64, not a number, garbage."""
+    UNKNOWN_TENANT = "unknown_tenant"
+    """No such tenant, or it has no key for this provider. Decided by the caller, before any scheme runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """The request comes from the provider, untouched, and (where the scheme has a timestamp) is recent.
+
+    Truthy, so `if not outcome:` reads naturally; `isinstance` narrows the type for mypy.
+    """
+
+    def __bool__(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The request must not be believed. `reason` is for metrics and logs only, never for the caller."""
+
+    reason: Reason
+
+    def __bool__(self) -> bool:
+        return False
+
+
+Outcome = Verified | Rejected
+
+VERIFIED: Final = Verified()
+
+
+class MalformedPayload(ValueError):
+    """An authentic body that still cannot be read for event ids (the provider changed its format, say).
+
+    Raised only after verification; the message never quotes the body.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class HmacKey:
+    """A shared secret as the bytes the HMAC is keyed with. Its repr hides the value, so a key that ends up in
+    a log line, a traceback or a test failure shows nothing."""
+
+    value: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.value:
+            raise ValueError("an HMAC key may not be empty")
+
+
+def header(headers: Mapping[str, str], name: str) -> str | None:
+    """A header's value, whatever the case of its name, with surrounding whitespace removed.
+
+    Starlette's `Headers` already matches case-insensitively; a plain dict (tests, other callers) may not, so
+    fall back to a scan. Whitespace around a field value is not part of it (RFC 9110 §5.5).
+    """
+    value = headers.get(name)
+    if value is None:
+        lowered = name.lower()
+        for key, candidate in headers.items():
+            if key.lower() == lowered:
+                value = candidate
+                break
+    return None if value is None else value.strip(" \t")
+
+
+_UNIX_SECONDS = re.compile(r"[0-9]{1,15}")
+
+
+def parse_unix_seconds(value: str) -> int | None:
+    """Whole seconds since the epoch, or None. Stricter than `int()`, which also takes signs, underscores and
+    non-ASCII digits: the signed text must be exactly what the provider sent, so only plain digits pass."""
+    if not _UNIX_SECONDS.fullmatch(value):
+        return None
+    return int(value)
+
+
+def within_tolerance(timestamp: int, now: Clock, tolerance_s: float) -> bool:
+    """True when `timestamp` is at most `tolerance_s` seconds away from now, in the past or the future."""
+    return abs(now() - timestamp) <= tolerance_s
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def decode_base64(value: str) -> bytes | None:
+    """Standard, padded base64, or None. `b64decode` alone skips stray characters unless told not to, and even
+    with `validate=True` accepts surplus padding; a signature is either well formed or refused."""
+    if not value or len(value) % 4 or not _BASE64.fullmatch(value):
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except binascii.Error:
+        return None
+
+
+def body_digest(body: bytes) -> str:
+    """A de-duplication key for a body that carries no usable id: a replay of a signed body is byte-identical."""
+    return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+def digests_equal(a: bytes, b: bytes) -> bool:
+    """Constant-time equality, the only way any scheme compares a MAC, a signature or a credential."""
+    return hmac.compare_digest(a, b)

@@ -1,0 +1,84 @@
+"""Resend: its webhooks are delivered by Svix, so they carry Svix's scheme.
+
+Headers `svix-id`, `svix-timestamp` (Unix seconds), `svix-signature` (`v1,<base64>` entries, space-separated).
+The signing secret the tenant copies from Resend reads `whsec_<base64>`; the HMAC key is the base64-decoded
+part. Svix re-signs every retry with a fresh timestamp and keeps `svix-id`, so a five-minute tolerance both
+ways rejects replays without losing retries, and `svix-id` de-duplicates them.
+
+Like Svix's own library, each `svix-*` header falls back to its `webhook-*` twin (Svix's white-labelled names):
+the key and the HMAC are the same, so this admits nothing a forger could use, and keeps working if Resend
+ever switches names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from herald_verifier.schemes import standard_webhooks
+from herald_verifier.schemes.common import (
+    SYSTEM_CLOCK,
+    TOLERANCE_S,
+    Clock,
+    HmacKey,
+    MalformedPayload,
+    Outcome,
+    decode_base64,
+    header,
+)
+
+PROVIDER: Final = "resend"
+ID_HEADER: Final = "svix-id"
+TIMESTAMP_HEADER: Final = "svix-timestamp"
+SIGNATURE_HEADER: Final = "svix-signature"
+SECRET_PREFIX: Final = "whsec_"  # noqa: S105 - the prefix of every Svix secret, not a secret
+
+
+def load_secret(secret: str) -> HmacKey:
+    """The HMAC key behind a Resend (Svix) signing secret. Raises ValueError, which never quotes the secret.
+
+    The `whsec_` prefix is optional, as in Svix's own libraries; missing base64 padding is tolerated for the
+    same reason. Call this when the tenant saves the secret, so a typo is caught then, not at the first event.
+    """
+    text = secret.strip()
+    if text.startswith(SECRET_PREFIX):
+        text = text[len(SECRET_PREFIX) :]
+    text = text.rstrip("=")
+    decoded = decode_base64(text + "=" * (-len(text) % 4))
+    if not decoded:
+        raise ValueError("a Resend signing secret is 'whsec_' followed by base64")
+    return HmacKey(decoded)
+
+
+def verify(
+    headers: Mapping[str, str],
+    body: bytes,
+    key: HmacKey,
+    *,
+    now: Clock = SYSTEM_CLOCK,
+    tolerance_s: float = TOLERANCE_S,
+) -> Outcome:
+    """Verifies a Resend webhook against the raw body, before anything reads it."""
+    return standard_webhooks.verify_v1(
+        msg_id=_svix_header(headers, ID_HEADER),
+        timestamp=_svix_header(headers, TIMESTAMP_HEADER),
+        signatures=_svix_header(headers, SIGNATURE_HEADER),
+        body=body,
+        key=key,
+        now=now,
+        tolerance_s=tolerance_s,
+    )
+
+
+def event_ids(headers: Mapping[str, str], body: bytes) -> list[str]:
+    """One event per request; Svix keeps `svix-id` across retries of the same message. Call after `verify`."""
+    msg_id = _svix_header(headers, ID_HEADER)
+    if not msg_id:
+        raise MalformedPayload("no svix-id")
+    return [msg_id]
+
+
+def _svix_header(headers: Mapping[str, str], name: str) -> str | None:
+    """`svix-<x>`, or else `webhook-<x>`, header by header, as Svix's library reads them."""
+    value = header(headers, name)
+    return value if value is not None else header(headers, name.replace("svix-", "webhook-", 1))

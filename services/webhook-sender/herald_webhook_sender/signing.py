@@ -1,0 +1,72 @@
+"""Signing deliveries with the tenant's secret, when it has one.
+
+The sealed secrets are cached per tenant (the ledger's change notifications evict
+them at once; the TTL bounds staleness if one is lost) and opened only right
+before signing, so plaintext secrets never sit in the cache.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from herald.crypto import sign_payload, sign_standard_webhook
+from herald.secrets import KeyRing, associated_data
+from herald.v1 import ledger_pb2, ledger_pb2_grpc
+
+CACHE_TTL_S = 30.0
+
+
+@dataclass(frozen=True)
+class SealedSecrets:
+    current: bytes
+    previous: bytes
+
+
+def secret_aad(tenant_id: str) -> bytes:
+    # Must match how the ledger sealed it (herald_ledger.store.webhook_secrets).
+    return associated_data("webhook-secret", tenant_id, "signing")
+
+
+class Signer:
+    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, ring: KeyRing | None) -> None:
+        self.ledger = ledger
+        self.ring = ring
+        self._cache: dict[str, tuple[float, SealedSecrets]] = {}
+
+    def forget(self, tenant_id: str) -> None:
+        self._cache.pop(tenant_id, None)
+
+    async def _sealed(self, tenant_id: str) -> SealedSecrets:
+        now = time.monotonic()
+        cached = self._cache.get(tenant_id)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        found = await self.ledger.GetSigningSecrets(ledger_pb2.GetSigningSecretsRequest(tenant_id=tenant_id))
+        sealed = SealedSecrets(found.sealed_current, found.sealed_previous)
+        self._cache[tenant_id] = (now + CACHE_TTL_S, sealed)
+        return sealed
+
+    async def headers(self, tenant_id: str, job_id: str, body: bytes) -> dict[str, str]:
+        """Signature headers for one delivery; none when the tenant has no secret.
+
+        `X-Webhook-Signature` is hex HMAC-SHA256 over "{timestamp}.{body}" (several,
+        comma-separated, while a rotated-out secret still signs); the Standard
+        Webhooks headers carry the same in that specification's format.
+        """
+        sealed = await self._sealed(tenant_id)
+        if not sealed.current:
+            return {}
+        if self.ring is None:
+            raise RuntimeError("the tenant has a signing secret but no master keys are configured")
+        aad = secret_aad(tenant_id)
+        secrets = [self.ring.open(sealed.current, aad).decode()]
+        if sealed.previous:
+            secrets.append(self.ring.open(sealed.previous, aad).decode())
+        timestamp = int(time.time())
+        return {
+            "x-webhook-timestamp": str(timestamp),
+            "x-webhook-signature": ",".join(sign_payload(s, timestamp, body) for s in secrets),
+            "webhook-timestamp": str(timestamp),
+            "webhook-signature": " ".join(sign_standard_webhook(s, job_id, timestamp, body) for s in secrets),
+        }
