@@ -5,7 +5,7 @@ from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -112,8 +112,59 @@ class WebhookRequest(_message.Message):
     content_type: str
     def __init__(self, url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
 
+class EmailAddress(_message.Message):
+    __slots__ = ("email", "name")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    name: str
+    def __init__(self, email: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class EmailRequest(_message.Message):
+    __slots__ = ("to", "cc", "bcc", "reply_to", "subject", "text", "html", "headers", "tags", "metadata", "provider_id", "fallback_provider_id")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class MetadataEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    CC_FIELD_NUMBER: _ClassVar[int]
+    BCC_FIELD_NUMBER: _ClassVar[int]
+    REPLY_TO_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    HTML_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    to: _containers.RepeatedCompositeFieldContainer[EmailAddress]
+    cc: _containers.RepeatedCompositeFieldContainer[EmailAddress]
+    bcc: _containers.RepeatedCompositeFieldContainer[EmailAddress]
+    reply_to: EmailAddress
+    subject: str
+    text: str
+    html: str
+    headers: _containers.ScalarMap[str, str]
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    metadata: _containers.ScalarMap[str, str]
+    provider_id: str
+    fallback_provider_id: str
+    def __init__(self, to: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., cc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., bcc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., reply_to: _Optional[_Union[EmailAddress, _Mapping]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., html: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provider_id: _Optional[str] = ..., fallback_provider_id: _Optional[str] = ..., **kwargs) -> None: ...
+
 class Job(_message.Message):
-    __slots__ = ("id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook")
+    __slots__ = ("id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email")
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +176,7 @@ class Job(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     channel: Channel
@@ -136,7 +188,8 @@ class Job(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     webhook: WebhookRequest
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ...) -> None: ...
+    email: EmailRequest
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ...) -> None: ...
 
 class Attempt(_message.Message):
     __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at")
