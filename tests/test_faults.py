@@ -45,12 +45,19 @@ def test_stopping_the_bus_while_accepting_loses_nothing(
 ) -> None:
     """Durability without the bus: accepted jobs stay PENDING (durable in PostgreSQL),
     are published once the bus returns, and are failed with a reason if it does not
-    return within the configured bound."""
+    return within the configured bound. (The rate limiter's shared state lives on the
+    bus too; this stack admits when it is unreachable, the non-default setting, so
+    that intake continues through the outage.)"""
     port = free_port()
     bus = EmbeddedNats(work_dir / "private-bus", port=port)
     bus_url = bus.start()
     stack = start_stack(
-        work_dir / "outage-stack", infra, nats_url=bus_url, prefix_suffix="o", HERALD_OUTBOX_GIVE_UP_AFTER_S="8"
+        work_dir / "outage-stack",
+        infra,
+        nats_url=bus_url,
+        prefix_suffix="o",
+        HERALD_OUTBOX_GIVE_UP_AFTER_S="8",
+        HERALD_RATE_LIMIT_FAIL_OPEN="true",
     )
     try:
         gateway = stack.endpoints["gateway_http"]

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from herald.bus.subjects import Subjects
 from herald.secrets import KeyRing
 
 Retention = Literal["workqueue", "limits", "interest"]
@@ -36,6 +37,9 @@ class Settings(BaseSettings):
     stream_retention: Retention = "workqueue"
     stream_max_age_s: float = Field(default=7 * 24 * 3600, gt=0)
     stream_duplicate_window_s: float = Field(default=120, gt=0)
+    # Fair queueing: tenants are hashed onto this many lanes per class and priority.
+    # Router and senders must agree; changing it needs the old lanes drained first.
+    fairness_lanes: int = Field(default=16, ge=1, le=256)
     # Messages a consumer may hold unacknowledged; retries waiting out a backoff count too.
     consumer_max_ack_pending: int = Field(default=50_000, ge=1)
 
@@ -80,6 +84,8 @@ class Settings(BaseSettings):
     outbox_republish_after_s: float = Field(default=5.0, gt=0)
     outbox_give_up_after_s: float = Field(default=900.0, gt=0)
 
+    # When the shared rate-limit state (NATS KV) is unreachable: refuse (503) or admit.
+    rate_limit_fail_open: bool = False
     # API keys are cached by the gateway for this long.
     auth_cache_ttl_s: float = Field(default=30.0, ge=0)
 
@@ -97,6 +103,9 @@ class Settings(BaseSettings):
 
     def key_ring(self) -> KeyRing:
         return KeyRing.parse(self.master_keys, self.master_key_id)
+
+    def subjects(self) -> Subjects:
+        return Subjects(self.bus_prefix, self.fairness_lanes)
 
     def stream_name(self, suffix: str) -> str:
         return f"{self.bus_prefix}_{suffix}".upper().replace(".", "_").replace("-", "_")

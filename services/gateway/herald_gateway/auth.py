@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import grpc
 
 from herald.crypto import API_KEY_PREFIX, constant_time_equals, hash_api_key
+from herald.plans import effective_limits
 from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from herald_gateway.errors import Unauthenticated, Unavailable
 
@@ -22,6 +23,8 @@ class Principal:
     tenant_id: str
     plan: int
     key_id: str
+    # Requests per minute; None: unlimited.
+    rate_per_min: int | None = None
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -96,7 +99,14 @@ class ApiKeyAuthenticator:
             raise Unavailable("cannot check the API key right now; retry shortly") from error
         if not found.found or found.tenant.disabled:
             return None
-        return Principal(tenant_id=found.tenant.id, plan=found.tenant.plan, key_id=found.key_id)
+        tenant = found.tenant
+        limits = effective_limits(
+            tenant.plan,
+            tenant.rate_per_min if tenant.HasField("rate_per_min") else None,
+            tenant.webhooks_per_month if tenant.HasField("webhooks_per_month") else None,
+            tenant.emails_per_month if tenant.HasField("emails_per_month") else None,
+        )
+        return Principal(tenant.id, tenant.plan, found.key_id, limits.rate_per_min)
 
 
 class OperatorAuthenticator:

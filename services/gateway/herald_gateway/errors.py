@@ -58,3 +58,31 @@ class ProviderUnreachable(GatewayError):
     status = 503
     title = "The provider could not be reached"
     kind = "provider-unreachable"
+
+
+class RateLimited(GatewayError):
+    status = 429
+    title = "Too many requests"
+    kind = "rate-limited"
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s
+
+
+class QuotaExceeded(GatewayError):
+    status = 429
+    title = "Monthly quota exceeded"
+    kind = "quota-exceeded"
+
+
+class IdempotencyConflict(GatewayError):
+    status = 409
+    title = "A request with this Idempotency-Key is in progress"
+    kind = "idempotency-in-flight"
+
+
+class IdempotencyMismatch(GatewayError):
+    status = 422
+    title = "This Idempotency-Key was used with a different request"
+    kind = "idempotency-mismatch"

@@ -7,16 +7,32 @@ from typing import Any, NoReturn
 import grpc
 
 from herald.grpcio.errors import (
+    abort_aborted,
     abort_already_exists,
+    abort_failed_precondition,
     abort_invalid,
     abort_not_found,
+    abort_resource_exhausted,
     abort_unauthenticated,
     abort_unavailable,
 )
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_pb2
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator, Principal
-from herald_gateway.errors import Conflict, GatewayError, Invalid, NotFound, Unauthenticated
+from herald_gateway.errors import (
+    Conflict,
+    GatewayError,
+    IdempotencyConflict,
+    IdempotencyMismatch,
+    Invalid,
+    NotFound,
+    QuotaExceeded,
+    RateLimited,
+    Unauthenticated,
+)
 from herald_gateway.handlers import Handlers, WebhookInput
+from herald_gateway.http.admission import rate_headers
+from herald_gateway.idempotency import Idempotency, request_hash
+from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -29,6 +45,12 @@ def _authorization(context: Context) -> str | None:
 
 
 async def _abort(context: Context, error: GatewayError) -> NoReturn:
+    if isinstance(error, QuotaExceeded | RateLimited):
+        await abort_resource_exhausted(context, error.detail, getattr(error, "retry_after_s", 0))
+    if isinstance(error, IdempotencyConflict):
+        await abort_aborted(context, error.detail)
+    if isinstance(error, IdempotencyMismatch):
+        await abort_failed_precondition(context, error.detail)
     if isinstance(error, Invalid):
         await abort_invalid(context, error.violations)
     if isinstance(error, NotFound):
@@ -41,9 +63,27 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
 
 
 class NotificationServicer(gateway_pb2_grpc.NotificationServiceServicer):
-    def __init__(self, handlers: Handlers, tenants: ApiKeyAuthenticator) -> None:
+    def __init__(
+        self, handlers: Handlers, tenants: ApiKeyAuthenticator, limiter: RateLimiter, idempotency: Idempotency
+    ) -> None:
         self.handlers = handlers
         self.tenants = tenants
+        self.limiter = limiter
+        self.idempotency = idempotency
+
+    async def _spend_rate(self, context: Context, principal: Principal) -> None:
+        """The same per-tenant limit as HTTP; the state travels in trailing metadata."""
+        if principal.rate_per_min is None:
+            return
+        try:
+            state = await self.limiter.consume(principal.tenant_id, principal.rate_per_min)
+        except RateLimiterUnavailable:
+            await abort_unavailable(context, "the rate limiter is unavailable; retry shortly")
+        context.set_trailing_metadata(tuple((k.lower(), v) for k, v in rate_headers(state).items()))
+        if not state.allowed:
+            await abort_resource_exhausted(
+                context, f"rate limit of {state.limit} requests per minute reached", state.retry_after_s
+            )
 
     async def _principal(self, context: Context) -> Principal:
         try:
@@ -55,6 +95,31 @@ class NotificationServicer(gateway_pb2_grpc.NotificationServiceServicer):
         self, request: gateway_pb2.SendWebhookRequest, context: Context
     ) -> gateway_pb2.SendWebhookResponse:
         principal = await self._principal(context)
+        key = request.idempotency_key
+        if key:
+            digest = request_hash("grpc", "SendWebhook", request.SerializeToString(deterministic=True))
+            try:
+                replay = await self.idempotency.begin(principal.tenant_id, key, digest)
+            except GatewayError as error:
+                await _abort(context, error)
+            if replay is not None:
+                answer = gateway_pb2.SendWebhookResponse()
+                answer.ParseFromString(replay.body)
+                return answer
+        try:
+            answer = await self._send_webhook(request, context, principal)
+        except BaseException:
+            if key:
+                await self.idempotency.abandon(principal.tenant_id, key)
+            raise
+        if key:
+            await self.idempotency.complete(principal.tenant_id, key, 200, answer.SerializeToString())
+        return answer
+
+    async def _send_webhook(
+        self, request: gateway_pb2.SendWebhookRequest, context: Context, principal: Principal
+    ) -> gateway_pb2.SendWebhookResponse:
+        await self._spend_rate(context, principal)
         item = WebhookInput(
             url=request.url,
             body=request.body,
@@ -201,3 +266,28 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
             active_key_id=result.active_key_id,
             unreadable_ids=result.unreadable_ids,
         )
+
+    async def SetTenantLimits(
+        self, request: gateway_pb2.AdminServiceSetTenantLimitsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceSetTenantLimitsResponse:
+        await self._operator(context)
+        forward = ledger_pb2.SetTenantLimitsRequest()
+        for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+            if request.HasField(field):
+                setattr(forward, field, getattr(request, field))
+        try:
+            tenant = await self.handlers.set_limits(request.tenant_id, forward)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceSetTenantLimitsResponse(tenant=tenant)
+
+    async def GetTenantUsage(
+        self, request: gateway_pb2.GetTenantUsageRequest, context: Context
+    ) -> gateway_pb2.GetTenantUsageResponse:
+        await self._operator(context)
+        try:
+            await self.handlers.get_tenant(request.tenant_id)
+            usage = await self.handlers.usage(request.tenant_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.GetTenantUsageResponse(usage=usage)

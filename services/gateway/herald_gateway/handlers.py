@@ -26,6 +26,7 @@ from herald_gateway.errors import (
     InvalidCredential,
     NotFound,
     ProviderUnreachable,
+    QuotaExceeded,
     Unavailable,
 )
 
@@ -47,6 +48,7 @@ class WebhookInput:
     headers: dict[str, str] = field(default_factory=dict)
     priority: int = common_pb2.PRIORITY_UNSPECIFIED
     idempotency_key: str = ""
+    ordering_key: str = ""
 
 
 @dataclass
@@ -126,16 +128,89 @@ class Handlers:
             channel=common_pb2.CHANNEL_WEBHOOK,
             requested_priority=item.priority,  # type: ignore[arg-type]
             idempotency_key=item.idempotency_key,
+            ordering_key=item.ordering_key,
             webhook=common_pb2.WebhookRequest(
                 url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
             ),
         )
+        return await self._submit_one(submission, "webhook")
+
+    async def send_email(
+        self,
+        principal: Principal,
+        email: common_pb2.EmailRequest,
+        priority: int,
+        idempotency_key: str,
+        ordering_key: str,
+    ) -> common_pb2.Job:
+        submission = router_pb2.Submission(
+            tenant_id=principal.tenant_id,
+            plan=principal.plan,  # type: ignore[arg-type]
+            channel=common_pb2.CHANNEL_EMAIL,
+            requested_priority=priority,  # type: ignore[arg-type]
+            idempotency_key=idempotency_key,
+            ordering_key=ordering_key,
+            email=email,
+        )
+        return await self._submit_one(submission, "email")
+
+    async def _submit_one(self, submission: router_pb2.Submission, what: str) -> common_pb2.Job:
         try:
             response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=[submission]))
         except grpc.aio.AioRpcError as error:
-            raise _translate(error, "webhook") from error
-        job: common_pb2.Job = response.jobs[0]
+            raise _translate(error, what) from error
+        outcome = response.outcomes[0]
+        if not outcome.HasField("job"):
+            raise QuotaExceeded(outcome.detail or "monthly quota reached")
+        job: common_pb2.Job = outcome.job
         return job
+
+    async def usage(self, tenant_id: str) -> common_pb2.Usage:
+        try:
+            found = await self.ledger.GetUsage(ledger_pb2.GetUsageRequest(tenant_id=tenant_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenant") from error
+        usage: common_pb2.Usage = found.usage
+        return usage
+
+    async def set_limits(self, tenant_id: str, request: ledger_pb2.SetTenantLimitsRequest) -> common_pb2.Tenant:
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        request.tenant_id = tenant_id
+        try:
+            tenant: common_pb2.Tenant = (await self.ledger.SetTenantLimits(request)).tenant
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "tenant") from error
+        return tenant
+
+    async def list_suppressions(
+        self, tenant_id: str, page_size: int, cursor: str
+    ) -> tuple[list[common_pb2.SuppressionEntry], str]:
+        try:
+            page = await self.ledger.ListSuppressions(
+                ledger_pb2.ListSuppressionsRequest(tenant_id=tenant_id, page_size=page_size, cursor=cursor)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "suppressions") from error
+        return list(page.entries), page.next_cursor
+
+    async def add_suppression(self, tenant_id: str, address: str) -> bool:
+        entry = common_pb2.SuppressionEntry(address=address, reason="manual")
+        try:
+            added = await self.ledger.AddSuppressions(
+                ledger_pb2.AddSuppressionsRequest(tenant_id=tenant_id, entries=[entry])
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "suppression") from error
+        return added.added > 0
+
+    async def remove_suppression(self, tenant_id: str, address: str) -> None:
+        try:
+            await self.ledger.RemoveSuppression(
+                ledger_pb2.RemoveSuppressionRequest(tenant_id=tenant_id, address=address)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "suppression") from error
 
     async def get_job(self, principal: Principal, job_id: str) -> tuple[common_pb2.Job, list[common_pb2.Attempt]]:
         if parse_id(job_id) is None:
@@ -149,7 +224,8 @@ class Handlers:
             )
         except grpc.aio.AioRpcError as error:
             raise _translate(error, "job") from error
-        job.job.webhook.body = b""
+        if job.job.HasField("webhook"):
+            job.job.webhook.body = b""
         return job.job, list(attempts.attempts)
 
     async def list_jobs(self, principal: Principal, request: ledger_pb2.ListJobsRequest) -> JobPage:

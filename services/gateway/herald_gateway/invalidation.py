@@ -10,13 +10,28 @@ from nats.aio.msg import Msg
 
 from herald.bus.connection import close, connect_with_retry
 from herald.bus.subjects import Subjects
+from herald.plans import RATE_WINDOW_S
 from herald_gateway.auth import ApiKeyAuthenticator
+from herald_gateway.rate_limit import RateLimiter
 
 log = logging.getLogger("herald.gateway.invalidation")
 
 
-async def follow_changes(url: str, subjects: Subjects, tenants: ApiKeyAuthenticator, stopping: asyncio.Event) -> None:
+async def follow_changes(
+    url: str,
+    subjects: Subjects,
+    tenants: ApiKeyAuthenticator,
+    limiter: RateLimiter,
+    rate_bucket: str,
+    stopping: asyncio.Event,
+) -> None:
+    """The gateway's bus connection: change notifications in, rate-limit state shared."""
     nc = await connect_with_retry(url, "gateway", stopping)
+    js = nc.jetstream(timeout=2)
+    try:
+        limiter.kv = await js.key_value(rate_bucket)
+    except Exception:
+        limiter.kv = await js.create_key_value(bucket=rate_bucket, history=1, ttl=2 * RATE_WINDOW_S)
 
     async def on_key(message: Msg) -> None:
         fields = orjson.loads(message.data)

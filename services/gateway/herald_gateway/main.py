@@ -11,7 +11,9 @@ from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.grpc_api import AdminServicer, NotificationServicer
 from herald_gateway.handlers import Handlers
 from herald_gateway.http.app import create_app
+from herald_gateway.idempotency import Idempotency
 from herald_gateway.invalidation import flush_uses_periodically, follow_changes
+from herald_gateway.rate_limit import RateLimiter
 
 
 async def build(runtime: ServiceRuntime) -> None:
@@ -27,18 +29,24 @@ async def build(runtime: ServiceRuntime) -> None:
     )
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
+    rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
+    idempotency = Idempotency(ledger)
 
     gateway_pb2_grpc.add_NotificationServiceServicer_to_server(
-        NotificationServicer(handlers, tenants), runtime.grpc.server
+        NotificationServicer(handlers, tenants, rate_limiter, idempotency), runtime.grpc.server
     )
     gateway_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(handlers, operators), runtime.grpc.server)
     runtime.grpc.register(
         [gateway_pb2.DESCRIPTOR.services_by_name[name].full_name for name in ("NotificationService", "AdminService")]
     )
-    app = create_app(handlers, tenants, operators)
+    app = create_app(handlers, tenants, operators, rate_limiter, idempotency)
     runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
     subjects = Subjects(settings.bus_prefix)
-    runtime.add_loop(lambda: follow_changes(settings.nats_url, subjects, tenants, runtime.stopping))
+    runtime.add_loop(
+        lambda: follow_changes(
+            settings.nats_url, subjects, tenants, rate_limiter, settings.stream_name("rate"), runtime.stopping
+        )
+    )
     runtime.add_loop(lambda: flush_uses_periodically(tenants, settings.api_key_touch_interval_s, runtime.stopping))
 
     async def close() -> None:

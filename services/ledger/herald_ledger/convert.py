@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy.engine import Row
 
@@ -39,6 +40,11 @@ def webhook_request_to_row(request: common_pb2.WebhookRequest) -> tuple[dict[str
     }, request.body
 
 
+def email_request_to_row(request: common_pb2.EmailRequest) -> dict[str, Any]:
+    fields: dict[str, Any] = json_format.MessageToDict(request, preserving_proto_field_name=True)
+    return fields
+
+
 def job_to_proto(row: Row[Any]) -> common_pb2.Job:
     mapping = row._mapping
     job = common_pb2.Job(
@@ -52,7 +58,10 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         last_error=row.last_error or "",
         created_at=timestamp(row.created_at),
         updated_at=timestamp(row.updated_at),
+        ordering_key=row.ordering_key or "",
     )
+    if "request" in mapping and row.channel in ("email", "platform_email"):
+        job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))
     if "request" in mapping and row.channel == "webhook":
         request = row.request
         job.webhook.CopyFrom(
@@ -80,13 +89,18 @@ def attempt_to_proto(row: Row[Any]) -> common_pb2.Attempt:
 
 
 def tenant_to_proto(row: Row[Any]) -> common_pb2.Tenant:
-    return common_pb2.Tenant(
+    tenant = common_pb2.Tenant(
         id=str(row.id),
         name=row.name,
         plan=PLAN_TO_PROTO[row.plan],  # type: ignore[arg-type]
         disabled=row.disabled,
         created_at=timestamp(row.created_at),
     )
+    mapping = row._mapping
+    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        if mapping.get(field) is not None:
+            setattr(tenant, field, mapping[field])
+    return tenant
 
 
 PROVIDER_TO_PROTO = {

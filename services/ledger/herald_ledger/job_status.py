@@ -15,9 +15,11 @@ class JobStatus(StrEnum):
     DELIVERING = "DELIVERING"
     DELIVERED = "DELIVERED"
     FAILED = "FAILED"
+    # Created so at admission (a suppressed recipient); never reached by a transition.
+    SUPPRESSED = "SUPPRESSED"
 
 
-TERMINAL = frozenset({JobStatus.DELIVERED, JobStatus.FAILED})
+TERMINAL = frozenset({JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.SUPPRESSED})
 
 # target -> the statuses it may be reached from
 _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
@@ -31,6 +33,7 @@ _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
     JobStatus.DELIVERED: frozenset({JobStatus.DELIVERING}),
     # An attempt failed for good; or the bus never took the job within the bound.
     JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.PENDING}),
+    JobStatus.SUPPRESSED: frozenset(),
 }
 
 

@@ -16,6 +16,7 @@ from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
 from herald_ledger.convert import (
     attempt_to_proto,
+    email_request_to_row,
     from_timestamp,
     job_to_proto,
     tenant_to_proto,
@@ -24,9 +25,11 @@ from herald_ledger.convert import (
 from herald_ledger.job_status import JobStatus
 from herald_ledger.notifications import Notifier
 from herald_ledger.rpc.access import AccessRpcs
+from herald_ledger.rpc.admission import AdmissionRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store import tenants as tenant_store
+from herald_ledger.store.admission import admit
 from herald_ledger.store.codes import (
     CHANNEL_FROM_PROTO,
     OUTCOME_FROM_PROTO,
@@ -55,7 +58,7 @@ async def _require_ids(context: Context, values: list[str], field: str) -> list[
     return [p for p in parsed if p is not None]
 
 
-class LedgerServicer(AccessRpcs, SecretRpcs, ledger_pb2_grpc.LedgerServiceServicer):
+class LedgerServicer(AccessRpcs, SecretRpcs, AdmissionRpcs, ledger_pb2_grpc.LedgerServiceServicer):
     def __init__(
         self, engine: AsyncEngine, notifier: Notifier, ring: KeyRing | None, webhook_secret_overlap_s: float
     ) -> None:
@@ -74,9 +77,14 @@ class LedgerServicer(AccessRpcs, SecretRpcs, ledger_pb2_grpc.LedgerServiceServic
             priority = PRIORITY_FROM_PROTO.get(draft.priority)
             if channel is None or priority is None:
                 await abort_invalid(context, [(f"drafts[{i}]", "channel and priority must be set")])
-            if draft.WhichOneof("request") != "webhook":
-                await abort_invalid(context, [(f"drafts[{i}].request", "only webhook requests are supported")])
-            fields, body = webhook_request_to_row(draft.webhook)
+            kind = draft.WhichOneof("request")
+            expected = "webhook" if channel == "webhook" else "email"
+            if kind != expected:
+                await abort_invalid(context, [(f"drafts[{i}].request", f"a {channel} job needs a {expected} request")])
+            if kind == "webhook":
+                fields, body = webhook_request_to_row(draft.webhook)
+            else:
+                fields, body = email_request_to_row(draft.email), b""
             new_jobs.append(
                 job_store.NewJob(
                     tenant_id=tenant_id,
@@ -85,11 +93,25 @@ class LedgerServicer(AccessRpcs, SecretRpcs, ledger_pb2_grpc.LedgerServiceServic
                     request=fields,
                     body=body,
                     idempotency_key=draft.idempotency_key or None,
+                    ordering_key=draft.ordering_key or None,
                 )
             )
         async with self.engine.begin() as conn:
-            rows = await job_store.create_jobs(conn, new_jobs)
-        return ledger_pb2.CreateJobsResponse(jobs=[job_to_proto(r) for r in rows])
+            verdicts = await admit(conn, new_jobs)
+            for verdict in verdicts:
+                if verdict.job is not None:
+                    verdict.job.suppressed = verdict.suppressed
+            rows = await job_store.create_jobs(conn, [v.job for v in verdicts if v.job is not None])
+        by_id = {row.id: row for row in rows}
+        outcomes = []
+        for verdict in verdicts:
+            if verdict.job is None:
+                outcomes.append(
+                    ledger_pb2.DraftOutcome(rejection=ledger_pb2.REJECTION_QUOTA_EXCEEDED, detail=verdict.rejection)
+                )
+            else:
+                outcomes.append(ledger_pb2.DraftOutcome(job=job_to_proto(by_id[verdict.job.id])))
+        return ledger_pb2.CreateJobsResponse(outcomes=outcomes)
 
     async def GetJob(self, request: ledger_pb2.GetJobRequest, context: Context) -> ledger_pb2.GetJobResponse:
         tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
@@ -146,6 +168,7 @@ class LedgerServicer(AccessRpcs, SecretRpcs, ledger_pb2_grpc.LedgerServiceServic
                     proceed=s.proceed,
                     status=STATUS_TO_PROTO[s.status] if s.status else common_pb2.JOB_STATUS_UNSPECIFIED,  # type: ignore[arg-type]
                     attempt_count=s.attempt_count,
+                    wait=s.wait,
                 )
                 for s in starts
             ]

@@ -7,6 +7,7 @@ from herald.bus.connection import connect_with_retry
 from herald.bus.streams import ensure_streams
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
+from herald.telemetry.jetstream_metrics import JetStreamCollector
 from herald.v1 import ledger_pb2_grpc, router_pb2, router_pb2_grpc
 from herald_router.publishing import Publisher
 from herald_router.servicer import RouterServicer
@@ -23,6 +24,9 @@ async def build(runtime: ServiceRuntime) -> None:
     router_pb2_grpc.add_RouterServiceServicer_to_server(RouterServicer(ledger, publisher), runtime.grpc.server)
     runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
     runtime.add_loop(lambda: publisher.outbox_loop(runtime.stopping))
+    # Stream depth, consumer lag and dead-letter depth for /metrics (see docs/operations.md).
+    jetstream_metrics = JetStreamCollector.for_settings(settings).register()
+    runtime.add_loop(lambda: jetstream_metrics.run(js, runtime.stopping))
 
     async def close() -> None:
         await close_bus(nc)

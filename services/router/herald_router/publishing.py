@@ -16,17 +16,32 @@ from herald.bus.publisher import OutgoingMessage, publish_all
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
 from herald.telemetry.metrics import JOBS_PUBLISHED, PUBLISH_FAILURES, label
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
+from herald.v1 import common_pb2, email_sender_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 
 log = logging.getLogger("herald.router.publishing")
 
 
 def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
-    delivery = webhook_sender_pb2.WebhookDelivery(
-        job_id=job.id, tenant_id=job.tenant_id, priority=job.priority, request=job.webhook
-    )
+    data: bytes
+    if job.WhichOneof("request") == "email":
+        data = email_sender_pb2.EmailDelivery(
+            job_id=job.id,
+            tenant_id=job.tenant_id,
+            priority=job.priority,
+            request=job.email,
+            idempotency_key=job.idempotency_key,
+            ordering_key=job.ordering_key,
+        ).SerializeToString()
+    else:
+        data = webhook_sender_pb2.WebhookDelivery(
+            job_id=job.id,
+            tenant_id=job.tenant_id,
+            priority=job.priority,
+            request=job.webhook,
+            ordering_key=job.ordering_key,
+        ).SerializeToString()
     subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
-    return OutgoingMessage(subject=subject, msg_id=job.id, data=delivery.SerializeToString())
+    return OutgoingMessage(subject=subject, msg_id=job.id, data=data)
 
 
 class Publisher:
@@ -34,7 +49,7 @@ class Publisher:
         self, settings: Settings, js: JetStreamContext | None, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub
     ) -> None:
         self.settings = settings
-        self.subjects = Subjects(settings.bus_prefix)
+        self.subjects = settings.subjects()
         self.js = js
         self.ledger = ledger
 

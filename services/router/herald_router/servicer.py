@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 
 from herald.grpcio.errors import abort_invalid
-from herald.telemetry.metrics import JOBS_ACCEPTED, label
+from herald.telemetry.metrics import JOBS_ACCEPTED, JOBS_REJECTED, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
 from herald_router.admission import effective_priority
 from herald_router.publishing import Publisher
@@ -25,24 +25,34 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
     ) -> router_pb2.SubmitJobsResponse:
         drafts = []
         for i, submission in enumerate(request.submissions):
-            if submission.WhichOneof("request") != "webhook":
-                await abort_invalid(context, [(f"submissions[{i}].request", "only webhooks are routed yet")])
-            drafts.append(
-                ledger_pb2.JobDraft(
-                    tenant_id=submission.tenant_id,
-                    channel=submission.channel,
-                    priority=effective_priority(submission),  # type: ignore[arg-type]
-                    idempotency_key=submission.idempotency_key,
-                    webhook=submission.webhook,
-                )
+            kind = submission.WhichOneof("request")
+            if kind is None:
+                await abort_invalid(context, [(f"submissions[{i}].request", "a webhook or an email is required")])
+            draft = ledger_pb2.JobDraft(
+                tenant_id=submission.tenant_id,
+                channel=submission.channel,
+                priority=effective_priority(submission),  # type: ignore[arg-type]
+                idempotency_key=submission.idempotency_key,
+                ordering_key=submission.ordering_key,
             )
+            if kind == "webhook":
+                draft.webhook.CopyFrom(submission.webhook)
+            else:
+                draft.email.CopyFrom(submission.email)
+            drafts.append(draft)
         created = await self.ledger.CreateJobs(ledger_pb2.CreateJobsRequest(drafts=drafts))
-        jobs = list(created.jobs)
-        for job in jobs:
-            JOBS_ACCEPTED.labels(label(common_pb2.Channel.Name(job.channel))).inc()
-        published = await self.publisher.publish(jobs)
-        for job in jobs:
-            job.ClearField("webhook")
-            if job.id in published:
-                job.status = common_pb2.JOB_STATUS_QUEUED
-        return router_pb2.SubmitJobsResponse(jobs=jobs)
+        outcomes = list(created.outcomes)
+        admitted = [o.job for o in outcomes if o.HasField("job") and o.job.status == common_pb2.JOB_STATUS_PENDING]
+        for submission, outcome in zip(request.submissions, outcomes, strict=True):
+            channel = label(common_pb2.Channel.Name(submission.channel))
+            if outcome.HasField("job"):
+                JOBS_ACCEPTED.labels(channel).inc()
+            else:
+                JOBS_REJECTED.labels(channel, "quota").inc()
+        published = await self.publisher.publish(admitted)
+        for outcome in outcomes:
+            if outcome.HasField("job"):
+                outcome.job.ClearField("request")
+                if outcome.job.id in published:
+                    outcome.job.status = common_pb2.JOB_STATUS_QUEUED
+        return router_pb2.SubmitJobsResponse(outcomes=outcomes)

@@ -10,7 +10,8 @@ from nats.aio.msg import Msg
 
 from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
-from herald.bus.streams import ensure_consumer, ensure_streams, topology, work_consumer_config
+from herald.bus.fair import FairFetcher
+from herald.bus.streams import ensure_streams
 from herald.bus.subjects import Subjects, WorkClass
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
@@ -41,13 +42,14 @@ async def build(runtime: ServiceRuntime) -> None:
     nc = await connect_with_retry(settings.nats_url, "webhook-sender", runtime.stopping)
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
-    names = topology(settings)
-    await ensure_consumer(
+    fetcher = FairFetcher(
         js,
-        names.work_stream,
-        work_consumer_config(settings, names.webhook_consumer, WorkClass.WEBHOOK, settings.webhook_ack_wait_s),
+        settings,
+        WorkClass.WEBHOOK,
+        settings.webhook_ack_wait_s,
+        buffer_per_lane=max(1, settings.webhook_concurrency // 2),
     )
-    subscription = await js.pull_subscribe_bind(names.webhook_consumer, stream=names.work_stream)
+    await fetcher.start()
     ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
     signer = Signer(ledger, settings.key_ring() if settings.master_keys else None)
 
@@ -55,7 +57,7 @@ async def build(runtime: ServiceRuntime) -> None:
         signer.forget(str(orjson.loads(message.data).get("tenant_id", "")))
 
     await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
-    worker = WebhookWorker(settings, subscription, ledger, signer)
+    worker = WebhookWorker(settings, fetcher, ledger, signer)
     webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(
         WebhookSenderServicer(worker), runtime.grpc.server
     )

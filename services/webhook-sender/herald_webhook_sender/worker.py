@@ -1,12 +1,13 @@
 """The delivery loop.
 
-Fetch up to the free concurrency from the durable consumer; ask the ledger, in
-one call for the batch, which jobs may start (a redelivered job that is already
-DELIVERED is acknowledged and skipped); deliver each; record the attempt; and
-only after the ledger committed it, acknowledge the message. A crash at any
-point leaves the message unacknowledged and JetStream redelivers it after
-AckWait, which exceeds the HTTP timeout so a slow receiver is never handed to a
-second sender while the first still waits.
+Take the next message in fair order (`herald.bus.fair`) whenever a delivery slot
+is free; ask the ledger whether the job may start (coalesced with concurrent
+asks into one call: a redelivered job that is already DELIVERED is acknowledged
+and skipped; one held back by its ordering key goes back for a moment); deliver;
+record the attempt; and only after the ledger committed it, acknowledge the
+message. A crash at any point leaves the message unacknowledged and JetStream
+redelivers it after AckWait, which exceeds the HTTP timeout so a slow receiver
+is never handed to a second sender while the first still waits.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from dataclasses import dataclass
 
 import httpx
 from nats.aio.msg import Msg
-from nats.js import JetStreamContext
-from nats.js.errors import FetchTimeoutError
 
 from herald.batching import Batcher
+from herald.bus.fair import FairFetcher
 from herald.config import Settings
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
@@ -37,18 +37,21 @@ class Counters:
     failed: int = 0
 
 
+ORDERING_RETRY_S = 0.05
+
+
 class WebhookWorker:
     def __init__(
         self,
         settings: Settings,
-        subscription: JetStreamContext.PullSubscription,
+        fetcher: FairFetcher,
         ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
         signer: Signer,
     ) -> None:
         self.settings = settings
-        self.signer = signer
-        self.subscription = subscription
+        self.fetcher = fetcher
         self.ledger = ledger
+        self.signer = signer
         self.counters = Counters()
         self.http = httpx.AsyncClient(
             timeout=settings.webhook_timeout_s,
@@ -56,6 +59,7 @@ class WebhookWorker:
             limits=httpx.Limits(max_connections=settings.webhook_concurrency * 2),
         )
         self.recorder: Batcher[ledger_pb2.AttemptResult, None] = Batcher(self._record, max_items=200)
+        self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(self._start_many, max_items=200)
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(settings.webhook_concurrency)
 
@@ -64,55 +68,53 @@ class WebhookWorker:
         return len(self.settings.webhook_retry_schedule_s) + 1
 
     async def run(self, stopping: asyncio.Event) -> None:
-        concurrency = self.settings.webhook_concurrency
+        stop = asyncio.create_task(stopping.wait())
         while not stopping.is_set():
-            free = concurrency - len(self._tasks)
-            if free <= 0:
-                await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
-                continue
-            try:
-                messages = await self.subscription.fetch(batch=free, timeout=1.0)
-            except (FetchTimeoutError, TimeoutError):
-                continue
-            except Exception as error:
-                log.warning("fetch failed", extra={"error": repr(error)})
-                await asyncio.sleep(0.5)
-                continue
-            await self._start(messages)
+            await self._slots.acquire()
+            taking = asyncio.create_task(self.fetcher.next())
+            await asyncio.wait({taking, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not taking.done():
+                taking.cancel()
+                self._slots.release()
+                break
+            task = asyncio.create_task(self._handle(taking.result()))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        stop.cancel()
+        for message in await self.fetcher.stop():
+            await message.nak()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.recorder.drain()
 
-    async def _start(self, messages: list[Msg]) -> None:
-        deliveries = []
-        for message in messages:
+    async def _start_many(self, job_ids: list[str]) -> list[ledger_pb2.DeliveryStart]:
+        started = await self.ledger.StartDeliveries(ledger_pb2.StartDeliveriesRequest(job_ids=job_ids))
+        return list(started.starts)
+
+    async def _handle(self, message: Msg) -> None:
+        try:
             delivery = webhook_sender_pb2.WebhookDelivery()
             try:
                 delivery.ParseFromString(message.data)
             except Exception:
                 log.error("unreadable work message dropped", extra={"subject": message.subject})
                 await message.term()
-                continue
-            deliveries.append((message, delivery))
-        if not deliveries:
-            return
-        try:
-            started = await self.ledger.StartDeliveries(
-                ledger_pb2.StartDeliveriesRequest(job_ids=[d.job_id for _, d in deliveries])
-            )
-        except Exception as error:
-            log.warning("ledger unavailable; handing messages back", extra={"error": repr(error)})
-            for message, _ in deliveries:
+                return
+            try:
+                start = await self.starter.submit(delivery.job_id)
+            except Exception as error:
+                log.warning("ledger unavailable; handing the message back", extra={"error": repr(error)})
                 await message.nak(delay=1.0)
-            return
-        for (message, delivery), start in zip(deliveries, started.starts, strict=True):
-            if not start.proceed:
+                return
+            if start.wait:
+                await message.nak(delay=ORDERING_RETRY_S)
+            elif not start.proceed:
                 # Already finished (a redelivery after a crash) or unknown: never deliver twice.
                 await message.ack()
-                continue
-            task = asyncio.create_task(self._deliver(message, delivery, start.attempt_count))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            else:
+                await self._deliver(message, delivery, start.attempt_count)
+        finally:
+            self._slots.release()
 
     async def _deliver(self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery, previous: int) -> None:
         self.counters.in_flight += 1

@@ -17,7 +17,7 @@ from nats.js.api import (
 )
 from nats.js.errors import NotFoundError
 
-from herald.bus.subjects import Subjects, WorkClass
+from herald.bus.subjects import Subjects
 from herald.config import Settings
 
 log = logging.getLogger("herald.bus")
@@ -66,7 +66,7 @@ def stream_configs(settings: Settings) -> list[StreamConfig]:
     ]
 
 
-def work_consumer_config(settings: Settings, durable: str, work_class: WorkClass, ack_wait_s: float) -> ConsumerConfig:
+def lane_consumer_config(settings: Settings, durable: str, filter_subject: str, ack_wait_s: float) -> ConsumerConfig:
     return ConsumerConfig(
         durable_name=durable,
         ack_policy=AckPolicy.EXPLICIT,
@@ -76,8 +76,7 @@ def work_consumer_config(settings: Settings, durable: str, work_class: WorkClass
         # redelivers without spending one of the job's attempts.
         max_deliver=-1,
         max_ack_pending=settings.consumer_max_ack_pending,
-        filter_subject=Subjects(settings.bus_prefix).work_filter(work_class),
-        num_replicas=0,
+        filter_subject=filter_subject,
     )
 
 

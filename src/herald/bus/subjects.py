@@ -1,13 +1,18 @@
-"""Subject names. Work subjects carry class, priority and tenant, in that order,
-so consumers can filter by class and priority and later schedule by tenant:
+"""Subject names. Work subjects carry class, priority, fairness lane and tenant:
 
-    <prefix>.work.<class>.<priority>.<tenant>
+    <prefix>.work.<class>.<priority>.<lane>.<tenant>
     <prefix>.dlq.<class>.<tenant>
     <prefix>.control.<topic>          (core NATS, not stored: cache invalidations)
+
+The lane is a hash of the tenant onto a fixed number of lanes (stochastic fair
+queueing): every (class, priority, lane) has its own durable consumer, so a
+tenant's backlog fills only its own lane and senders serve lanes round-robin.
+The number of lanes must be the same for the router and the senders.
 """
 
 from __future__ import annotations
 
+import zlib
 from enum import StrEnum
 
 from herald.v1 import common_pb2
@@ -32,15 +37,24 @@ CHANNEL_CLASSES: dict[int, WorkClass] = {
 }
 
 
+def lane_of(tenant_id: str, lanes: int) -> int:
+    return zlib.crc32(tenant_id.encode()) % lanes
+
+
 class Subjects:
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, lanes: int = 16) -> None:
         self.prefix = prefix
+        self.lanes = lanes
 
     def work(self, work_class: WorkClass, priority: int, tenant_id: str) -> str:
-        return f"{self.prefix}.work.{work_class}.{PRIORITY_TOKENS.get(priority, 'normal')}.{tenant_id}"
+        token = PRIORITY_TOKENS.get(priority, "normal")
+        return f"{self.prefix}.work.{work_class}.{token}.{lane_of(tenant_id, self.lanes)}.{tenant_id}"
 
     def work_filter(self, work_class: WorkClass) -> str:
         return f"{self.prefix}.work.{work_class}.>"
+
+    def lane_filter(self, work_class: WorkClass, priority_token: str, lane: int) -> str:
+        return f"{self.prefix}.work.{work_class}.{priority_token}.{lane}.>"
 
     def all_work(self) -> str:
         return f"{self.prefix}.work.>"

@@ -234,6 +234,53 @@ def tenant_disable(tenant_id: str, enable: bool, as_json: bool, data_dir: Path) 
     _emit(_tenant_dict(AdminClient(data_dir).call("UpdateTenant", request).tenant), as_json)
 
 
+def _limit_value(value: str | None, name: str) -> int | None:
+    if value is None:
+        return None
+    if value == "unlimited":
+        return -1
+    if value == "plan":
+        return -2
+    if not value.isdigit():
+        raise click.BadParameter("a number, 'unlimited' or 'plan'", param_hint=name)
+    return int(value)
+
+
+@tenant.command("set-limits")
+@click.argument("tenant_id")
+@click.option("--rate-per-min", help="Requests per minute: N, 'unlimited' or 'plan'.")
+@click.option("--webhooks-per-month", help="N, 'unlimited' or 'plan'.")
+@click.option("--emails-per-month", help="N, 'unlimited' or 'plan'.")
+@json_option
+@data_dir_option
+def tenant_set_limits(
+    tenant_id: str,
+    rate_per_min: str | None,
+    webhooks_per_month: str | None,
+    emails_per_month: str | None,
+    as_json: bool,
+    data_dir: Path,
+) -> None:
+    """Override a tenant's plan limits."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceSetTenantLimitsRequest(tenant_id=tenant_id)
+    for field, value in (
+        ("rate_per_min", _limit_value(rate_per_min, "--rate-per-min")),
+        ("webhooks_per_month", _limit_value(webhooks_per_month, "--webhooks-per-month")),
+        ("emails_per_month", _limit_value(emails_per_month, "--emails-per-month")),
+    ):
+        if value is not None:
+            setattr(request, field, value)
+    tenant = AdminClient(data_dir).call("SetTenantLimits", request).tenant
+    record = _tenant_dict(tenant)
+    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        if tenant.HasField(field):
+            value = getattr(tenant, field)
+            record[field] = "unlimited" if value < 0 else value
+    _emit(record, as_json)
+
+
 @main.group()
 def apikey() -> None:
     """Manage tenants' API keys (operator)."""

@@ -88,3 +88,24 @@ async def abort_already_exists(context: grpc.aio.ServicerContext[object, object]
         _status(code_pb2.ALREADY_EXISTS, f"{what} already exists", error_details_pb2.ResourceInfo(resource_type=what))
     )
     raise AssertionError("unreachable")
+
+
+async def abort_resource_exhausted(
+    context: grpc.aio.ServicerContext[object, object], why: str, retry_after_s: int = 0
+) -> NoReturn:
+    details: list[object] = [
+        error_details_pb2.QuotaFailure(
+            violations=[error_details_pb2.QuotaFailure.Violation(subject="tenant", description=why)]
+        )
+    ]
+    if retry_after_s:
+        details.append(error_details_pb2.RetryInfo(retry_delay={"seconds": retry_after_s}))
+    await context.abort_with_status(_status(code_pb2.RESOURCE_EXHAUSTED, why, *details))
+    raise AssertionError("unreachable")
+
+
+async def abort_aborted(context: grpc.aio.ServicerContext[object, object], why: str) -> NoReturn:
+    await context.abort_with_status(
+        _status(code_pb2.ABORTED, why, error_details_pb2.ErrorInfo(reason="IN_FLIGHT", domain="herald"))
+    )
+    raise AssertionError("unreachable")

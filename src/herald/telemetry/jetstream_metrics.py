@@ -7,6 +7,11 @@ waits on the bus. Every router replica exports the same numbers (they describe t
 shared streams, not the replica), so dashboards and alerts aggregate them with
 `max`, never `sum`.
 
+Consumer metrics are labelled {stream, consumer, channel, priority}: `channel` and
+`priority` are read from the consumer's filter subject (`<prefix>.work.<class>.<priority>...`,
+herald.bus.subjects), so a sender's many consumers (one per fairness lane) add up per
+channel and priority; both are empty for a consumer that filters anything else.
+
 When JetStream cannot be read, the collector exports `herald_jetstream_up 0` and no
 stream or consumer samples (stale numbers would hide a growing queue), and
 `herald_jetstream_last_success_timestamp_seconds` says how old the last good read is.
@@ -16,11 +21,11 @@ Exported (all gauges unless named `_total`):
     herald_stream_messages{stream}                      messages stored now
     herald_stream_bytes{stream}                         bytes stored now
     herald_stream_stored_messages_total{stream}         messages ever stored (the stream's last sequence)
-    herald_consumer_pending_messages{stream,consumer}   not yet delivered to the consumer (its lag)
-    herald_consumer_ack_pending_messages{stream,consumer}  delivered, not yet acknowledged (in flight or
-                                                         waiting out a retry delay)
-    herald_consumer_redelivered_messages{stream,consumer}  of those, delivered more than once
-    herald_consumer_waiting_pulls{stream,consumer}      pull requests waiting for messages (idle senders)
+    herald_consumer_pending_messages{...}               not yet delivered to the consumer (its lag)
+    herald_consumer_ack_pending_messages{...}           delivered, not yet acknowledged (in flight or
+                                                        waiting out a retry delay)
+    herald_consumer_redelivered_messages{...}           of those, delivered more than once
+    herald_consumer_waiting_pulls{...}                  pull requests waiting for messages (idle senders)
     herald_dead_letter_messages                         messages in the dead-letter stream
     herald_jetstream_up                                 1 if the last read succeeded
     herald_jetstream_last_success_timestamp_seconds     when it last did
@@ -45,6 +50,7 @@ from herald.config import Settings
 log = logging.getLogger("herald.telemetry.jetstream")
 
 DEFAULT_INTERVAL_S = 5.0
+_CONSUMER_PAGE = 256
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class ConsumerSample:
     ack_pending: int
     redelivered: int
     waiting: int
+    channel: str = ""
+    priority: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,10 +85,17 @@ class Snapshot:
 class JetStreamCollector(Collector):
     """A Prometheus collector over a snapshot that `refresh` (or `run`) keeps current."""
 
-    def __init__(self, streams: Sequence[str], dead_letter_stream: str, interval_s: float = DEFAULT_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        streams: Sequence[str],
+        dead_letter_stream: str,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        bus_prefix: str = "herald",
+    ) -> None:
         self.streams = tuple(streams)
         self.dead_letter_stream = dead_letter_stream
         self.interval_s = interval_s
+        self._work_prefix = f"{bus_prefix}.work."
         # Replaced whole by each refresh, so a scrape (another thread) reads one consistent read.
         self.snapshot = Snapshot()
 
@@ -91,6 +106,7 @@ class JetStreamCollector(Collector):
             streams=(names.work_stream, names.dead_letter_stream),
             dead_letter_stream=names.dead_letter_stream,
             interval_s=interval_s,
+            bus_prefix=settings.bus_prefix,
         )
 
     def register(self, registry: CollectorRegistry = REGISTRY) -> JetStreamCollector:
@@ -123,9 +139,8 @@ class JetStreamCollector(Collector):
             streams.append(StreamSample(name, int(state.messages), int(state.bytes), int(state.last_seq)))
             if name == self.dead_letter_stream:
                 dead_letters = int(state.messages)
-            # Herald declares a handful of consumers per stream, far under the
-            # 256 that one CONSUMER.LIST page returns.
-            for consumer in await js.consumers_info(name):
+            for consumer in await self._consumers(js, name):
+                channel, priority = self._class_and_priority(consumer.config.filter_subject)
                 consumers.append(
                     ConsumerSample(
                         stream=name,
@@ -134,6 +149,8 @@ class JetStreamCollector(Collector):
                         ack_pending=int(consumer.num_ack_pending or 0),
                         redelivered=int(consumer.num_redelivered or 0),
                         waiting=int(consumer.num_waiting or 0),
+                        channel=channel,
+                        priority=priority,
                     )
                 )
         return Snapshot(
@@ -143,6 +160,22 @@ class JetStreamCollector(Collector):
             consumers=tuple(sorted(consumers, key=lambda c: (c.stream, c.name))),
             dead_letter_messages=dead_letters,
         )
+
+    @staticmethod
+    async def _consumers(js: Any, stream: str) -> list[Any]:
+        """Every consumer of the stream: CONSUMER.LIST answers 256 at most per page."""
+        found: list[Any] = []
+        while True:
+            page = await js.consumers_info(stream, offset=len(found))
+            found.extend(page)
+            if len(page) < _CONSUMER_PAGE:
+                return found
+
+    def _class_and_priority(self, filter_subject: str | None) -> tuple[str, str]:
+        if not filter_subject or not filter_subject.startswith(self._work_prefix):
+            return "", ""
+        tokens = [t if t not in ("*", ">") else "" for t in filter_subject[len(self._work_prefix) :].split(".")]
+        return tokens[0], tokens[1] if len(tokens) > 1 else ""
 
     async def run(self, js: Any, stopping: asyncio.Event) -> None:
         """Refreshes every `interval_s` until `stopping` is set (a ServiceRuntime loop)."""
@@ -178,7 +211,7 @@ class JetStreamCollector(Collector):
             stream_bytes.add_metric([stream.name], stream.bytes)
             stored.add_metric([stream.name], stream.last_sequence)
 
-        labels = ["stream", "consumer"]
+        labels = ["stream", "consumer", "channel", "priority"]
         pending = GaugeMetricFamily(
             "herald_consumer_pending_messages", "Messages not yet delivered to a consumer (its lag).", labels=labels
         )
@@ -196,7 +229,7 @@ class JetStreamCollector(Collector):
             "herald_consumer_waiting_pulls", "Pull requests waiting for messages (idle workers).", labels=labels
         )
         for consumer in snap.consumers:
-            key = [consumer.stream, consumer.name]
+            key = [consumer.stream, consumer.name, consumer.channel, consumer.priority]
             pending.add_metric(key, consumer.pending)
             ack_pending.add_metric(key, consumer.ack_pending)
             redelivered.add_metric(key, consumer.redelivered)

@@ -18,6 +18,13 @@ HTTP_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
 JOBS_ACCEPTED = Counter("herald_jobs_accepted_total", "Jobs accepted and written.", ["channel"])
+JOBS_REJECTED = Counter(
+    "herald_jobs_rejected_total", "Submissions refused at admission, by reason.", ["channel", "reason"]
+)
+RATE_LIMITED = Counter("herald_rate_limited_total", "Requests refused by the per-tenant rate limit.", ["route"])
+RATE_LIMITER_ERRORS = Counter(
+    "herald_rate_limiter_errors_total", "Rate-limit checks that could not reach the shared state.", ["decision"]
+)
 JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowledged by the bus.", ["channel"])
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
 DELIVERIES = Counter("herald_deliveries_total", "Delivery attempts by channel and outcome.", ["channel", "outcome"])

@@ -18,6 +18,7 @@ class JobStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     JOB_STATUS_DELIVERING: _ClassVar[JobStatus]
     JOB_STATUS_DELIVERED: _ClassVar[JobStatus]
     JOB_STATUS_FAILED: _ClassVar[JobStatus]
+    JOB_STATUS_SUPPRESSED: _ClassVar[JobStatus]
 
 class Priority(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +68,7 @@ JOB_STATUS_QUEUED: JobStatus
 JOB_STATUS_DELIVERING: JobStatus
 JOB_STATUS_DELIVERED: JobStatus
 JOB_STATUS_FAILED: JobStatus
+JOB_STATUS_SUPPRESSED: JobStatus
 PRIORITY_UNSPECIFIED: Priority
 PRIORITY_LOW: Priority
 PRIORITY_NORMAL: Priority
@@ -164,7 +166,8 @@ class EmailRequest(_message.Message):
     def __init__(self, to: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., cc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., bcc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., reply_to: _Optional[_Union[EmailAddress, _Mapping]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., html: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provider_id: _Optional[str] = ..., fallback_provider_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email")
+    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email")
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
@@ -177,6 +180,7 @@ class Job(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ordering_key: str
     id: str
     tenant_id: str
     channel: Channel
@@ -189,7 +193,7 @@ class Job(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     webhook: WebhookRequest
     email: EmailRequest
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ...) -> None: ...
+    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ...) -> None: ...
 
 class Attempt(_message.Message):
     __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at")
@@ -212,18 +216,52 @@ class Attempt(_message.Message):
     def __init__(self, job_id: _Optional[str] = ..., number: _Optional[int] = ..., target: _Optional[str] = ..., outcome: _Optional[_Union[AttemptOutcome, str]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., error: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Tenant(_message.Message):
-    __slots__ = ("id", "name", "plan", "disabled", "created_at")
+    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     DISABLED_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    RATE_PER_MIN_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     plan: Plan
     disabled: bool
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rate_per_min: int
+    webhooks_per_month: int
+    emails_per_month: int
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
+
+class Usage(_message.Message):
+    __slots__ = ("period", "webhooks", "emails", "webhooks_limit", "emails_limit", "shared_limit")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOKS_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOKS_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SHARED_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    period: str
+    webhooks: int
+    emails: int
+    webhooks_limit: int
+    emails_limit: int
+    shared_limit: int
+    def __init__(self, period: _Optional[str] = ..., webhooks: _Optional[int] = ..., emails: _Optional[int] = ..., webhooks_limit: _Optional[int] = ..., emails_limit: _Optional[int] = ..., shared_limit: _Optional[int] = ...) -> None: ...
+
+class SuppressionEntry(_message.Message):
+    __slots__ = ("address", "reason", "source_event_id", "created_at")
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    address: str
+    reason: str
+    source_event_id: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, address: _Optional[str] = ..., reason: _Optional[str] = ..., source_event_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ApiKey(_message.Message):
     __slots__ = ("id", "tenant_id", "name", "public_id", "created_at", "revoked_at", "last_used_at")

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/email_sender.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x1d\n\x1bGetEmailWorkerStatusRequest\"F\n\x1cGetEmailWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\"`\n\x19ValidateCredentialRequest\x12\x31\n\ncredential\x18\x01 \x01(\x0b\x32\x1d.herald.v1.ProviderCredential\x12\x10\n\x08\x62\x61se_url\x18\x02 \x01(\t\"Y\n\x1aValidateCredentialResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1c\n\x14provider_unreachable\x18\x03 \x01(\x08\x32\xe0\x01\n\x12\x45mailSenderService\x12g\n\x14GetEmailWorkerStatus\x12&.herald.v1.GetEmailWorkerStatusRequest\x1a\'.herald.v1.GetEmailWorkerStatusResponse\x12\x61\n\x12ValidateCredential\x12$.herald.v1.ValidateCredentialRequest\x1a%.herald.v1.ValidateCredentialResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/email_sender.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x1d\n\x1bGetEmailWorkerStatusRequest\"F\n\x1cGetEmailWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\"`\n\x19ValidateCredentialRequest\x12\x31\n\ncredential\x18\x01 \x01(\x0b\x32\x1d.herald.v1.ProviderCredential\x12\x10\n\x08\x62\x61se_url\x18\x02 \x01(\t\"Y\n\x1aValidateCredentialResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1c\n\x14provider_unreachable\x18\x03 \x01(\x08\"\xb2\x01\n\rEmailDelivery\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12(\n\x07request\x18\x04 \x01(\x0b\x32\x17.herald.v1.EmailRequest\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x12\x14\n\x0cordering_key\x18\x06 \x01(\t2\xe0\x01\n\x12\x45mailSenderService\x12g\n\x14GetEmailWorkerStatus\x12&.herald.v1.GetEmailWorkerStatusRequest\x1a\'.herald.v1.GetEmailWorkerStatusResponse\x12\x61\n\x12ValidateCredential\x12$.herald.v1.ValidateCredentialRequest\x1a%.herald.v1.ValidateCredentialResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,6 +40,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_VALIDATECREDENTIALREQUEST']._serialized_end=266
   _globals['_VALIDATECREDENTIALRESPONSE']._serialized_start=268
   _globals['_VALIDATECREDENTIALRESPONSE']._serialized_end=357
-  _globals['_EMAILSENDERSERVICE']._serialized_start=360
-  _globals['_EMAILSENDERSERVICE']._serialized_end=584
+  _globals['_EMAILDELIVERY']._serialized_start=360
+  _globals['_EMAILDELIVERY']._serialized_end=538
+  _globals['_EMAILSENDERSERVICE']._serialized_start=541
+  _globals['_EMAILSENDERSERVICE']._serialized_end=765
 # @@protoc_insertion_point(module_scope)

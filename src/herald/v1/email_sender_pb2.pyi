@@ -35,3 +35,19 @@ class ValidateCredentialResponse(_message.Message):
     reason: str
     provider_unreachable: bool
     def __init__(self, valid: _Optional[bool] = ..., reason: _Optional[str] = ..., provider_unreachable: _Optional[bool] = ...) -> None: ...
+
+class EmailDelivery(_message.Message):
+    __slots__ = ("job_id", "tenant_id", "priority", "request", "idempotency_key", "ordering_key")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    tenant_id: str
+    priority: _common_pb2.Priority
+    request: _common_pb2.EmailRequest
+    idempotency_key: str
+    ordering_key: str
+    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., ordering_key: _Optional[str] = ...) -> None: ...

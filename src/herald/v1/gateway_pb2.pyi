@@ -196,3 +196,33 @@ class RotateMasterKeyResponse(_message.Message):
     active_key_id: str
     unreadable_ids: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, reencrypted: _Optional[int] = ..., already_current: _Optional[int] = ..., active_key_id: _Optional[str] = ..., unreadable_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AdminServiceSetTenantLimitsRequest(_message.Message):
+    __slots__ = ("tenant_id", "rate_per_min", "webhooks_per_month", "emails_per_month")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    RATE_PER_MIN_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    rate_per_min: int
+    webhooks_per_month: int
+    emails_per_month: int
+    def __init__(self, tenant_id: _Optional[str] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
+
+class AdminServiceSetTenantLimitsResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class GetTenantUsageRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetTenantUsageResponse(_message.Message):
+    __slots__ = ("usage",)
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    usage: _common_pb2.Usage
+    def __init__(self, usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ...) -> None: ...

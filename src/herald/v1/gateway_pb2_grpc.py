@@ -197,6 +197,16 @@ class AdminServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.SetTenantLimits = channel.unary_unary(
+                '/herald.v1.AdminService/SetTenantLimits',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceSetTenantLimitsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceSetTenantLimitsResponse.FromString,
+                _registered_method=True)
+        self.GetTenantUsage = channel.unary_unary(
+                '/herald.v1.AdminService/GetTenantUsage',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.GetTenantUsageRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.GetTenantUsageResponse.FromString,
+                _registered_method=True)
         self.CreateTenant = channel.unary_unary(
                 '/herald.v1.AdminService/CreateTenant',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantRequest.SerializeToString,
@@ -243,6 +253,18 @@ class AdminServiceServicer:
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
     tenant API keys are refused here.
     """
+
+    def SetTenantLimits(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTenantUsage(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def CreateTenant(self, request, context):
         """Missing associated documentation comment in .proto file."""
@@ -296,6 +318,16 @@ class AdminServiceServicer:
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'SetTenantLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetTenantLimits,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceSetTenantLimitsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceSetTenantLimitsResponse.SerializeToString,
+            ),
+            'GetTenantUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTenantUsage,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.GetTenantUsageRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.GetTenantUsageResponse.SerializeToString,
+            ),
             'CreateTenant': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateTenant,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateTenantRequest.FromString,
@@ -348,6 +380,60 @@ class AdminService:
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
     tenant API keys are refused here.
     """
+
+    @staticmethod
+    def SetTenantLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/SetTenantLimits',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceSetTenantLimitsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceSetTenantLimitsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTenantUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/GetTenantUsage',
+            herald_dot_v1_dot_gateway__pb2.GetTenantUsageRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.GetTenantUsageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def CreateTenant(request,

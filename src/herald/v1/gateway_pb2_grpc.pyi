@@ -81,6 +81,8 @@ class AdminServiceStub:
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> AdminServiceAsyncStub: ...
+    SetTenantLimits: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceSetTenantLimitsRequest, _gateway_pb2.AdminServiceSetTenantLimitsResponse]
+    GetTenantUsage: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetTenantUsageRequest, _gateway_pb2.GetTenantUsageResponse]
     CreateTenant: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateTenantRequest, _gateway_pb2.AdminServiceCreateTenantResponse]
     ListTenants: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListTenantsRequest, _gateway_pb2.AdminServiceListTenantsResponse]
     GetTenant: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceGetTenantRequest, _gateway_pb2.AdminServiceGetTenantResponse]
@@ -98,6 +100,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
+    SetTenantLimits: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceSetTenantLimitsRequest, _gateway_pb2.AdminServiceSetTenantLimitsResponse]  # type: ignore[assignment]
+    GetTenantUsage: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetTenantUsageRequest, _gateway_pb2.GetTenantUsageResponse]  # type: ignore[assignment]
     CreateTenant: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateTenantRequest, _gateway_pb2.AdminServiceCreateTenantResponse]  # type: ignore[assignment]
     ListTenants: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListTenantsRequest, _gateway_pb2.AdminServiceListTenantsResponse]  # type: ignore[assignment]
     GetTenant: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceGetTenantRequest, _gateway_pb2.AdminServiceGetTenantResponse]  # type: ignore[assignment]
@@ -112,6 +116,20 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
     tenant API keys are refused here.
     """
+
+    @_abc_1.abstractmethod
+    def SetTenantLimits(
+        self,
+        request: _gateway_pb2.AdminServiceSetTenantLimitsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceSetTenantLimitsResponse, _abc.Awaitable[_gateway_pb2.AdminServiceSetTenantLimitsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetTenantUsage(
+        self,
+        request: _gateway_pb2.GetTenantUsageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.GetTenantUsageResponse, _abc.Awaitable[_gateway_pb2.GetTenantUsageResponse]]: ...
 
     @_abc_1.abstractmethod
     def CreateTenant(

@@ -3,6 +3,7 @@ import datetime
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
@@ -10,19 +11,43 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Rejection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REJECTION_UNSPECIFIED: _ClassVar[Rejection]
+    REJECTION_QUOTA_EXCEEDED: _ClassVar[Rejection]
+
+class IdempotencyState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    IDEMPOTENCY_STATE_UNSPECIFIED: _ClassVar[IdempotencyState]
+    IDEMPOTENCY_STATE_NEW: _ClassVar[IdempotencyState]
+    IDEMPOTENCY_STATE_IN_FLIGHT: _ClassVar[IdempotencyState]
+    IDEMPOTENCY_STATE_COMPLETED: _ClassVar[IdempotencyState]
+    IDEMPOTENCY_STATE_MISMATCH: _ClassVar[IdempotencyState]
+REJECTION_UNSPECIFIED: Rejection
+REJECTION_QUOTA_EXCEEDED: Rejection
+IDEMPOTENCY_STATE_UNSPECIFIED: IdempotencyState
+IDEMPOTENCY_STATE_NEW: IdempotencyState
+IDEMPOTENCY_STATE_IN_FLIGHT: IdempotencyState
+IDEMPOTENCY_STATE_COMPLETED: IdempotencyState
+IDEMPOTENCY_STATE_MISMATCH: IdempotencyState
+
 class JobDraft(_message.Message):
-    __slots__ = ("tenant_id", "channel", "priority", "idempotency_key", "webhook")
+    __slots__ = ("tenant_id", "channel", "priority", "idempotency_key", "webhook", "email", "ordering_key")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     channel: _common_pb2.Channel
     priority: _common_pb2.Priority
     idempotency_key: str
     webhook: _common_pb2.WebhookRequest
-    def __init__(self, tenant_id: _Optional[str] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ...) -> None: ...
+    email: _common_pb2.EmailRequest
+    ordering_key: str
+    def __init__(self, tenant_id: _Optional[str] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class CreateJobsRequest(_message.Message):
     __slots__ = ("drafts",)
@@ -30,11 +55,21 @@ class CreateJobsRequest(_message.Message):
     drafts: _containers.RepeatedCompositeFieldContainer[JobDraft]
     def __init__(self, drafts: _Optional[_Iterable[_Union[JobDraft, _Mapping]]] = ...) -> None: ...
 
+class DraftOutcome(_message.Message):
+    __slots__ = ("job", "rejection", "detail")
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    REJECTION_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    job: _common_pb2.Job
+    rejection: Rejection
+    detail: str
+    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., rejection: _Optional[_Union[Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+
 class CreateJobsResponse(_message.Message):
-    __slots__ = ("jobs",)
-    JOBS_FIELD_NUMBER: _ClassVar[int]
-    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
-    def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ...) -> None: ...
+    __slots__ = ("outcomes",)
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[DraftOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[DraftOutcome, _Mapping]]] = ...) -> None: ...
 
 class GetJobRequest(_message.Message):
     __slots__ = ("tenant_id", "job_id", "include_request")
@@ -97,16 +132,18 @@ class StartDeliveriesRequest(_message.Message):
     def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class DeliveryStart(_message.Message):
-    __slots__ = ("job_id", "proceed", "status", "attempt_count")
+    __slots__ = ("job_id", "proceed", "status", "attempt_count", "wait")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     PROCEED_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     proceed: bool
     status: _common_pb2.JobStatus
     attempt_count: int
-    def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ...) -> None: ...
+    wait: bool
+    def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ..., wait: _Optional[bool] = ...) -> None: ...
 
 class StartDeliveriesResponse(_message.Message):
     __slots__ = ("starts",)
@@ -505,3 +542,125 @@ class ReencryptSecretsResponse(_message.Message):
     active_key_id: str
     unreadable_ids: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, reencrypted: _Optional[int] = ..., already_current: _Optional[int] = ..., active_key_id: _Optional[str] = ..., unreadable_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SetTenantLimitsRequest(_message.Message):
+    __slots__ = ("tenant_id", "rate_per_min", "webhooks_per_month", "emails_per_month")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    RATE_PER_MIN_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    rate_per_min: int
+    webhooks_per_month: int
+    emails_per_month: int
+    def __init__(self, tenant_id: _Optional[str] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
+
+class SetTenantLimitsResponse(_message.Message):
+    __slots__ = ("tenant",)
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: _common_pb2.Tenant
+    def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
+
+class GetUsageRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetUsageResponse(_message.Message):
+    __slots__ = ("usage",)
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    usage: _common_pb2.Usage
+    def __init__(self, usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ...) -> None: ...
+
+class ListSuppressionsRequest(_message.Message):
+    __slots__ = ("tenant_id", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListSuppressionsResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.SuppressionEntry]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.SuppressionEntry, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class AddSuppressionsRequest(_message.Message):
+    __slots__ = ("tenant_id", "entries")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.SuppressionEntry]
+    def __init__(self, tenant_id: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[_common_pb2.SuppressionEntry, _Mapping]]] = ...) -> None: ...
+
+class AddSuppressionsResponse(_message.Message):
+    __slots__ = ("added",)
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    added: int
+    def __init__(self, added: _Optional[int] = ...) -> None: ...
+
+class RemoveSuppressionRequest(_message.Message):
+    __slots__ = ("tenant_id", "address")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    address: str
+    def __init__(self, tenant_id: _Optional[str] = ..., address: _Optional[str] = ...) -> None: ...
+
+class RemoveSuppressionResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BeginIdempotentRequest(_message.Message):
+    __slots__ = ("tenant_id", "key", "request_hash")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HASH_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    key: str
+    request_hash: bytes
+    def __init__(self, tenant_id: _Optional[str] = ..., key: _Optional[str] = ..., request_hash: _Optional[bytes] = ...) -> None: ...
+
+class BeginIdempotentResponse(_message.Message):
+    __slots__ = ("state", "status_code", "body")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    state: IdempotencyState
+    status_code: int
+    body: bytes
+    def __init__(self, state: _Optional[_Union[IdempotencyState, str]] = ..., status_code: _Optional[int] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class CompleteIdempotentRequest(_message.Message):
+    __slots__ = ("tenant_id", "key", "status_code", "body")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    key: str
+    status_code: int
+    body: bytes
+    def __init__(self, tenant_id: _Optional[str] = ..., key: _Optional[str] = ..., status_code: _Optional[int] = ..., body: _Optional[bytes] = ...) -> None: ...
+
+class CompleteIdempotentResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AbandonIdempotentRequest(_message.Message):
+    __slots__ = ("tenant_id", "key")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    key: str
+    def __init__(self, tenant_id: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
+
+class AbandonIdempotentResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -181,6 +181,46 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsResponse.FromString,
                 _registered_method=True)
+        self.SetTenantLimits = channel.unary_unary(
+                '/herald.v1.LedgerService/SetTenantLimits',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.SetTenantLimitsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.SetTenantLimitsResponse.FromString,
+                _registered_method=True)
+        self.GetUsage = channel.unary_unary(
+                '/herald.v1.LedgerService/GetUsage',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetUsageRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetUsageResponse.FromString,
+                _registered_method=True)
+        self.ListSuppressions = channel.unary_unary(
+                '/herald.v1.LedgerService/ListSuppressions',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListSuppressionsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListSuppressionsResponse.FromString,
+                _registered_method=True)
+        self.AddSuppressions = channel.unary_unary(
+                '/herald.v1.LedgerService/AddSuppressions',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.AddSuppressionsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.AddSuppressionsResponse.FromString,
+                _registered_method=True)
+        self.RemoveSuppression = channel.unary_unary(
+                '/herald.v1.LedgerService/RemoveSuppression',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RemoveSuppressionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RemoveSuppressionResponse.FromString,
+                _registered_method=True)
+        self.BeginIdempotent = channel.unary_unary(
+                '/herald.v1.LedgerService/BeginIdempotent',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.BeginIdempotentRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.BeginIdempotentResponse.FromString,
+                _registered_method=True)
+        self.CompleteIdempotent = channel.unary_unary(
+                '/herald.v1.LedgerService/CompleteIdempotent',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotentRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotentResponse.FromString,
+                _registered_method=True)
+        self.AbandonIdempotent = channel.unary_unary(
+                '/herald.v1.LedgerService/AbandonIdempotent',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -372,6 +412,55 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetTenantLimits(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetUsage(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSuppressions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddSuppressions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveSuppression(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BeginIdempotent(self, request, context):
+        """Idempotency keys: claim before doing the work, complete with the response after.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CompleteIdempotent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AbandonIdempotent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -519,6 +608,46 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.ReencryptSecrets,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.ReencryptSecretsResponse.SerializeToString,
+            ),
+            'SetTenantLimits': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetTenantLimits,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.SetTenantLimitsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.SetTenantLimitsResponse.SerializeToString,
+            ),
+            'GetUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetUsage,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetUsageRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetUsageResponse.SerializeToString,
+            ),
+            'ListSuppressions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSuppressions,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListSuppressionsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListSuppressionsResponse.SerializeToString,
+            ),
+            'AddSuppressions': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddSuppressions,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.AddSuppressionsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.AddSuppressionsResponse.SerializeToString,
+            ),
+            'RemoveSuppression': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveSuppression,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RemoveSuppressionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RemoveSuppressionResponse.SerializeToString,
+            ),
+            'BeginIdempotent': grpc.unary_unary_rpc_method_handler(
+                    servicer.BeginIdempotent,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.BeginIdempotentRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.BeginIdempotentResponse.SerializeToString,
+            ),
+            'CompleteIdempotent': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompleteIdempotent,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotentRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotentResponse.SerializeToString,
+            ),
+            'AbandonIdempotent': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbandonIdempotent,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1306,6 +1435,222 @@ class LedgerService:
             '/herald.v1.LedgerService/ReencryptSecrets',
             herald_dot_v1_dot_ledger__pb2.ReencryptSecretsRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.ReencryptSecretsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetTenantLimits(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/SetTenantLimits',
+            herald_dot_v1_dot_ledger__pb2.SetTenantLimitsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.SetTenantLimitsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetUsage',
+            herald_dot_v1_dot_ledger__pb2.GetUsageRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetUsageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSuppressions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListSuppressions',
+            herald_dot_v1_dot_ledger__pb2.ListSuppressionsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListSuppressionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddSuppressions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/AddSuppressions',
+            herald_dot_v1_dot_ledger__pb2.AddSuppressionsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.AddSuppressionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveSuppression(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RemoveSuppression',
+            herald_dot_v1_dot_ledger__pb2.RemoveSuppressionRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RemoveSuppressionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BeginIdempotent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/BeginIdempotent',
+            herald_dot_v1_dot_ledger__pb2.BeginIdempotentRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.BeginIdempotentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompleteIdempotent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CompleteIdempotent',
+            herald_dot_v1_dot_ledger__pb2.CompleteIdempotentRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CompleteIdempotentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbandonIdempotent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/AbandonIdempotent',
+            herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.FromString,
             options,
             channel_credentials,
             insecure,

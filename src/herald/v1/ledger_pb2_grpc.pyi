@@ -74,6 +74,15 @@ class LedgerServiceStub:
     """The encrypted signing secrets (current, and previous while it overlaps)."""
     ReencryptSecrets: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ReencryptSecretsRequest, _ledger_pb2.ReencryptSecretsResponse]
     """Re-encrypts every stored secret not yet under the active master key."""
+    SetTenantLimits: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.SetTenantLimitsRequest, _ledger_pb2.SetTenantLimitsResponse]
+    GetUsage: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetUsageRequest, _ledger_pb2.GetUsageResponse]
+    ListSuppressions: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListSuppressionsRequest, _ledger_pb2.ListSuppressionsResponse]
+    AddSuppressions: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AddSuppressionsRequest, _ledger_pb2.AddSuppressionsResponse]
+    RemoveSuppression: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RemoveSuppressionRequest, _ledger_pb2.RemoveSuppressionResponse]
+    BeginIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.BeginIdempotentRequest, _ledger_pb2.BeginIdempotentResponse]
+    """Idempotency keys: claim before doing the work, complete with the response after."""
+    CompleteIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotentRequest, _ledger_pb2.CompleteIdempotentResponse]
+    AbandonIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AbandonIdempotentRequest, _ledger_pb2.AbandonIdempotentResponse]
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -121,6 +130,15 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """The encrypted signing secrets (current, and previous while it overlaps)."""
     ReencryptSecrets: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ReencryptSecretsRequest, _ledger_pb2.ReencryptSecretsResponse]  # type: ignore[assignment]
     """Re-encrypts every stored secret not yet under the active master key."""
+    SetTenantLimits: _aio.UnaryUnaryMultiCallable[_ledger_pb2.SetTenantLimitsRequest, _ledger_pb2.SetTenantLimitsResponse]  # type: ignore[assignment]
+    GetUsage: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetUsageRequest, _ledger_pb2.GetUsageResponse]  # type: ignore[assignment]
+    ListSuppressions: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListSuppressionsRequest, _ledger_pb2.ListSuppressionsResponse]  # type: ignore[assignment]
+    AddSuppressions: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AddSuppressionsRequest, _ledger_pb2.AddSuppressionsResponse]  # type: ignore[assignment]
+    RemoveSuppression: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RemoveSuppressionRequest, _ledger_pb2.RemoveSuppressionResponse]  # type: ignore[assignment]
+    BeginIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.BeginIdempotentRequest, _ledger_pb2.BeginIdempotentResponse]  # type: ignore[assignment]
+    """Idempotency keys: claim before doing the work, complete with the response after."""
+    CompleteIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotentRequest, _ledger_pb2.CompleteIdempotentResponse]  # type: ignore[assignment]
+    AbandonIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AbandonIdempotentRequest, _ledger_pb2.AbandonIdempotentResponse]  # type: ignore[assignment]
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The canonical state. Every RPC that changes jobs takes a batch, so callers can
@@ -339,5 +357,62 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.ReencryptSecretsResponse, _abc.Awaitable[_ledger_pb2.ReencryptSecretsResponse]]:
         """Re-encrypts every stored secret not yet under the active master key."""
+
+    @_abc_1.abstractmethod
+    def SetTenantLimits(
+        self,
+        request: _ledger_pb2.SetTenantLimitsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.SetTenantLimitsResponse, _abc.Awaitable[_ledger_pb2.SetTenantLimitsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetUsage(
+        self,
+        request: _ledger_pb2.GetUsageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetUsageResponse, _abc.Awaitable[_ledger_pb2.GetUsageResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListSuppressions(
+        self,
+        request: _ledger_pb2.ListSuppressionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListSuppressionsResponse, _abc.Awaitable[_ledger_pb2.ListSuppressionsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def AddSuppressions(
+        self,
+        request: _ledger_pb2.AddSuppressionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.AddSuppressionsResponse, _abc.Awaitable[_ledger_pb2.AddSuppressionsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RemoveSuppression(
+        self,
+        request: _ledger_pb2.RemoveSuppressionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RemoveSuppressionResponse, _abc.Awaitable[_ledger_pb2.RemoveSuppressionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def BeginIdempotent(
+        self,
+        request: _ledger_pb2.BeginIdempotentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.BeginIdempotentResponse, _abc.Awaitable[_ledger_pb2.BeginIdempotentResponse]]:
+        """Idempotency keys: claim before doing the work, complete with the response after."""
+
+    @_abc_1.abstractmethod
+    def CompleteIdempotent(
+        self,
+        request: _ledger_pb2.CompleteIdempotentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CompleteIdempotentResponse, _abc.Awaitable[_ledger_pb2.CompleteIdempotentResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def AbandonIdempotent(
+        self,
+        request: _ledger_pb2.AbandonIdempotentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.AbandonIdempotentResponse, _abc.Awaitable[_ledger_pb2.AbandonIdempotentResponse]]: ...
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,4 +1,5 @@
 from herald.v1 import common_pb2 as _common_pb2
+from herald.v1 import ledger_pb2 as _ledger_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -8,20 +9,24 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Submission(_message.Message):
-    __slots__ = ("tenant_id", "plan", "channel", "requested_priority", "idempotency_key", "webhook")
+    __slots__ = ("tenant_id", "plan", "channel", "requested_priority", "idempotency_key", "webhook", "email", "ordering_key")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_PRIORITY_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     plan: _common_pb2.Plan
     channel: _common_pb2.Channel
     requested_priority: _common_pb2.Priority
     idempotency_key: str
     webhook: _common_pb2.WebhookRequest
-    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., requested_priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ...) -> None: ...
+    email: _common_pb2.EmailRequest
+    ordering_key: str
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., requested_priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class SubmitJobsRequest(_message.Message):
     __slots__ = ("submissions",)
@@ -30,7 +35,7 @@ class SubmitJobsRequest(_message.Message):
     def __init__(self, submissions: _Optional[_Iterable[_Union[Submission, _Mapping]]] = ...) -> None: ...
 
 class SubmitJobsResponse(_message.Message):
-    __slots__ = ("jobs",)
-    JOBS_FIELD_NUMBER: _ClassVar[int]
-    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
-    def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ...) -> None: ...
+    __slots__ = ("outcomes",)
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.DraftOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.DraftOutcome, _Mapping]]] = ...) -> None: ...

@@ -12,12 +12,31 @@ from herald.telemetry.metrics import HTTP_SECONDS
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.handlers import Handlers
 from herald_gateway.http import problems
-from herald_gateway.http.routes import admin, api_keys, jobs, providers, webhook_secret, webhooks
+from herald_gateway.http.admission import rate_limit_headers, with_idempotency
+from herald_gateway.http.routes import (
+    admin,
+    api_keys,
+    emails,
+    jobs,
+    providers,
+    suppressions,
+    usage,
+    webhook_secret,
+    webhooks,
+)
+from herald_gateway.idempotency import Idempotency
+from herald_gateway.rate_limit import RateLimiter
 
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
 
 
-def create_app(handlers: Handlers, tenants: ApiKeyAuthenticator, operators: OperatorAuthenticator) -> FastAPI:
+def create_app(
+    handlers: Handlers,
+    tenants: ApiKeyAuthenticator,
+    operators: OperatorAuthenticator,
+    rate_limiter: RateLimiter,
+    idempotency: Idempotency,
+) -> FastAPI:
     app = FastAPI(
         title="Herald",
         version="0.1.0",
@@ -27,8 +46,9 @@ def create_app(handlers: Handlers, tenants: ApiKeyAuthenticator, operators: Oper
     app.state.handlers = handlers
     app.state.tenants = tenants
     app.state.operators = operators
+    app.state.rate_limiter = rate_limiter
     problems.install(app)
-    for module in (webhooks, jobs, api_keys, providers, webhook_secret, admin):
+    for module in (webhooks, emails, jobs, usage, suppressions, api_keys, providers, webhook_secret, admin):
         app.include_router(module.router)
 
     @app.middleware("http")
@@ -37,7 +57,8 @@ def create_app(handlers: Handlers, tenants: ApiKeyAuthenticator, operators: Oper
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_REQUEST_BYTES):
             return problems.problem(413, "payload-too-large", "Payload too large", "the request body is too large")
         started = time.perf_counter()
-        response = await call_next(request)
+        response = await with_idempotency(request, call_next, tenants, idempotency)
+        await rate_limit_headers(request, response, tenants, rate_limiter)
         # The router records the route it matched in the scope: label by its template, never the raw path.
         matched = request.scope.get("route")
         route = getattr(matched, "path", None) or "unmatched"

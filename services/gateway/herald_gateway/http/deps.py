@@ -12,7 +12,9 @@ from herald_gateway.handlers import Handlers
 
 async def current_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
     authenticator: ApiKeyAuthenticator = request.app.state.tenants
-    return await authenticator.authenticate(authorization)
+    principal = await authenticator.authenticate(authorization)
+    request.state.principal = principal
+    return principal
 
 
 def current_operator(request: Request, authorization: Annotated[str | None, Header()] = None) -> None:

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from herald_gateway.errors import GatewayError, Invalid, Unauthenticated
+from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unauthenticated
 
 PROBLEM_BASE = "https://herald.dev/problems/"
 MEDIA_TYPE = "application/problem+json"
@@ -28,7 +28,10 @@ def install(app: FastAPI) -> None:
         extra: dict[str, Any] = {}
         if isinstance(exc, Invalid):
             extra["errors"] = [{"field": f, "detail": d} for f, d in exc.violations]
-        return problem(exc.status, exc.kind, exc.title, exc.detail, **extra)
+        response = problem(exc.status, exc.kind, exc.title, exc.detail, **extra)
+        if isinstance(exc, RateLimited):
+            response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     async def validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)

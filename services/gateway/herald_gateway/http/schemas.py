@@ -17,6 +17,7 @@ PRIORITY_VALUES: dict[str, int] = {
     "critical": common_pb2.PRIORITY_CRITICAL,
 }
 STATUS_NAMES: dict[int, str] = {
+    common_pb2.JOB_STATUS_SUPPRESSED: "suppressed",
     common_pb2.JOB_STATUS_PENDING: "pending",
     common_pb2.JOB_STATUS_QUEUED: "queued",
     common_pb2.JOB_STATUS_DELIVERING: "delivering",
@@ -55,6 +56,94 @@ class WebhookIn(BaseModel):
     content_type: str | None = Field(default=None, max_length=255)
     headers: dict[str, str] = Field(default_factory=dict)
     priority: PriorityName | None = None
+    ordering_key: str | None = Field(
+        default=None,
+        max_length=255,
+        description="Jobs sharing a key are delivered one at a time, in submission order.",
+    )
+
+
+class EmailAddressIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    email: str = Field(max_length=320)
+    name: str = Field(default="", max_length=200)
+
+
+AddressIn = EmailAddressIn | str
+
+
+class EmailIn(BaseModel):
+    """An address is `"a@example.com"`, `"Ann <a@example.com>"` or `{"email": ..., "name": ...}`."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: AddressIn = Field(alias="from")
+    to: list[AddressIn] = Field(min_length=1, max_length=50)
+    cc: list[AddressIn] = Field(default_factory=list, max_length=50)
+    bcc: list[AddressIn] = Field(default_factory=list, max_length=50)
+    reply_to: AddressIn | None = None
+    subject: str = Field(min_length=1, max_length=998)
+    text: str | None = Field(default=None, max_length=2_000_000)
+    html: str | None = Field(default=None, max_length=5_000_000)
+    headers: dict[str, str] = Field(default_factory=dict, max_length=50)
+    tags: list[str] = Field(default_factory=list, max_length=20)
+    metadata: dict[str, str] = Field(default_factory=dict, max_length=50)
+    provider: str | None = Field(default=None, description="Pin one of your provider ids; then only it and `fallback`.")
+    fallback: str | None = None
+    priority: PriorityName | None = None
+    ordering_key: str | None = Field(default=None, max_length=255)
+
+
+class UsageOut(BaseModel):
+    period: str
+    webhooks: int
+    emails: int
+    webhooks_limit: int | None = Field(description="None: unlimited.")
+    emails_limit: int | None
+    shared_limit: int | None = Field(description="FREE: emails and webhooks share one allowance.")
+
+
+class SuppressionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: str = Field(max_length=320)
+
+
+class SuppressionOut(BaseModel):
+    address: str
+    reason: str
+    source_event_id: str | None
+    created_at: datetime | None
+
+
+class SuppressionList(BaseModel):
+    data: list[SuppressionOut]
+    next_cursor: str | None
+
+
+class LimitsPatch(BaseModel):
+    """Per limit: a number, "unlimited", or "plan" to go back to the plan's value."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rate_per_min: int | Literal["unlimited", "plan"] | None = None
+    webhooks_per_month: int | Literal["unlimited", "plan"] | None = None
+    emails_per_month: int | Literal["unlimited", "plan"] | None = None
+
+
+def usage_out(usage: common_pb2.Usage) -> UsageOut:
+    def limit(value: int) -> int | None:
+        return None if value < 0 else value
+
+    return UsageOut(
+        period=usage.period,
+        webhooks=usage.webhooks,
+        emails=usage.emails,
+        webhooks_limit=limit(usage.webhooks_limit),
+        emails_limit=limit(usage.emails_limit),
+        shared_limit=limit(usage.shared_limit),
+    )
 
 
 class JobAccepted(BaseModel):
@@ -247,6 +336,7 @@ class TenantOut(BaseModel):
     plan: str
     disabled: bool
     created_at: datetime | None
+    limits: dict[str, int | str] = Field(default_factory=dict, description="Operator overrides of the plan.")
 
 
 class TenantList(BaseModel):
@@ -331,10 +421,16 @@ def secret_status_out(status: common_pb2.WebhookSecretStatus) -> WebhookSecretSt
 
 
 def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
+    limits: dict[str, int | str] = {}
+    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        if tenant.HasField(field):
+            value = getattr(tenant, field)
+            limits[field] = "unlimited" if value < 0 else value
     return TenantOut(
         id=tenant.id,
         name=tenant.name,
         plan=PLAN_NAMES.get(tenant.plan, "free"),
         disabled=tenant.disabled,
         created_at=when(tenant.created_at, tenant.HasField("created_at")),
+        limits=limits,
     )

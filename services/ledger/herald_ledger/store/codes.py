@@ -11,6 +11,7 @@ STATUS_TO_PROTO: dict[JobStatus, int] = {
     JobStatus.DELIVERING: common_pb2.JOB_STATUS_DELIVERING,
     JobStatus.DELIVERED: common_pb2.JOB_STATUS_DELIVERED,
     JobStatus.FAILED: common_pb2.JOB_STATUS_FAILED,
+    JobStatus.SUPPRESSED: common_pb2.JOB_STATUS_SUPPRESSED,
 }
 STATUS_FROM_PROTO = {v: k for k, v in STATUS_TO_PROTO.items()}
 

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import new_id
 from herald_ledger.db.models import attempts, job_events, jobs
-from herald_ledger.job_status import JobStatus, allowed_sources
+from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
 
 JOB_SUMMARY_COLUMNS = [c for c in jobs.c if c.name not in ("body", "request", "publish_claimed_until")]
 
@@ -30,7 +30,10 @@ class NewJob:
     request: dict[str, Any]
     body: bytes
     idempotency_key: str | None = None
+    ordering_key: str | None = None
     id: uuid.UUID = field(default_factory=new_id)
+    # Set when admission wrote the job as SUPPRESSED.
+    suppressed: str = ""
 
 
 @dataclass
@@ -52,21 +55,40 @@ class DeliveryStart:
     proceed: bool
     status: JobStatus | None
     attempt_count: int
+    wait: bool = False
+
+
+_BLOCKED_BY_ORDER = text(
+    """
+    SELECT j.id FROM jobs j
+    WHERE j.id = ANY(:ids) AND j.ordering_key IS NOT NULL AND EXISTS (
+        SELECT 1 FROM jobs earlier
+        WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
+          AND earlier.id < j.id AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED')
+    )
+    """
+).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))
 
 
 async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list[Row[Any]]:
     if not new_jobs:
         return []
+
+    def status(job: NewJob) -> JobStatus:
+        return JobStatus.SUPPRESSED if job.suppressed else JobStatus.PENDING
+
     rows = [
         {
             "id": j.id,
             "tenant_id": j.tenant_id,
             "channel": j.channel,
-            "status": JobStatus.PENDING.value,
+            "status": status(j).value,
             "priority": j.priority,
             "request": j.request,
             "body": j.body,
             "idempotency_key": j.idempotency_key,
+            "ordering_key": j.ordering_key,
+            "last_error": j.suppressed or None,
         }
         for j in new_jobs
     ]
@@ -74,7 +96,12 @@ async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list
     await conn.execute(
         insert(job_events),
         [
-            {"job_id": j.id, "from_status": None, "to_status": JobStatus.PENDING.value, "reason": "accepted"}
+            {
+                "job_id": j.id,
+                "from_status": None,
+                "to_status": status(j).value,
+                "reason": j.suppressed or "accepted",
+            }
             for j in new_jobs
         ],
     )
@@ -190,7 +217,11 @@ async def mark_published(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) ->
 
 
 async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> list[DeliveryStart]:
-    moved = {row.id: row for row in await transition(conn, job_ids, JobStatus.DELIVERING, "delivery started")}
+    """Moves the jobs that may start to DELIVERING. A job whose ordering key has an
+    unfinished earlier job waits (it holds its place; its message comes back later)."""
+    blocked = {row.id for row in (await conn.execute(_BLOCKED_BY_ORDER, {"ids": list(job_ids)})).all()}
+    startable = [i for i in job_ids if i not in blocked]
+    moved = {row.id: row for row in await transition(conn, startable, JobStatus.DELIVERING, "delivery started")}
     missing = [i for i in job_ids if i not in moved]
     current: dict[uuid.UUID, Any] = {}
     if missing:
@@ -203,7 +234,8 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
         elif job_id in current:
             row = current[job_id]
             status = JobStatus(row.status)
-            starts.append(DeliveryStart(job_id, False, status, row.attempt_count))
+            waiting = job_id in blocked and status not in TERMINAL
+            starts.append(DeliveryStart(job_id, False, status, row.attempt_count, wait=waiting))
         else:
             starts.append(DeliveryStart(job_id, False, None, 0))
     return starts

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
+from herald.v1 import ledger_pb2
+from herald_gateway.errors import Invalid
 from herald_gateway.http.deps import HandlersDep, Operator
 from herald_gateway.http.schemas import (
     PLAN_NAMES,
@@ -14,14 +16,17 @@ from herald_gateway.http.schemas import (
     ApiKeyCreated,
     ApiKeyIn,
     ApiKeyList,
+    LimitsPatch,
     MasterKeyRotation,
     TenantCreated,
     TenantIn,
     TenantList,
     TenantOut,
     TenantPatch,
+    UsageOut,
     api_key_out,
     tenant_out,
+    usage_out,
 )
 
 router = APIRouter(prefix="/admin/v1", tags=["admin"], dependencies=[Operator])
@@ -72,6 +77,28 @@ async def revoke_api_key(tenant_id: str, key_id: str, handlers: HandlersDep) -> 
     await handlers.get_tenant(tenant_id)
     await handlers.revoke_api_key(tenant_id, key_id)
     return Response(status_code=204)
+
+
+@router.patch("/tenants/{tenant_id}/limits", response_model=TenantOut)
+async def set_limits(tenant_id: str, body: LimitsPatch, handlers: HandlersDep) -> TenantOut:
+    """Overrides the plan's limits for one tenant (a number, "unlimited", or "plan")."""
+    request = ledger_pb2.SetTenantLimitsRequest()
+    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        value = getattr(body, field)
+        if value is None:
+            continue
+        if isinstance(value, int) and value < 0:
+            raise Invalid([(field, 'must be >= 0, "unlimited" or "plan"')])
+        setattr(
+            request, field, {"unlimited": -1, "plan": -2}.get(str(value), value) if isinstance(value, str) else value
+        )
+    return tenant_out(await handlers.set_limits(tenant_id, request))
+
+
+@router.get("/tenants/{tenant_id}/usage", response_model=UsageOut)
+async def get_usage(tenant_id: str, handlers: HandlersDep) -> UsageOut:
+    await handlers.get_tenant(tenant_id)
+    return usage_out(await handlers.usage(tenant_id))
 
 
 @router.post("/master-key/rotate", response_model=MasterKeyRotation)

@@ -13,7 +13,8 @@ from starlette.responses import Response
 from herald.v1 import common_pb2
 from herald_gateway.errors import Invalid
 from herald_gateway.handlers import WebhookInput
-from herald_gateway.http.deps import HandlersDep, Tenant
+from herald_gateway.http.admission import Counted
+from herald_gateway.http.deps import HandlersDep
 from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn
 
 router = APIRouter(tags=["webhooks"])
@@ -22,7 +23,7 @@ router = APIRouter(tags=["webhooks"])
 @router.post("/v1/webhooks", status_code=202, response_model=JobAccepted)
 async def send_webhook(
     body: WebhookIn,
-    principal: Tenant,
+    principal: Counted,
     handlers: HandlersDep,
     response: Response,
     idempotency_key: Annotated[str | None, Header()] = None,

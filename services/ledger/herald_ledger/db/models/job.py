@@ -22,7 +22,15 @@ jobs = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     # Set while one publisher owns republishing this PENDING job (outbox lease).
     Column("publish_claimed_until", DateTime(timezone=True)),
+    Column("ordering_key", Text),
     Index("ix_jobs_tenant_id_id", "tenant_id", text("id DESC")),
     Index("ix_jobs_tenant_id_idempotency_key", "tenant_id", "idempotency_key"),
     Index("ix_jobs_pending_updated_at", "updated_at", postgresql_where=text("status = 'PENDING'")),
+    Index(
+        "ix_jobs_tenant_id_ordering_key_id",
+        "tenant_id",
+        "ordering_key",
+        "id",
+        postgresql_where=text("ordering_key IS NOT NULL"),
+    ),
 )

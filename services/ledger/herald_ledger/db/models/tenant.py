@@ -1,4 +1,4 @@
-from sqlalchemy import Boolean, Column, DateTime, Table, Text, func
+from sqlalchemy import Boolean, Column, DateTime, Integer, Table, Text, func
 from sqlalchemy.dialects.postgresql import UUID
 
 from herald_ledger.db.models.base import metadata
@@ -11,4 +11,8 @@ tenants = Table(
     Column("plan", Text, nullable=False),
     Column("disabled", Boolean, nullable=False, server_default="false"),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    # Operator overrides of the plan's limits: NULL = the plan's, -1 = unlimited.
+    Column("rate_per_min", Integer),
+    Column("webhooks_per_month", Integer),
+    Column("emails_per_month", Integer),
 )

@@ -1,0 +1,147 @@
+"""Admission inside the job-creating transaction: monthly quotas and the
+suppression list, decided per draft, atomically with the rows they allow.
+
+Each tenant's usage row for the month is locked (SELECT … FOR UPDATE) before
+its drafts are counted, so concurrent requests queue on that lock and can never
+overshoot the quota; a refused draft writes nothing. A draft to a suppressed
+recipient is written as a SUPPRESSED job (the tenant can see why) and counts
+against no quota: nothing was sent.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, select, text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from herald.plans import Limits, effective_limits
+from herald_ledger.db.models import suppressions, tenants, usage_counters
+from herald_ledger.store.codes import PLAN_TO_PROTO
+from herald_ledger.store.jobs import NewJob
+
+QUOTA_CHANNELS = {"webhook": "webhooks", "email": "emails"}
+
+
+@dataclass
+class Verdict:
+    job: NewJob | None
+    rejection: str = ""
+    suppressed: str = ""
+
+
+def current_period(now: datetime | None = None) -> str:
+    return (now or datetime.now(UTC)).strftime("%Y-%m")
+
+
+def recipients(job: NewJob) -> list[str]:
+    if job.channel not in ("email", "platform_email"):
+        return []
+    request = job.request
+    return [
+        str(entry.get("email", "")).strip().lower()
+        for field in ("to", "cc", "bcc")
+        for entry in request.get(field, []) or []
+        if entry.get("email")
+    ]
+
+
+async def tenant_limits(conn: AsyncConnection, tenant_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Limits]:
+    rows = (await conn.execute(select(tenants).where(tenants.c.id.in_(tenant_ids)))).all()
+    return {
+        row.id: effective_limits(
+            PLAN_TO_PROTO[row.plan], row.rate_per_min, row.webhooks_per_month, row.emails_per_month
+        )
+        for row in rows
+    }
+
+
+async def lock_usage(conn: AsyncConnection, tenant_ids: Sequence[uuid.UUID], period: str) -> dict[uuid.UUID, Any]:
+    """Locks each tenant's counters for the month, in a fixed order so two
+    transactions admitting for the same tenants cannot deadlock."""
+    ordered = sorted(set(tenant_ids))
+    await conn.execute(
+        text(
+            "INSERT INTO usage_counters (tenant_id, period) SELECT t, :period FROM unnest(CAST(:ids AS uuid[])) t"
+            " ON CONFLICT DO NOTHING"
+        ),
+        {"ids": ordered, "period": period},
+    )
+    query = (
+        select(usage_counters)
+        .where(and_(usage_counters.c.tenant_id.in_(ordered), usage_counters.c.period == period))
+        .order_by(usage_counters.c.tenant_id)
+        .with_for_update()
+    )
+    return {row.tenant_id: row for row in (await conn.execute(query)).all()}
+
+
+async def suppressed_addresses(conn: AsyncConnection, jobs: Sequence[NewJob]) -> dict[uuid.UUID, dict[str, str]]:
+    wanted: dict[uuid.UUID, set[str]] = {}
+    for job in jobs:
+        wanted.setdefault(job.tenant_id, set()).update(recipients(job))
+    found: dict[uuid.UUID, dict[str, str]] = {}
+    for tenant_id, addresses in wanted.items():
+        if not addresses:
+            continue
+        query = select(suppressions.c.address, suppressions.c.reason).where(
+            and_(suppressions.c.tenant_id == tenant_id, suppressions.c.address.in_(sorted(addresses)))
+        )
+        found[tenant_id] = {row.address: row.reason for row in (await conn.execute(query)).all()}
+    return found
+
+
+def room_for(limits: Limits, used: dict[str, int], channel: str) -> str:
+    """Empty when one more job of `channel` fits; else why not."""
+    counter = QUOTA_CHANNELS.get(channel)
+    if counter is None:
+        return ""
+    if limits.shared_allowance is not None and used["webhooks"] + used["emails"] + 1 > limits.shared_allowance:
+        return f"monthly quota of {limits.shared_allowance} emails and webhooks reached"
+    limit = limits.webhooks_per_month if counter == "webhooks" else limits.emails_per_month
+    if limit is not None and used[counter] + 1 > limit:
+        return f"monthly quota of {limit} {counter} reached"
+    return ""
+
+
+async def admit(conn: AsyncConnection, jobs: Sequence[NewJob]) -> list[Verdict]:
+    """Decides every draft; the caller writes the admitted ones in the same transaction."""
+    if not jobs:
+        return []
+    tenant_ids = sorted({j.tenant_id for j in jobs})
+    limits = await tenant_limits(conn, tenant_ids)
+    period = current_period()
+    locked = await lock_usage(conn, tenant_ids, period)
+    used = {t: {"webhooks": int(locked[t].webhooks), "emails": int(locked[t].emails)} for t in locked}
+    blocked = await suppressed_addresses(conn, jobs)
+    verdicts: list[Verdict] = []
+    for job in jobs:
+        hits = [a for a in recipients(job) if a in blocked.get(job.tenant_id, {})]
+        if hits:
+            reasons = blocked[job.tenant_id]
+            why = "suppressed recipients: " + ", ".join(f"{a} ({reasons[a]})" for a in hits)
+            verdicts.append(Verdict(job, suppressed=why))
+            continue
+        tenant_limits_ = limits.get(job.tenant_id)
+        if tenant_limits_ is None:
+            verdicts.append(Verdict(None, rejection="unknown tenant"))
+            continue
+        refusal = room_for(tenant_limits_, used[job.tenant_id], job.channel)
+        if refusal:
+            verdicts.append(Verdict(None, rejection=refusal))
+            continue
+        counter = QUOTA_CHANNELS.get(job.channel)
+        if counter is not None:
+            used[job.tenant_id][counter] += 1
+        verdicts.append(Verdict(job))
+    for tenant_id, counts in used.items():
+        await conn.execute(
+            usage_counters.update()
+            .where(and_(usage_counters.c.tenant_id == tenant_id, usage_counters.c.period == period))
+            .values(webhooks=counts["webhooks"], emails=counts["emails"])
+        )
+    return verdicts

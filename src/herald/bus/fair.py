@@ -1,0 +1,170 @@
+"""Fair fetching of work: stochastic fair queueing across tenants, weighted
+priorities, no starvation.
+
+Tenants are hashed onto lanes (see `subjects`); every (priority, lane) has its own
+durable consumer. A fetcher keeps one long-poll pull outstanding per lane and a
+small buffer per lane; `next()` hands out buffered messages round-robin across
+lanes, and across priorities by smooth weighted round-robin. So a tenant with ten
+thousand queued jobs fills only its own lane's small buffer, and another tenant's
+message waits for at most a round of the other busy lanes, not the backlog.
+
+Priority rule: while several priorities have work, CRITICAL, NORMAL and LOW are
+served in the ratio of their weights (default 16:4:1), so LOW always gets about
+one dispatch in 21 and is never starved; an idle priority's share goes to the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.errors import FetchTimeoutError
+
+from herald.bus.streams import ensure_consumer, lane_consumer_config
+from herald.bus.subjects import WorkClass
+from herald.config import Settings
+
+log = logging.getLogger("herald.bus.fair")
+
+PRIORITIES = ("critical", "normal", "low")
+DEFAULT_WEIGHTS = {"critical": 16, "normal": 4, "low": 1}
+
+
+@dataclass
+class Lane:
+    priority: str
+    index: int
+    subscription: JetStreamContext.PullSubscription
+    buffer: deque[tuple[float, Msg]] = field(default_factory=deque)
+    space: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def lane_durable(work_class: WorkClass, priority: str, lane: int) -> str:
+    return f"{work_class.value.replace('_', '-')}-{priority}-{lane}"
+
+
+class FairFetcher:
+    def __init__(
+        self,
+        js: JetStreamContext,
+        settings: Settings,
+        work_class: WorkClass,
+        ack_wait_s: float,
+        buffer_per_lane: int = 2,
+        weights: dict[str, int] | None = None,
+        pull_timeout_s: float = 5.0,
+    ) -> None:
+        self.js = js
+        self.settings = settings
+        self.work_class = work_class
+        self.ack_wait_s = ack_wait_s
+        self.buffer_per_lane = max(1, buffer_per_lane)
+        self.weights = weights or DEFAULT_WEIGHTS
+        self.pull_timeout_s = pull_timeout_s
+        self.lanes: dict[str, list[Lane]] = {p: [] for p in PRIORITIES}
+        self._available = asyncio.Event()
+        self._credit = dict.fromkeys(PRIORITIES, 0)
+        self._cursor = dict.fromkeys(PRIORITIES, 0)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._running = False
+
+    async def start(self) -> None:
+        stream = self.settings.stream_name("work")
+        subjects = self.settings.subjects()
+        for priority in PRIORITIES:
+            for index in range(self.settings.fairness_lanes):
+                durable = lane_durable(self.work_class, priority, index)
+                config = lane_consumer_config(
+                    self.settings, durable, subjects.lane_filter(self.work_class, priority, index), self.ack_wait_s
+                )
+                await ensure_consumer(self.js, stream, config)
+                subscription = await self.js.pull_subscribe_bind(durable, stream=stream)
+                lane = Lane(priority, index, subscription)
+                lane.space.set()
+                self.lanes[priority].append(lane)
+        self._running = True
+        self._tasks = [asyncio.create_task(self._pull(lane)) for lanes in self.lanes.values() for lane in lanes]
+        self._tasks.append(asyncio.create_task(self._keep_buffered_alive()))
+
+    async def stop(self) -> list[Msg]:
+        """Stops pulling; returns the messages still buffered so the caller can hand them back."""
+        self._running = False
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        left = [msg for lanes in self.lanes.values() for lane in lanes for _, msg in lane.buffer]
+        for lanes in self.lanes.values():
+            for lane in lanes:
+                lane.buffer.clear()
+        return left
+
+    async def _pull(self, lane: Lane) -> None:
+        while self._running:
+            await lane.space.wait()
+            want = self.buffer_per_lane - len(lane.buffer)
+            try:
+                messages = await lane.subscription.fetch(batch=want, timeout=self.pull_timeout_s)
+            except (FetchTimeoutError, TimeoutError):
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("lane pull failed", extra={"lane": f"{lane.priority}-{lane.index}", "error": repr(error)})
+                await asyncio.sleep(0.5)
+                continue
+            now = time.monotonic()
+            lane.buffer.extend((now, m) for m in messages)
+            if len(lane.buffer) >= self.buffer_per_lane:
+                lane.space.clear()
+            self._available.set()
+
+    async def _keep_buffered_alive(self) -> None:
+        """A message waiting in a buffer still runs down its AckWait; tell the server
+        it is in progress before that runs out."""
+        while self._running:
+            await asyncio.sleep(max(self.ack_wait_s / 3, 0.5))
+            threshold = time.monotonic() - self.ack_wait_s / 3
+            for lanes in self.lanes.values():
+                for lane in lanes:
+                    for i, (since, msg) in enumerate(list(lane.buffer)):
+                        if since < threshold:
+                            with contextlib.suppress(Exception):
+                                await msg.in_progress()
+                            lane.buffer[i] = (time.monotonic(), msg)
+
+    def _pick_priority(self) -> str | None:
+        """Smooth weighted round-robin over the priorities that have buffered work."""
+        ready = [p for p in PRIORITIES if any(lane.buffer for lane in self.lanes[p])]
+        if not ready:
+            return None
+        total = sum(self.weights[p] for p in ready)
+        for p in ready:
+            self._credit[p] += self.weights[p]
+        chosen = max(ready, key=lambda p: self._credit[p])
+        self._credit[chosen] -= total
+        return chosen
+
+    async def next(self) -> Msg:
+        while True:
+            priority = self._pick_priority()
+            if priority is None:
+                self._available.clear()
+                await self._available.wait()
+                continue
+            lanes = self.lanes[priority]
+            start = self._cursor[priority]
+            for step in range(len(lanes)):
+                lane = lanes[(start + step) % len(lanes)]
+                if lane.buffer:
+                    self._cursor[priority] = (start + step + 1) % len(lanes)
+                    _, message = lane.buffer.popleft()
+                    lane.space.set()
+                    return message
