@@ -21,10 +21,10 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 # The environment is rebuilt whenever the lock or a pyproject changes.
-$(VENV)/.installed: $(UV) requirements.lock pyproject.toml $(wildcard services/*/pyproject.toml)
+$(VENV)/.installed: $(UV) requirements.lock pyproject.toml $(wildcard services/*/pyproject.toml) clients/python/pyproject.toml
 	test -d $(VENV) || $(UV) venv --quiet --python $(PYTHON) $(VENV)
 	$(UV) pip sync --quiet --python $(VENV) --require-hashes requirements.lock
-	$(UV) pip install --quiet --python $(VENV) --no-deps -e . $(addprefix -e ,$(SERVICES))
+	$(UV) pip install --quiet --python $(VENV) --no-deps -e . $(addprefix -e ,$(SERVICES)) -e clients/python
 	touch $@
 
 env: $(VENV)/.installed
@@ -46,11 +46,12 @@ protos-check: $(VENV)/.installed
 	$(PY) protos/generate.py --check
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src services tests
-	$(VENV)/bin/ruff format --check src services tests
+	$(VENV)/bin/ruff check src services clients tests
+	$(VENV)/bin/ruff format --check src services clients tests
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy $(addprefix -p ,herald $(notdir $(wildcard services/*/herald_*)))
+	$(VENV)/bin/mypy clients/python/herald_webhooks
 
 test: protos-check lint typecheck $(TEST_PREREQS)
 	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
