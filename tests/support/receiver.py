@@ -23,6 +23,8 @@ class Behaviour:
     status: int = 200
     # Seconds to wait before answering, per webhook-id; applied to the first request only.
     first_delay: dict[str, float] = field(default_factory=dict)
+    # (path suffix, seconds): every request whose path ends so waits that long.
+    delay_path: tuple[str, float] | None = None
 
 
 class Receiver:
@@ -46,6 +48,9 @@ class Receiver:
                     receiver.requests.append(Received(self.path, headers, body, time.monotonic()))
                     receiver._arrived.notify_all()
                 delay = receiver.behaviour.first_delay.get(job_id, 0.0) if first else 0.0
+                slow = receiver.behaviour.delay_path
+                if slow is not None and self.path.endswith(slow[0]):
+                    delay += slow[1]
                 if delay:
                     time.sleep(delay)
                 status = receiver.behaviour.status

@@ -1,0 +1,421 @@
+"""The Kustomize overlays, rendered with `kubectl kustomize` and checked offline:
+strict validation against the Kubernetes 1.30 schemas, the custom resources'
+required fields, and what the manifests must say about Herald (every service has
+its full set of objects, probes, security context, configuration by ConfigMap and
+secrets by reference, network policies that allow exactly the architecture's calls)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+
+from herald.config import Settings
+from tests.deploy.conftest import (
+    HTTP_SERVICES,
+    K8S,
+    KUBERNETES_VERSION,
+    SERVICES,
+    by_kind,
+    python_tool,
+)
+
+Docs = tuple[dict[str, Any], ...]
+CUSTOM_KINDS = {
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+    ("monitoring.coreos.com/v1", "PodMonitor"),
+    ("postgresql.cnpg.io/v1", "Cluster"),
+}
+GRPC_PORT, METRICS_PORT, HTTP_PORT = 50051, 9464, 8080
+
+
+# ---- schemas ------------------------------------------------------------
+
+
+def test_built_in_objects_validate_strictly_against_kubernetes_1_30(docs: Docs) -> None:
+    validator = python_tool("kubernetes_validate")
+    errors = []
+    for doc in docs:
+        if (doc["apiVersion"], doc["kind"]) in CUSTOM_KINDS:
+            continue
+        try:
+            validator.validate(doc, KUBERNETES_VERSION, strict=True)
+        except validator.ValidationError as error:
+            errors.append(f"{doc['kind']}/{doc['metadata']['name']}: {error.message} at {list(error.path)}")
+        except validator.SchemaNotFoundError:
+            errors.append(f"{doc['kind']} ({doc['apiVersion']}) is not a Kubernetes 1.30 kind")
+    assert not errors, "\n".join(errors)
+
+
+def test_the_validator_is_strict() -> None:
+    """A misspelt field must fail, or the test above proves nothing."""
+    validator = python_tool("kubernetes_validate")
+    service = by_kind(_any_render(), "Service")["herald-gateway"]
+    broken = yaml.safe_load(yaml.safe_dump(service))
+    broken["spec"]["portz"] = broken["spec"].pop("ports")
+    with pytest.raises(validator.ValidationError):
+        validator.validate(broken, KUBERNETES_VERSION, strict=True)
+
+
+def test_the_custom_resources_are_exactly_the_known_ones(docs: Docs) -> None:
+    """Anything else must be a Kubernetes kind (the strict validation above fails on an unknown one)."""
+    kinds = {(doc["apiVersion"], doc["kind"]) for doc in docs}
+    assert {kind for kind in kinds if kind[0].split("/")[0].endswith((".coreos.com", ".cnpg.io"))} == CUSTOM_KINDS
+
+
+def test_prometheus_rule_has_its_required_fields(docs: Docs) -> None:
+    [rule] = by_kind(docs, "PrometheusRule").values()
+    groups = rule["spec"]["groups"]
+    assert groups
+    for group in groups:
+        assert isinstance(group["name"], str) and group["rules"]
+        for item in group["rules"]:
+            assert ("alert" in item) != ("record" in item), item
+            assert isinstance(item["expr"], str) and item["expr"].strip()
+            if "for" in item:
+                assert re.fullmatch(r"(\d+(ms|s|m|h|d|w|y))+", item["for"]), item["for"]
+            assert all(isinstance(v, str) for v in item.get("labels", {}).values())
+
+
+def test_pod_monitors_select_pods_that_expose_the_port(docs: Docs) -> None:
+    monitors = by_kind(docs, "PodMonitor")
+    herald = monitors["herald"]
+    endpoints = herald["spec"]["podMetricsEndpoints"]
+    assert [e["port"] for e in endpoints] == ["metrics"]
+    selector = herald["spec"]["selector"]["matchLabels"]
+    selected = [
+        d
+        for d in by_kind(docs, "Deployment").values()
+        if _matches(selector, d["spec"]["template"]["metadata"]["labels"])
+    ]
+    assert {d["metadata"]["name"] for d in selected} == {f"herald-{s}" for s in SERVICES}
+    for deployment in selected:
+        names = {p["name"] for p in _container(deployment)["ports"]}
+        assert "metrics" in names
+    assert monitors["herald-db"]["spec"]["selector"]["matchLabels"] == {"cnpg.io/cluster": "herald-db"}
+
+
+def test_postgres_cluster_has_its_required_fields(docs: Docs, overlay: str) -> None:
+    [cluster] = by_kind(docs, "Cluster").values()
+    spec = cluster["spec"]
+    assert isinstance(spec["instances"], int) and spec["instances"] >= 1
+    assert spec["instances"] == (3 if overlay == "prod" else 1)
+    assert re.fullmatch(r"\d+(Gi|Mi|Ti)", spec["storage"]["size"])
+    assert spec["bootstrap"]["initdb"] == {"database": "herald", "owner": "herald"}
+    # CloudNativePG names the application secret <cluster>-app; the ledger reads it.
+    secret = f"{cluster['metadata']['name']}-app"
+    for name in ("herald-ledger",):
+        env = {e["name"]: e for e in _container(by_kind(docs, "Deployment")[name]).get("env", [])}
+        assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"] == {"name": secret, "key": "uri"}
+
+
+# ---- every service ------------------------------------------------------
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_every_service_has_deployment_service_hpa_pdb_and_service_account(docs: Docs, service: str) -> None:
+    name = f"herald-{service}"
+    deployment = by_kind(docs, "Deployment")[name]
+    pod = deployment["spec"]["template"]
+    assert _matches(deployment["spec"]["selector"]["matchLabels"], pod["metadata"]["labels"])
+    assert pod["metadata"]["labels"]["app.kubernetes.io/part-of"] == "herald"
+    # The autoscaler owns the replica count; an apply must not reset it.
+    assert "replicas" not in deployment["spec"]
+
+    account = by_kind(docs, "ServiceAccount")[name]
+    assert pod["spec"]["serviceAccountName"] == name
+    assert account["automountServiceAccountToken"] is False
+    assert pod["spec"]["automountServiceAccountToken"] is False
+
+    hpa = by_kind(docs, "HorizontalPodAutoscaler")[name]
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
+    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+
+    pdb = by_kind(docs, "PodDisruptionBudget")[name]
+    assert _matches(pdb["spec"]["selector"]["matchLabels"], pod["metadata"]["labels"])
+
+    container = _container(deployment)
+    assert container["args"] == ["run", service]
+    assert container["resources"]["requests"]["cpu"] and container["resources"]["limits"]["memory"]
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_ports_are_named_and_probes_use_grpc_health(docs: Docs, service: str) -> None:
+    name = f"herald-{service}"
+    container = _container(by_kind(docs, "Deployment")[name])
+    expected = {"grpc": GRPC_PORT, "metrics": METRICS_PORT} | ({"http": HTTP_PORT} if service in HTTP_SERVICES else {})
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == expected
+    svc = by_kind(docs, "Service")[name]
+    assert {p["name"]: p["targetPort"] for p in svc["spec"]["ports"]} == {k: k for k in expected}
+    assert _matches(
+        svc["spec"]["selector"], by_kind(docs, "Deployment")[name]["spec"]["template"]["metadata"]["labels"]
+    )
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
+    # The ports the processes listen on are the ones declared.
+    config = _config(docs)
+    assert config["HERALD_GRPC_PORT"] == str(GRPC_PORT)
+    assert config["HERALD_METRICS_PORT"] == str(METRICS_PORT)
+    assert config["HERALD_HTTP_PORT"] == str(HTTP_PORT)
+    assert config["HERALD_GRPC_HOST"] == config["HERALD_HTTP_HOST"] == "0.0.0.0"
+
+
+def test_pods_run_locked_down(docs: Docs) -> None:
+    templates = [d["spec"]["template"] for d in by_kind(docs, "Deployment").values()]
+    templates += [j["spec"]["template"] for j in by_kind(docs, "Job").values()]
+    assert len(templates) == len(SERVICES) + 1
+    for template in templates:
+        pod = template["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        assert pod["securityContext"]["runAsUser"] == 10001  # the image's user (Dockerfile)
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        for container in pod["containers"]:
+            context = container["securityContext"]
+            assert context["allowPrivilegeEscalation"] is False
+            assert context["readOnlyRootFilesystem"] is True
+            assert context["capabilities"] == {"drop": ["ALL"]}
+            mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+            volumes = {v["name"]: v for v in pod["volumes"]}
+            assert "emptyDir" in volumes[mounts["/tmp"]]
+
+
+def test_the_migration_job_runs_herald_migrate_against_the_cluster_database(docs: Docs) -> None:
+    job = by_kind(docs, "Job")["herald-migrate"]
+    container = _container(job)
+    assert container["args"] == ["migrate"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"] == {"name": "herald-db-app", "key": "uri"}
+    assert job["spec"]["template"]["spec"]["restartPolicy"] in {"OnFailure", "Never"}
+
+
+# ---- configuration and secrets ------------------------------------------
+
+
+def test_configuration_is_valid_settings(docs: Docs, overlay: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _config(docs)
+    fields = {f"HERALD_{name.upper()}" for name in Settings.model_fields} | {"NATS_URL", "DATABASE_URL"}
+    unknown = set(config) - fields
+    assert not unknown, f"not Herald settings (typo?): {sorted(unknown)}"
+    for key, value in config.items():
+        monkeypatch.setenv(key, value)
+    settings = Settings()
+    assert settings.stream_replicas == (3 if overlay == "prod" else 1)
+    assert settings.webhook_allow_loopback is False
+    assert settings.ledger_addr == "herald-ledger:50051" and settings.router_addr == "herald-router:50051"
+    assert settings.email_sender_addr == "herald-email-sender:50051"
+    assert settings.nats_url == "nats://nats:4222"
+
+
+def test_loopback_delivery_is_never_enabled(docs: Docs) -> None:
+    assert "HERALD_WEBHOOK_ALLOW_LOOPBACK" not in yaml.safe_dump_all(docs)
+
+
+def test_secrets_are_referenced_never_defined(docs: Docs) -> None:
+    assert not by_kind(docs, "Secret"), "secrets are created out of band, not shipped in the manifests"
+    refs: dict[str, set[str]] = {}
+    for deployment in [*by_kind(docs, "Deployment").values(), *by_kind(docs, "Job").values()]:
+        container = _container(deployment)
+        names = {e["name"] for e in container.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})}
+        names |= {f"envFrom:{s['secretRef']['name']}" for s in container.get("envFrom", []) if "secretRef" in s}
+        refs[deployment["metadata"]["name"]] = names
+    # Each secret reaches only the services that use it.
+    assert refs["herald-gateway"] == {"HERALD_OPERATOR_TOKEN"}
+    assert refs["herald-ledger"] == {"DATABASE_URL", "envFrom:herald-master-keys"}
+    assert refs["herald-migrate"] == {"DATABASE_URL"}
+    assert refs["herald-webhook-sender"] == refs["herald-email-sender"] == {"envFrom:herald-master-keys"}
+    assert refs["herald-router"] == refs["herald-verifier"] == set()
+
+
+def test_every_container_reads_the_generated_config_map(docs: Docs) -> None:
+    [config_map] = by_kind(docs, "ConfigMap").values()
+    for workload in [*by_kind(docs, "Deployment").values(), *by_kind(docs, "Job").values()]:
+        refs = [s["configMapRef"]["name"] for s in _container(workload)["envFrom"] if "configMapRef" in s]
+        assert refs == [config_map["metadata"]["name"]], workload["metadata"]["name"]
+
+
+def test_nats_values_give_a_three_node_jetstream_cluster() -> None:
+    values = yaml.safe_load((K8S / "nats-values.yaml").read_text())
+    assert values["config"]["cluster"]["enabled"] is True
+    assert values["config"]["cluster"]["replicas"] == 3
+    jetstream = values["config"]["jetstream"]
+    assert jetstream["enabled"] is True and jetstream["fileStore"]["enabled"] is True
+    assert jetstream["fileStore"]["pvc"]["enabled"] is True
+    assert values["podDisruptionBudget"]["enabled"] is True
+    assert values["promExporter"]["enabled"] is True and values["promExporter"]["podMonitor"]["enabled"] is True
+    # R3 streams need three servers.
+    assert int(_config(_any_render("prod"))["HERALD_STREAM_REPLICAS"]) <= values["config"]["cluster"]["replicas"]
+
+
+# ---- network policies ---------------------------------------------------
+
+NATS_POD = {"app.kubernetes.io/name": "nats", "app.kubernetes.io/component": "nats"}
+POSTGRES_POD = {"cnpg.io/cluster": "herald-db", "cnpg.io/instanceRole": "primary"}
+INTERNET = "203.0.113.10"  # TEST-NET-3: stands for any public address
+PRIVATE = "10.1.2.3"
+# Who may open a connection to whom (docs/architecture.md).
+CALLS = {
+    ("gateway", "router"),
+    ("gateway", "ledger"),
+    ("gateway", "email-sender"),
+    ("router", "ledger"),
+    ("webhook-sender", "ledger"),
+    ("email-sender", "ledger"),
+}
+USES_NATS = {"gateway", "router", "ledger", "webhook-sender", "email-sender", "verifier"}
+USES_POSTGRES = {"ledger", "migrate"}
+USES_INTERNET = {"webhook-sender", "email-sender"}
+PUBLIC = {"gateway", "verifier"}
+
+
+def test_network_policies_allow_exactly_the_architecture(docs: Docs) -> None:
+    net = _Network(docs)
+    workloads = [*SERVICES, "migrate"]
+    for source in workloads:
+        for target in SERVICES:
+            allowed = net.allows(source, net.pod(target), GRPC_PORT)
+            assert allowed == ((source, target) in CALLS), f"{source} -> {target} gRPC: {allowed}"
+        assert net.allows(source, NATS_POD, 4222) == (source in USES_NATS), f"{source} -> NATS"
+        assert net.allows(source, POSTGRES_POD, 5432) == (source in USES_POSTGRES), f"{source} -> PostgreSQL"
+        assert net.allows_ip(source, INTERNET, 443) == (source in USES_INTERNET), f"{source} -> internet"
+        assert not net.allows_ip(source, PRIVATE, 443), f"{source} -> private address"
+        assert net.egress_allowed(source, {"k8s-app": "kube-dns"}, 53, namespace="kube-system"), f"{source} DNS"
+    for target in SERVICES:
+        port = HTTP_PORT if target in HTTP_SERVICES else GRPC_PORT
+        assert net.ingress_allowed(target, None, port) == (target in PUBLIC), f"outside -> {target}"
+        prometheus = {"app.kubernetes.io/name": "prometheus"}
+        assert net.ingress_allowed(target, prometheus, METRICS_PORT, namespace="monitoring"), f"scrape {target}"
+        # Anyone else reaches no metrics port.
+        assert not net.ingress_allowed(target, net.pod("router"), METRICS_PORT), f"router -> {target} metrics"
+
+
+class _Network:
+    """Just enough NetworkPolicy semantics for Herald's policies (same-namespace pod
+    selectors, namespace selectors by name, ipBlocks, numbered and named ports)."""
+
+    def __init__(self, docs: Docs) -> None:
+        self.namespace = next(d["metadata"]["namespace"] for d in docs if d["kind"] == "Deployment")
+        self.policies = list(by_kind(docs, "NetworkPolicy").values())
+        self.templates = {
+            d["metadata"]["name"].removeprefix("herald-"): d["spec"]["template"]
+            for d in [*by_kind(docs, "Deployment").values(), *by_kind(docs, "Job").values()]
+        }
+
+    def pod(self, workload: str) -> dict[str, str]:
+        labels: dict[str, str] = self.templates[workload]["metadata"]["labels"]
+        return labels
+
+    def _ports(self, labels: dict[str, str]) -> dict[str, int]:
+        for template in self.templates.values():
+            if template["metadata"]["labels"] == labels:
+                return {
+                    p["name"]: p["containerPort"] for c in template["spec"]["containers"] for p in c.get("ports", [])
+                }
+        return {}
+
+    def _selecting(self, labels: dict[str, str], kind: str) -> list[dict[str, Any]]:
+        return [
+            p
+            for p in self.policies
+            if kind in p["spec"]["policyTypes"] and _matches(p["spec"]["podSelector"].get("matchLabels", {}), labels)
+        ]
+
+    @staticmethod
+    def _port_ok(rule: dict[str, Any], port: int, named: dict[str, int]) -> bool:
+        if "ports" not in rule:
+            return True
+        return any(named.get(p["port"], p["port"]) == port for p in rule["ports"])
+
+    def _peer_ok(self, peer: dict[str, Any], labels: dict[str, str] | None, namespace: str) -> bool:
+        if labels is None or "ipBlock" in peer:
+            return False
+        if "namespaceSelector" in peer:
+            wanted = peer["namespaceSelector"].get("matchLabels", {})
+            if wanted.get("kubernetes.io/metadata.name", namespace) != namespace:
+                return False
+        elif namespace != self.namespace:
+            return False
+        return _matches(peer.get("podSelector", {}).get("matchLabels", {}), labels)
+
+    def egress_allowed(self, source: str, labels: dict[str, str], port: int, namespace: str | None = None) -> bool:
+        namespace = namespace or self.namespace
+        policies = self._selecting(self.pod(source), "Egress")
+        if not policies:
+            return True
+        named = self._ports(labels)
+        return any(
+            self._port_ok(rule, port, named) and any(self._peer_ok(peer, labels, namespace) for peer in rule["to"])
+            for policy in policies
+            for rule in policy["spec"].get("egress", [])
+        )
+
+    def ingress_allowed(
+        self, target: str, labels: dict[str, str] | None, port: int, namespace: str | None = None
+    ) -> bool:
+        """labels None: a client outside the cluster (through the ingress controller or a load balancer)."""
+        namespace = namespace or self.namespace
+        target_labels = self.pod(target)
+        policies = self._selecting(target_labels, "Ingress")
+        if not policies:
+            return True
+        named = self._ports(target_labels)
+        for policy in policies:
+            for rule in policy["spec"].get("ingress", []):
+                if not self._port_ok(rule, port, named):
+                    continue
+                if "from" not in rule or any(self._peer_ok(peer, labels, namespace) for peer in rule["from"]):
+                    return True
+        return False
+
+    def allows(self, source: str, target_labels: dict[str, str], port: int) -> bool:
+        if not self.egress_allowed(source, target_labels, port):
+            return False
+        herald = {name: labels for name, labels in ((n, self.pod(n)) for n in self.templates)}
+        for name, labels in herald.items():
+            if labels == target_labels:
+                return self.ingress_allowed(name, self.pod(source), port)
+        return True  # NATS and PostgreSQL keep their own installers' policies
+
+    def allows_ip(self, source: str, address: str, port: int) -> bool:
+        import ipaddress
+
+        ip = ipaddress.ip_address(address)
+        for policy in self._selecting(self.pod(source), "Egress"):
+            for rule in policy["spec"].get("egress", []):
+                if not self._port_ok(rule, port, {}):
+                    continue
+                for peer in rule.get("to", []):
+                    block = peer.get("ipBlock")
+                    if not block or ip.version != ipaddress.ip_network(block["cidr"]).version:
+                        continue
+                    inside = ip in ipaddress.ip_network(block["cidr"])
+                    excluded = any(ip in ipaddress.ip_network(c) for c in block.get("except", []))
+                    if inside and not excluded:
+                        return True
+        return False
+
+
+# ---- helpers ------------------------------------------------------------
+
+
+def _matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+def _container(workload: dict[str, Any]) -> dict[str, Any]:
+    [container] = workload["spec"]["template"]["spec"]["containers"]
+    result: dict[str, Any] = container
+    return result
+
+
+def _config(docs: Docs) -> dict[str, str]:
+    [config_map] = by_kind(docs, "ConfigMap").values()
+    data: dict[str, str] = config_map["data"]
+    return data
+
+
+def _any_render(overlay: str = "dev") -> Docs:
+    from tests.deploy.conftest import render
+
+    return render(overlay)
