@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
-from herald_email_sender.providers.validation import VALID, Validation, from_status, unreachable
+from herald.v1 import common_pb2
+from herald_email_sender import message
+from herald_email_sender.outcome import (
+    SEND_TIMEOUT_S,
+    SendResult,
+    accepted,
+    api_root,
+    from_http_error,
+    from_status,
+    json_body,
+    permanent,
+    safe_text,
+    transient,
+)
+from herald_email_sender.providers import validation
+from herald_email_sender.providers.validation import VALID, Validation, unreachable
 
 DEFAULT_BASE_URL = "https://api.resend.com"
 
@@ -28,7 +45,87 @@ async def validate(client: httpx.AsyncClient, api_key: str, base_url: str) -> Va
         pass
     if response.status_code == 401 and name == "restricted_api_key":
         return VALID
-    verdict = from_status(response, "Resend")
+    verdict = validation.from_status(response, "Resend")
     if verdict is not None:
         return verdict
     return Validation(False, f"Resend rejected the credential ({response.status_code} {name})".rstrip())
+
+
+# --- sending: POST /emails -------------------------------------------------------------------
+#
+# Resend honours `Idempotency-Key` (1-256 characters, kept 24 hours): the same key with the
+# same body answers the first send's id without sending again, so a retry after a timeout
+# cannot duplicate. The same key with another body is 409 invalid_idempotent_request
+# (permanent); while the first request is still running, 409 concurrent_idempotent_requests
+# (transient).
+
+SEND_PATH = "/emails"
+MAX_IDEMPOTENCY_KEY_CHARS = 256
+TRANSIENT_CONFLICT = "concurrent_idempotent_requests"
+
+
+def payload(request: common_pb2.EmailRequest) -> dict[str, Any]:
+    """Resend's body. Tags and metadata both become Resend tags ({name, value}); a plain tag
+    is a tag named after it with the value "true", since Resend tags are pairs and its
+    events report them as a name -> value object (so names must be distinct)."""
+    body: dict[str, Any] = {
+        "from": message.display(message.sender(request)),
+        "to": [message.display(a) for a in request.to],
+        "subject": request.subject,
+    }
+    if request.cc:
+        body["cc"] = [message.display(a) for a in request.cc]
+    if request.bcc:
+        body["bcc"] = [message.display(a) for a in request.bcc]
+    if message.has_reply_to(request):
+        body["reply_to"] = message.display(request.reply_to)
+    if request.text:
+        body["text"] = request.text
+    if request.html:
+        body["html"] = request.html
+    if request.headers:
+        body["headers"] = dict(sorted(request.headers.items()))
+    tags = [{"name": tag, "value": "true"} for tag in request.tags]
+    tags += [{"name": name, "value": value} for name, value in sorted(request.metadata.items())]
+    if tags:
+        body["tags"] = tags
+    return body
+
+
+async def send(
+    client: httpx.AsyncClient,
+    api_key: str,
+    request: common_pb2.EmailRequest,
+    *,
+    base_url: str = "",
+    idempotency_key: str = "",
+    timeout_s: float = SEND_TIMEOUT_S,
+) -> SendResult:
+    """200 `{id}` is acceptance. 400/401/403/404/422 are permanent (validation_error,
+    missing or invalid key, unverified domain or recipient, missing fields); 429
+    (rate_limit_exceeded, daily_quota_exceeded) and 5xx are transient; 409 depends on its name."""
+    if len(idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
+        return permanent(f"the idempotency key is longer than Resend's {MAX_IDEMPOTENCY_KEY_CHARS} characters")
+    headers = {"authorization": f"Bearer {api_key}"}
+    if idempotency_key:
+        headers["idempotency-key"] = idempotency_key
+    try:
+        url = f"{api_root(base_url, DEFAULT_BASE_URL)}{SEND_PATH}"
+        response = await client.post(url, json=payload(request), headers=headers, timeout=timeout_s)
+    except (httpx.HTTPError, httpx.InvalidURL) as error:
+        return from_http_error(error, timeout_s)
+    body = json_body(response)
+    if 200 <= response.status_code < 300:
+        message_id = str(body.get("id", "")) if isinstance(body, dict) else ""
+        return accepted(response.status_code, message_id, "" if message_id else "Resend gave no email id")
+    name, text = error_parts(body)
+    if response.status_code == 409 and name == TRANSIENT_CONFLICT:
+        return transient(safe_text(f"409 {name}: {text}", api_key), 409)
+    return from_status(response, f"{name}: {text}" if name else text, api_key)
+
+
+def error_parts(body: object) -> tuple[str, str]:
+    """Resend's `{"statusCode", "name", "message"}`."""
+    if not isinstance(body, dict):
+        return "", ""
+    return str(body.get("name") or ""), str(body.get("message") or "")

@@ -1,0 +1,95 @@
+"""Sending domains: registered with the tenant's chosen provider through its domain API,
+which answers the DNS records the tenant must publish, then verified on request.
+
+Usage (gateway/ledger side): `register` once, store `provider_domain_id`, show `records`;
+`verify` when the tenant says the records are published (and `get` to refresh); refuse
+sends from the domain while `verified` is false. A `DomainError` with `transient` set is
+worth retrying (the provider was unreachable or busy); otherwise show its message.
+
+Postmark: its domains API takes the account token, not the server token the tenant
+registered for sending. Pass it as `account_token`: the tenant supplies it with the domain
+request. It is a secret like the server token: if Herald keeps it for later `verify` calls,
+it must be sealed like other provider credentials, never put in the provider's plain
+`options`. SMTP has no domain API: a domain sent through SMTP cannot be registered here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import httpx
+
+from herald.v1 import common_pb2
+from herald_email_sender.domains import postmark, resend, sendgrid
+from herald_email_sender.domains.model import DnsRecord, DomainError, DomainState, RecordStatus
+
+__all__ = ["DnsRecord", "DomainError", "DomainState", "RecordStatus", "get", "register", "verify"]
+
+
+async def register(
+    client: httpx.AsyncClient,
+    config: common_pb2.ProviderConfig,
+    credential: common_pb2.ProviderCredential,
+    domain: str,
+    *,
+    account_token: str = "",
+) -> DomainState:
+    """Registers `domain` with the provider; answers its DNS records (usually not verified yet)."""
+    kind, key = _key(config, credential, account_token)
+    options: Mapping[str, str] = config.options
+    if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
+        return await sendgrid.register(client, key, domain, config.base_url, options)
+    if kind == common_pb2.EMAIL_PROVIDER_RESEND:
+        return await resend.register(client, key, domain, config.base_url, options)
+    return await postmark.register(client, key, domain, config.base_url, options)
+
+
+async def verify(
+    client: httpx.AsyncClient,
+    config: common_pb2.ProviderConfig,
+    credential: common_pb2.ProviderCredential,
+    provider_domain_id: str,
+    *,
+    account_token: str = "",
+) -> DomainState:
+    """Asks the provider to check the DNS records now; answers the domain's state after the check.
+    (Resend checks asynchronously: a domain may read pending here and verified a little later.)"""
+    kind, key = _key(config, credential, account_token)
+    if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
+        return await sendgrid.verify(client, key, provider_domain_id, config.base_url)
+    if kind == common_pb2.EMAIL_PROVIDER_RESEND:
+        return await resend.verify(client, key, provider_domain_id, config.base_url)
+    return await postmark.verify(client, key, provider_domain_id, config.base_url)
+
+
+async def get(
+    client: httpx.AsyncClient,
+    config: common_pb2.ProviderConfig,
+    credential: common_pb2.ProviderCredential,
+    provider_domain_id: str,
+    *,
+    account_token: str = "",
+) -> DomainState:
+    """The domain's state as the provider has it, without asking for a new check."""
+    kind, key = _key(config, credential, account_token)
+    if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
+        return await sendgrid.get(client, key, provider_domain_id, config.base_url)
+    if kind == common_pb2.EMAIL_PROVIDER_RESEND:
+        return await resend.get(client, key, provider_domain_id, config.base_url)
+    return await postmark.get(client, key, provider_domain_id, config.base_url)
+
+
+def _key(
+    config: common_pb2.ProviderConfig, credential: common_pb2.ProviderCredential, account_token: str
+) -> tuple[int, str]:
+    """Which provider, and which token its domain API takes. Refuses before any call."""
+    kind = config.provider
+    if credential.provider != kind:
+        raise DomainError("the credential is for another provider kind")
+    if kind == common_pb2.EMAIL_PROVIDER_POSTMARK:
+        if not account_token:
+            raise DomainError("Postmark's domains API needs the account token (X-Postmark-Account-Token)")
+        return kind, account_token
+    if kind in (common_pb2.EMAIL_PROVIDER_SENDGRID, common_pb2.EMAIL_PROVIDER_RESEND):
+        return kind, credential.api_key
+    raise DomainError("this provider has no domain API: verify the domain's DNS with the SMTP relay's operator")

@@ -1,0 +1,98 @@
+"""What a provider says about a sending domain, in one shape for every provider.
+
+Each provider has its own domain API and vocabulary (SendGrid's "domain authentication"
+with `valid` flags, Resend's statuses, Postmark's DKIM and Return-Path fields); the
+gateway shows tenants one list of DNS records to publish and one verified flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import httpx
+
+from herald_email_sender.outcome import Outcome, classify_status, json_body, safe_text
+
+DOMAIN_TIMEOUT_S = 15.0
+
+
+class RecordStatus(StrEnum):
+    # Not seen in DNS yet (or not checked yet): publish it, then ask to verify.
+    PENDING = "pending"
+    VERIFIED = "verified"
+    # The provider checked and found it missing or wrong.
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class DnsRecord:
+    type: str  # "TXT", "CNAME", "MX"
+    name: str  # fully qualified, e.g. "s1._domainkey.example.com"
+    value: str
+    status: RecordStatus
+    # What the record is for, in the provider's words ("dkim1", "SPF", "DKIM", "Return-Path", ...).
+    purpose: str = ""
+    priority: int | None = None  # MX only
+
+
+@dataclass(frozen=True)
+class DomainState:
+    # The provider's id for the domain: what verify and get need later. Store it.
+    provider_domain_id: str
+    name: str
+    # True once the provider will send from this domain: the gateway unblocks sends then.
+    verified: bool
+    records: tuple[DnsRecord, ...]
+    # The provider's own overall status word, for display ("not_started", "pending", "valid", ...).
+    provider_status: str = ""
+
+
+class DomainError(Exception):
+    """A domain call that did not succeed. `transient`: the provider could not be reached or
+    asked us to come back (429, 5xx); otherwise it refused (bad token, unknown domain id,
+    domain taken). The message is safe to show the tenant and never holds the token."""
+
+    def __init__(self, message: str, *, transient: bool = False, status_code: int = 0) -> None:
+        super().__init__(message)
+        self.transient = transient
+        self.status_code = status_code
+
+
+async def call(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    provider: str,
+    headers: dict[str, str],
+    secret: str,
+    body: dict[str, Any] | None = None,
+    timeout_s: float = DOMAIN_TIMEOUT_S,
+    describe: Any = None,
+) -> Any:
+    """One domain API call: the parsed JSON of a 2xx answer, or DomainError.
+    `describe(response)` turns a refusal's body into words."""
+    try:
+        response = await client.request(method, url, headers=headers, json=body, timeout=timeout_s)
+    except httpx.TimeoutException as error:
+        raise DomainError(f"{provider} did not answer in time ({type(error).__name__})", transient=True) from None
+    except (httpx.HTTPError, httpx.InvalidURL) as error:
+        raise DomainError(f"{provider} could not be reached ({type(error).__name__})", transient=True) from None
+    outcome = classify_status(response.status_code)
+    if outcome is Outcome.ACCEPTED:
+        return json_body(response)
+    detail = describe(response) if describe is not None else ""
+    text = safe_text(f"{provider} answered {response.status_code} {detail}".strip(), secret)
+    raise DomainError(text, transient=outcome is Outcome.TRANSIENT, status_code=response.status_code)
+
+
+def fqdn(name: str, domain: str) -> str:
+    """A record name as a full name: Resend gives names relative to the domain."""
+    name = name.rstrip(".")
+    if not name or name == "@":
+        return domain
+    if name == domain or name.endswith("." + domain):
+        return name
+    return f"{name}.{domain}"

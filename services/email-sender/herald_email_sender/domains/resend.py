@@ -1,0 +1,104 @@
+"""Resend domains (`/domains`).
+
+Registering returns the records (an MX and a TXT for SPF on the `send` subdomain, a DKIM
+TXT), with names relative to the domain. `POST /domains/{id}/verify` starts an
+asynchronous check; `GET /domains/{id}` reports its progress: not_started, pending,
+verified, failed, or temporary_failure (DNS trouble on the way; Resend checks again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from herald_email_sender.domains.model import DnsRecord, DomainError, DomainState, RecordStatus, call, fqdn
+from herald_email_sender.outcome import api_root, json_body
+from herald_email_sender.providers.resend import DEFAULT_BASE_URL, error_parts
+
+PATH = "/domains"
+# Option on the provider config: the region Resend sends from ("us-east-1", "eu-west-1", ...).
+REGION_OPTION = "resend_region"
+STATUSES = {
+    "verified": RecordStatus.VERIFIED,
+    "failed": RecordStatus.FAILED,
+    "not_started": RecordStatus.PENDING,
+    "pending": RecordStatus.PENDING,
+    "temporary_failure": RecordStatus.PENDING,
+}
+
+
+async def register(
+    client: httpx.AsyncClient, api_key: str, domain: str, base_url: str, options: Mapping[str, str]
+) -> DomainState:
+    body = {"name": domain}
+    if options.get(REGION_OPTION):
+        body["region"] = options[REGION_OPTION]
+    return parse(await _call(client, "POST", f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}", api_key, body))
+
+
+async def verify(client: httpx.AsyncClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
+    root = _domain_url(base_url, domain_id)
+    await _call(client, "POST", f"{root}/verify", api_key)
+    return parse(await _call(client, "GET", root, api_key))
+
+
+async def get(client: httpx.AsyncClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
+    return parse(await _call(client, "GET", _domain_url(base_url, domain_id), api_key))
+
+
+def parse(answer: Any) -> DomainState:
+    """A domain object: `{id, name, status, records: [{record, name, type, value, status, priority?}]}`."""
+    if not isinstance(answer, dict) or "id" not in answer:
+        raise DomainError("Resend answered without a domain")
+    name = str(answer.get("name", ""))
+    records = []
+    for record in answer.get("records") or []:
+        if not isinstance(record, dict):
+            continue
+        priority = record.get("priority")
+        records.append(
+            DnsRecord(
+                type=str(record.get("type", "")).upper(),
+                name=fqdn(str(record.get("name", "")), name),
+                value=str(record.get("value", "")),
+                status=STATUSES.get(str(record.get("status", "")), RecordStatus.PENDING),
+                purpose=str(record.get("record", "")),
+                priority=priority if isinstance(priority, int) else None,
+            )
+        )
+    status = str(answer.get("status", ""))
+    return DomainState(
+        provider_domain_id=str(answer["id"]),
+        name=name,
+        verified=status == "verified",
+        records=tuple(records),
+        provider_status=status,
+    )
+
+
+def _describe(response: httpx.Response) -> str:
+    name, text = error_parts(json_body(response))
+    return f"{name}: {text}" if name else text
+
+
+def _domain_url(base_url: str, domain_id: str) -> str:
+    # The id comes back from our own storage; quoted all the same, so it stays one path segment.
+    return f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}/{quote(domain_id, safe='')}"
+
+
+async def _call(
+    client: httpx.AsyncClient, method: str, url: str, api_key: str, body: dict[str, Any] | None = None
+) -> Any:
+    return await call(
+        client,
+        method,
+        url,
+        provider="Resend",
+        headers={"authorization": f"Bearer {api_key}"},
+        secret=api_key,
+        body=body,
+        describe=_describe,
+    )
