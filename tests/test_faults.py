@@ -93,7 +93,15 @@ def test_stopping_the_bus_while_accepting_loses_nothing(
         stranded = [send(n) for n in range(100, 102)]
         for job_id in stranded:
             job = wait_for_status(gateway, tenant, job_id, timeout=60)
-            assert job["status"] == "failed", (job, stranded, [r.body for r in receiver.requests[-5:]])
+            if job["status"] != "failed":
+                history = query(
+                    infra["database_url"],
+                    "SELECT from_status, to_status, reason, created_at::text FROM job_events"
+                    " WHERE job_id = $1::uuid ORDER BY id",
+                    job_id,
+                )
+                arrivals = [(r.body, round(r.at - time.monotonic(), 2)) for r in receiver.requests[-5:]]
+                raise AssertionError(f"stranded job {job}\nhistory {history}\narrivals {arrivals}")
             assert "bus" in job["last_error"]
         report(
             f"bus outage: {len(during)} jobs accepted while NATS was down, all delivered once after it returned; "

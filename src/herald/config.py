@@ -73,11 +73,57 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = Field(default=15.0, gt=0)
     # Must exceed the timeout, so a slow receiver is never handed to a second sender.
     webhook_ack_wait_s: float = Field(default=30.0, gt=0)
-    # Delays before each retry; the job fails after the last one.
-    webhook_retry_schedule_s: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 36000])
+    # Delays before each retry (about 24 h in all); the job fails after the last one.
+    webhook_retry_schedule_s: list[float] = Field(default=[5, 300, 1800, 7200, 18000, 28800, 28800])
+    # Each delay moves uniformly within ±this fraction, so retries of many jobs spread out.
+    webhook_retry_jitter: float = Field(default=0.1, ge=0, lt=1)
+    # A receiver's Retry-After can lengthen a wait up to this, never shorten it.
+    webhook_retry_after_max_s: float = Field(default=6 * 3600, ge=0)
+    # 4xx answers retried anyway (others fail at once; 410 always stops and disables).
+    webhook_retry_statuses: list[int] = Field(default_factory=list)
+    # Targets on loopback addresses are refused unless this is set (`herald up` sets it).
     webhook_allow_loopback: bool = False
+    # Operator allow-list for targets that would otherwise be refused as non-public:
+    # CIDRs, addresses, host names or *.suffix, separated by commas or spaces.
+    target_allow: str = ""
 
     email_concurrency: int = Field(default=5, ge=1, le=1000)
+    # One email attempt is a walk over the tenant's providers; these are the delays
+    # before walks 2, 3, ... (3 walks by default); after the last, the dead-letter queue.
+    email_retry_schedule_s: list[float] = Field(default=[30, 120])
+    # One provider call; AckWait must exceed it (the sender renews it between providers).
+    email_send_timeout_s: float = Field(default=15.0, gt=0)
+    email_ack_wait_s: float = Field(default=60.0, gt=0)
+    # How long the sender keeps a tenant's sealed provider configs (changes also evict them).
+    email_provider_cache_ttl_s: float = Field(default=30.0, ge=0)
+    # Per-tenant, per-provider circuit breaker: this many transient failures within the
+    # window open it; it skips the provider for the cool-down, then lets one probe through.
+    email_breaker_failures: int = Field(default=5, ge=1)
+    email_breaker_window_s: float = Field(default=60.0, gt=0)
+    email_breaker_cool_down_s: float = Field(default=30.0, gt=0)
+    # The operator's private CA bundle (a mounted file) for tenants' SMTP relays.
+    email_smtp_ca_file: str = ""
+
+    # Platform email (Herald's own mail: quota warnings): its own work class, always
+    # CRITICAL, shorter backoff, one provider configured here. Empty provider: none is sent.
+    platform_email_provider: Literal["", "sendgrid", "resend", "postmark", "smtp"] = ""
+    platform_email_api_key: str = Field(default="", repr=False)
+    platform_email_base_url: str = ""
+    platform_email_from: str = "Herald <herald@localhost>"
+    platform_smtp_host: str = ""
+    platform_smtp_port: int = Field(default=587, ge=1, le=65535)
+    platform_smtp_username: str = ""
+    platform_smtp_password: str = Field(default="", repr=False)
+    platform_smtp_tls_mode: Literal["starttls", "implicit", "none"] = "starttls"
+    platform_email_retry_schedule_s: list[float] = Field(default=[5, 30])
+    platform_email_concurrency: int = Field(default=2, ge=1, le=100)
+
+    # Operator alerts when jobs reach the dead-letter queue: a Slack-compatible incoming
+    # webhook and/or an operational webhook (JSON). The first goes out at once, then at
+    # most one summary per window (per sender process).
+    alert_slack_url: str = Field(default="", repr=False)
+    alert_webhook_url: str = Field(default="", repr=False)
+    alert_window_s: float = Field(default=300.0, gt=0)
 
     # Jobs the bus never acknowledged are republished, then failed after this long.
     outbox_scan_interval_s: float = Field(default=2.0, gt=0)
@@ -98,6 +144,15 @@ class Settings(BaseSettings):
             raise ValueError(
                 "HERALD_WEBHOOK_ACK_WAIT_S must exceed HERALD_WEBHOOK_TIMEOUT_S, or a slow receiver "
                 "would be handed to a second sender while the first still waits"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _email_ack_wait_outlasts_one_provider_call(self) -> Settings:
+        if self.email_ack_wait_s <= self.email_send_timeout_s:
+            raise ValueError(
+                "HERALD_EMAIL_ACK_WAIT_S must exceed HERALD_EMAIL_SEND_TIMEOUT_S, or a slow provider "
+                "would hand the email to a second sender while the first still waits"
             )
         return self
 

@@ -12,25 +12,17 @@ from herald.v1 import common_pb2
 
 USER_AGENT = "Herald-Webhooks/0.1"
 RESPONSE_EXCERPT_BYTES = 4096
-# 4xx answers that say "later", not "never".
-RETRYABLE_CLIENT_ERRORS = frozenset({408, 409, 425, 429})
 
 
 @dataclass(frozen=True)
 class CallResult:
-    outcome: int  # common_pb2.AttemptOutcome
-    status_code: int
+    """What happened, unjudged: the retry policy decides what it means."""
+
+    status_code: int | None
+    retry_after: str | None
+    error: BaseException | None
     duration_ms: int
-    error: str
     started_at: datetime
-
-
-def classify(status_code: int) -> int:
-    if 200 <= status_code < 300:
-        return common_pb2.ATTEMPT_OUTCOME_SUCCEEDED
-    if status_code >= 500 or status_code in RETRYABLE_CLIENT_ERRORS:
-        return common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE
-    return common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE
 
 
 async def call_receiver(
@@ -45,18 +37,14 @@ async def call_receiver(
     started = time.perf_counter()
     try:
         async with client.stream("POST", request.url, content=request.body, headers=headers) as response:
-            excerpt = b""
+            # Read at most an excerpt: a receiver cannot make us download a large body.
+            read = 0
             async for chunk in response.aiter_bytes():
-                excerpt += chunk
-                if len(excerpt) >= RESPONSE_EXCERPT_BYTES:
+                read += len(chunk)
+                if read >= RESPONSE_EXCERPT_BYTES:
                     break
         elapsed = int((time.perf_counter() - started) * 1000)
-        outcome = classify(response.status_code)
-        error = "" if outcome == common_pb2.ATTEMPT_OUTCOME_SUCCEEDED else f"receiver answered {response.status_code}"
-        return CallResult(outcome, response.status_code, elapsed, error, started_at)
-    except httpx.TimeoutException:
-        error = "timed out"
-    except httpx.HTTPError as exc:
-        error = f"{type(exc).__name__}: {exc}"[:500]
-    elapsed = int((time.perf_counter() - started) * 1000)
-    return CallResult(common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE, 0, elapsed, error, started_at)
+        return CallResult(response.status_code, response.headers.get("retry-after"), None, elapsed, started_at)
+    except httpx.HTTPError as error:
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return CallResult(None, None, error, elapsed, started_at)

@@ -25,7 +25,9 @@ from herald.config import Settings
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 from herald_webhook_sender.client import call_receiver
+from herald_webhook_sender.retry_policy import RetryPolicy, Verdict, decide
 from herald_webhook_sender.signing import Signer
+from herald_webhook_sender.target_guard import AllowList, TargetGuard
 
 log = logging.getLogger("herald.webhook_sender")
 
@@ -38,6 +40,13 @@ class Counters:
 
 
 ORDERING_RETRY_S = 0.05
+OUTCOMES = {
+    Verdict.DELIVERED: common_pb2.ATTEMPT_OUTCOME_SUCCEEDED,
+    Verdict.RETRY: common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE,
+    Verdict.EXHAUSTED: common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE,
+    Verdict.FAILED: common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE,
+    Verdict.GONE: common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE,
+}
 
 
 class WebhookWorker:
@@ -53,19 +62,24 @@ class WebhookWorker:
         self.ledger = ledger
         self.signer = signer
         self.counters = Counters()
+        self.policy = RetryPolicy(
+            schedule_s=tuple(settings.webhook_retry_schedule_s),
+            jitter=settings.webhook_retry_jitter,
+            retry_statuses=frozenset(settings.webhook_retry_statuses),
+            retry_after_max_s=settings.webhook_retry_after_max_s,
+        )
+        # Every connection goes to an address the guard checked at connect time, so a
+        # target cannot reach private ranges, even by re-pointing its DNS (rebinding).
+        guard = TargetGuard(AllowList.parse(settings.target_allow, loopback=settings.webhook_allow_loopback))
         self.http = httpx.AsyncClient(
+            transport=guard.transport(limits=httpx.Limits(max_connections=settings.webhook_concurrency * 2)),
             timeout=settings.webhook_timeout_s,
             follow_redirects=False,
-            limits=httpx.Limits(max_connections=settings.webhook_concurrency * 2),
         )
         self.recorder: Batcher[ledger_pb2.AttemptResult, None] = Batcher(self._record, max_items=200)
         self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(self._start_many, max_items=200)
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(settings.webhook_concurrency)
-
-    @property
-    def max_attempts(self) -> int:
-        return len(self.settings.webhook_retry_schedule_s) + 1
 
     async def run(self, stopping: asyncio.Event) -> None:
         stop = asyncio.create_task(stopping.wait())
@@ -127,28 +141,31 @@ class WebhookWorker:
                 await message.nak(delay=5.0)
                 return
             result = await call_receiver(self.http, delivery.job_id, delivery.request, signature)
-            DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
-            outcome_name = label(common_pb2.AttemptOutcome.Name(result.outcome))
-            DELIVERIES.labels("webhook", outcome_name).inc()
             attempt_number = previous + 1
-            retry_delay: float | None = None
-            if result.outcome == common_pb2.ATTEMPT_OUTCOME_SUCCEEDED:
-                next_status = common_pb2.JOB_STATUS_DELIVERED
-            elif result.outcome == common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE and attempt_number < self.max_attempts:
-                next_status = common_pb2.JOB_STATUS_QUEUED
-                retry_delay = self.settings.webhook_retry_schedule_s[attempt_number - 1]
+            if result.status_code is not None:
+                decision = decide(
+                    self.policy, attempt_number, status_code=result.status_code, retry_after=result.retry_after
+                )
             else:
-                next_status = common_pb2.JOB_STATUS_FAILED
+                assert result.error is not None
+                decision = decide(self.policy, attempt_number, error=result.error)
+            outcome = OUTCOMES[decision.verdict]
+            DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
+            DELIVERIES.labels("webhook", label(common_pb2.AttemptOutcome.Name(outcome))).inc()
+            next_status = {
+                Verdict.DELIVERED: common_pb2.JOB_STATUS_DELIVERED,
+                Verdict.RETRY: common_pb2.JOB_STATUS_QUEUED,
+            }.get(decision.verdict, common_pb2.JOB_STATUS_FAILED)
             attempt = common_pb2.Attempt(
                 job_id=delivery.job_id,
                 target=delivery.request.url,
-                outcome=result.outcome,  # type: ignore[arg-type]
-                status_code=result.status_code,
+                outcome=outcome,  # type: ignore[arg-type]
+                status_code=result.status_code or 0,
                 duration_ms=result.duration_ms,
-                error=result.error,
+                error="" if decision.verdict is Verdict.DELIVERED else decision.reason,
             )
             attempt.started_at.FromDatetime(result.started_at)
-            job_error = result.error if next_status == common_pb2.JOB_STATUS_FAILED else ""
+            job_error = decision.reason if next_status == common_pb2.JOB_STATUS_FAILED else ""
             try:
                 await self.recorder.submit(
                     ledger_pb2.AttemptResult(attempt=attempt, next_status=next_status, error=job_error)
@@ -158,8 +175,8 @@ class WebhookWorker:
                 log.warning("could not record attempt; message handed back", extra={"error": repr(error)})
                 await message.nak(delay=2.0)
                 return
-            if retry_delay is not None:
-                await message.nak(delay=retry_delay)
+            if decision.verdict is Verdict.RETRY:
+                await message.nak(delay=decision.delay_s)
             else:
                 await message.ack()
             if next_status == common_pb2.JOB_STATUS_DELIVERED:
