@@ -13,7 +13,7 @@ from herald.cli.embedded import EmbeddedNats, free_port
 from herald.cli.stack import Stack
 from tests.conftest import report, start_stack
 from tests.support.api import TenantKey, create_tenant, wait_for_status
-from tests.support.infra import query
+from tests.support.infra import query, separate_database
 from tests.support.receiver import Receiver
 
 
@@ -51,6 +51,12 @@ def test_stopping_the_bus_while_accepting_loses_nothing(
     port = free_port()
     bus = EmbeddedNats(work_dir / "private-bus", port=port)
     bus_url = bus.start()
+    with separate_database(infra["database_url"], "outage") as database_url:
+        own = {**infra, "database_url": database_url}
+        run_outage(work_dir, own, bus, bus_url, receiver)
+
+
+def run_outage(work_dir: Path, infra: dict[str, str], bus: EmbeddedNats, bus_url: str, receiver: Receiver) -> None:
     stack = start_stack(
         work_dir / "outage-stack",
         infra,

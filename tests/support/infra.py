@@ -76,6 +76,19 @@ def isolated_infra(work_dir: Path) -> Iterator[dict[str, str]]:
                 thing.stop()
 
 
+@contextmanager
+def separate_database(database_url: str, suffix: str) -> Iterator[str]:
+    """A database of its own beside the run's, for a second stack: two stacks sharing
+    one ledger would each republish the other's unpublished jobs (as two deployments
+    sharing a database would)."""
+    name = f"{make_url(database_url).database}_{suffix}"
+    asyncio.run(_admin(with_database(database_url, "postgres"), f'CREATE DATABASE "{name}"'))
+    try:
+        yield with_database(database_url, name)
+    finally:
+        asyncio.run(_admin(with_database(database_url, "postgres"), f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
 def query(database_url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
     """Reads the ledger's tables directly, to check what a user cannot see through the API."""
 
