@@ -4,13 +4,17 @@ overshoot, suppression, idempotency keys, ordering keys, and fairness between te
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import time
 from collections.abc import Iterator
 
+import grpc
 import httpx
 import pytest
+from herald_gateway.idempotency import request_hash
 
 from herald.cli.stack import Stack
+from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Receiver
@@ -127,7 +131,7 @@ def test_malformed_email_addresses_are_422(gateway: str, tenant: TenantKey) -> N
 
 
 def test_idempotency_replay_conflict_and_mismatch(
-    gateway: str, tenant: TenantKey, receiver: Receiver, infra: dict[str, str]
+    stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver, infra: dict[str, str]
 ) -> None:
     def jobs() -> int:
         return int(
@@ -147,18 +151,26 @@ def test_idempotency_replay_conflict_and_mismatch(
     different = httpx.post(f"{gateway}/v1/webhooks", json={**body, "payload": {"order": 2}}, headers=headers)
     assert different.status_code == 422 and different.json()["type"].endswith("/idempotency-mismatch")
 
-    # A duplicate arriving while the first is still being processed: the receiver is
-    # irrelevant here, so hold the first in flight by claiming the key ourselves.
-    slow_headers = {**tenant.headers, "Idempotency-Key": "order-2"}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        responses = list(
-            pool.map(lambda _: httpx.post(f"{gateway}/v1/webhooks", json=body, headers=slow_headers), range(8))
+    # A duplicate arriving while the first is still being processed gets 409. Hold the
+    # first "in flight" deterministically: claim the key in the ledger exactly as the
+    # gateway does at the start of a request (same tenant, key and request hash).
+    raw = json.dumps({"url": receiver.url, "payload": {"order": 3}}).encode()
+    with grpc.insecure_channel(stack.services["ledger"].grpc_addr) as channel:
+        claim = ledger_pb2_grpc.LedgerServiceStub(channel).BeginIdempotent(
+            ledger_pb2.BeginIdempotentRequest(
+                tenant_id=tenant.tenant_id, key="order-3", request_hash=request_hash("POST", "/v1/webhooks", raw)
+            ),
+            timeout=10,
         )
-    codes = sorted(r.status_code for r in responses)
-    assert codes.count(202) >= 1 and set(codes) <= {202, 409}
-    ids = {r.json()["id"] for r in responses if r.status_code == 202}
-    assert len(ids) == 1, "every 202 for one key is the same job"
-    assert any(r.status_code == 409 for r in responses) or len(ids) == 1
+    assert claim.state == ledger_pb2.IDEMPOTENCY_STATE_NEW
+    in_flight = httpx.post(
+        f"{gateway}/v1/webhooks",
+        content=raw,
+        headers={**tenant.headers, "Idempotency-Key": "order-3", "content-type": "application/json"},
+    )
+    assert in_flight.status_code == 409
+    assert in_flight.json()["type"].endswith("/idempotency-in-flight")
+    assert jobs() == before
 
 
 def test_jobs_sharing_an_ordering_key_arrive_in_order(
