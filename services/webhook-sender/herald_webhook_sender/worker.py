@@ -18,11 +18,13 @@ from dataclasses import dataclass
 
 import httpx
 from nats.aio.msg import Msg
+from opentelemetry import trace
 
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.config import Settings
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label
+from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 from herald_webhook_sender.client import call_receiver
 from herald_webhook_sender.retry_policy import RetryPolicy, Verdict, decide
@@ -30,6 +32,7 @@ from herald_webhook_sender.signing import Signer
 from herald_webhook_sender.target_guard import AllowList, TargetGuard
 
 log = logging.getLogger("herald.webhook_sender")
+_tracer = trace.get_tracer("herald.webhook_sender")
 
 
 @dataclass
@@ -126,7 +129,13 @@ class WebhookWorker:
                 # Already finished (a redelivery after a crash) or unknown: never deliver twice.
                 await message.ack()
             else:
-                await self._deliver(message, delivery, start.attempt_count)
+                with _tracer.start_as_current_span(
+                    "webhook.deliver",
+                    context=extract_context(message.headers),
+                    kind=trace.SpanKind.CONSUMER,
+                    attributes={"herald.job_id": delivery.job_id, "herald.attempt": start.attempt_count + 1},
+                ):
+                    await self._deliver(message, delivery, start.attempt_count)
         finally:
             self._slots.release()
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from nats.js import JetStreamContext
 
+from herald.telemetry.propagation import inject_headers
+
 
 @dataclass(frozen=True)
 class OutgoingMessage:
@@ -28,7 +30,7 @@ async def publish_all(
     """Publishes concurrently; returns, per message, None when acknowledged or the error."""
 
     async def one(message: OutgoingMessage) -> None:
-        headers = {"Nats-Msg-Id": message.msg_id, **(message.headers or {})}
+        headers = inject_headers({"Nats-Msg-Id": message.msg_id, **(message.headers or {})})
         await js.publish(message.subject, message.data, timeout=ack_timeout, headers=headers)
 
     results = await asyncio.gather(*(one(m) for m in messages), return_exceptions=True)
