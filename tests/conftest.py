@@ -12,10 +12,11 @@ import pytest
 
 from herald.cli.stack import Stack, StackConfig
 from herald.secrets import new_master_key
+from tests.standins.alerts import AlertReceiver
 from tests.standins.postmark import PostmarkStandIn
 from tests.standins.resend import ResendStandIn
 from tests.standins.sendgrid import SendGridStandIn
-from tests.support.api import TenantKey, create_tenant
+from tests.support.api import TenantKey, create_tenant, remember_secret
 from tests.support.infra import isolated_infra
 from tests.support.receiver import Receiver
 
@@ -36,7 +37,20 @@ TEST_ENV = {
     "HERALD_OUTBOX_REPUBLISH_AFTER_S": "1",
     "HERALD_SHUTDOWN_GRACE_S": "5",
     "HERALD_LOG_LEVEL": "INFO",
+    # Email: three walks 0.3 s and 0.6 s apart; one provider call may take 2 s.
+    "HERALD_EMAIL_RETRY_SCHEDULE_S": "[0.3, 0.6]",
+    "HERALD_PLATFORM_EMAIL_RETRY_SCHEDULE_S": "[0.3]",
+    "HERALD_EMAIL_SEND_TIMEOUT_S": "2",
+    "HERALD_EMAIL_ACK_WAIT_S": "5",
+    # Breakers open after 4 transient failures and probe again 3 s later.
+    "HERALD_EMAIL_BREAKER_FAILURES": "4",
+    "HERALD_EMAIL_BREAKER_COOL_DOWN_S": "3",
+    "HERALD_ALERT_WINDOW_S": "2",
 }
+
+# The platform email provider of the session's stack (a Resend stand-in).
+PLATFORM_RESEND_KEY = "re_PlatformKey_0123456789abcdefXYZ"
+PLATFORM_FROM = "Herald <herald@herald.test>"
 
 REPORT: list[str] = []
 
@@ -82,8 +96,36 @@ def start_stack(data_dir: Path, infra: dict[str, str], nats_url: str | None = No
 
 
 @pytest.fixture(scope="session")
-def stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
-    running = start_stack(work_dir / "stack", infra)
+def alerts() -> Iterator[AlertReceiver]:
+    """Plays the operators' Slack incoming webhook and operational webhook."""
+    running = AlertReceiver()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def platform_mail() -> Iterator[ResendStandIn]:
+    """The provider Herald's own mail (platform email) goes through."""
+    running = ResendStandIn()
+    running.add_key(remember_secret(PLATFORM_RESEND_KEY))
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def stack(
+    work_dir: Path, infra: dict[str, str], alerts: AlertReceiver, platform_mail: ResendStandIn
+) -> Iterator[Stack]:
+    running = start_stack(
+        work_dir / "stack",
+        infra,
+        HERALD_ALERT_SLACK_URL=alerts.slack_url,
+        HERALD_ALERT_WEBHOOK_URL=alerts.ops_url,
+        HERALD_PLATFORM_EMAIL_PROVIDER="resend",
+        HERALD_PLATFORM_EMAIL_API_KEY=PLATFORM_RESEND_KEY,
+        HERALD_PLATFORM_EMAIL_BASE_URL=platform_mail.base_url,
+        HERALD_PLATFORM_EMAIL_FROM=PLATFORM_FROM,
+    )
     yield running
     running.stop()
 

@@ -86,3 +86,21 @@ class IdempotencyMismatch(GatewayError):
     status = 422
     title = "This Idempotency-Key was used with a different request"
     kind = "idempotency-mismatch"
+
+
+class SenderDomainUnverified(GatewayError):
+    status = 422
+    title = "The sending domain is not verified"
+    kind = "sender-domain-unverified"
+
+
+class ProviderRefused(GatewayError):
+    status = 422
+    title = "The provider refused the request"
+    kind = "provider-refused"
+
+
+class NotRetryable(GatewayError):
+    status = 409
+    title = "Only a failed job can be retried"
+    kind = "not-retryable"

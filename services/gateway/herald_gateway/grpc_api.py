@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any, NoReturn
 
 import grpc
@@ -25,8 +26,10 @@ from herald_gateway.errors import (
     IdempotencyMismatch,
     Invalid,
     NotFound,
+    NotRetryable,
     QuotaExceeded,
     RateLimited,
+    SenderDomainUnverified,
     Unauthenticated,
 )
 from herald_gateway.handlers import Handlers, WebhookInput
@@ -53,6 +56,8 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, Invalid):
         await abort_invalid(context, error.violations)
+    if isinstance(error, SenderDomainUnverified | NotRetryable):
+        await abort_failed_precondition(context, error.detail)
     if isinstance(error, NotFound):
         await abort_not_found(context, error.detail.removesuffix(" not found"))
     if isinstance(error, Unauthenticated):
@@ -134,6 +139,47 @@ class NotificationServicer(gateway_pb2_grpc.NotificationServiceServicer):
             await _abort(context, error)
         return gateway_pb2.SendWebhookResponse(id=job.id, status=job.status)
 
+    async def SendEmail(self, request: gateway_pb2.SendEmailRequest, context: Context) -> gateway_pb2.SendEmailResponse:
+        principal = await self._principal(context)
+        key = request.idempotency_key
+        if key:
+            digest = request_hash("grpc", "SendEmail", request.SerializeToString(deterministic=True))
+            try:
+                replay = await self.idempotency.begin(principal.tenant_id, key, digest)
+            except GatewayError as error:
+                await _abort(context, error)
+            if replay is not None:
+                answer = gateway_pb2.SendEmailResponse()
+                answer.ParseFromString(replay.body)
+                return answer
+        try:
+            await self._spend_rate(context, principal)
+            email = common_pb2.EmailRequest()
+            email.CopyFrom(request.email)
+            try:
+                job = await self.handlers.send_email(
+                    principal, email, request.priority, request.idempotency_key, request.ordering_key
+                )
+            except GatewayError as error:
+                await _abort(context, error)
+            answer = gateway_pb2.SendEmailResponse(id=job.id, status=job.status)
+        except BaseException:
+            if key:
+                await self.idempotency.abandon(principal.tenant_id, key)
+            raise
+        if key:
+            await self.idempotency.complete(principal.tenant_id, key, 200, answer.SerializeToString())
+        return answer
+
+    async def RetryJob(self, request: gateway_pb2.RetryJobRequest, context: Context) -> gateway_pb2.RetryJobResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        try:
+            outcome = await self.handlers.retry_job(principal, request.id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.RetryJobResponse(id=outcome.job_id, status=outcome.status)
+
     async def GetJob(
         self, request: gateway_pb2.NotificationServiceGetJobRequest, context: Context
     ) -> gateway_pb2.NotificationServiceGetJobResponse:
@@ -177,7 +223,7 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
             self.operators.authenticate(_authorization(context))
             if request.plan == common_pb2.PLAN_UNSPECIFIED or not request.name.strip():
                 raise Invalid([("name/plan", "a name and a plan are required")])
-            tenant, api_key = await self.handlers.create_tenant(request.name, request.plan)
+            tenant, api_key = await self.handlers.create_tenant(request.name, request.plan, request.contact_email)
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.AdminServiceCreateTenantResponse(tenant=tenant, api_key=api_key)
@@ -213,8 +259,9 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
     ) -> gateway_pb2.AdminServiceUpdateTenantResponse:
         await self._operator(context)
         disabled = request.disabled if request.HasField("disabled") else None
+        contact = request.contact_email if request.HasField("contact_email") else None
         try:
-            tenant = await self.handlers.update_tenant(request.tenant_id, request.plan, disabled)
+            tenant = await self.handlers.update_tenant(request.tenant_id, request.plan, disabled, contact)
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.AdminServiceUpdateTenantResponse(tenant=tenant)
@@ -291,3 +338,37 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.GetTenantUsageResponse(usage=usage)
+
+    async def ListDeadLetters(
+        self, request: gateway_pb2.AdminServiceListDeadLettersRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListDeadLettersResponse:
+        await self._operator(context)
+        since = request.since.ToDatetime(tzinfo=UTC) if request.HasField("since") else None
+        try:
+            entries, cursor = await self.handlers.list_dead_letters(
+                request.tenant_id, since, request.include_retried, request.page_size or 50, request.cursor
+            )
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceListDeadLettersResponse(entries=entries, next_cursor=cursor)
+
+    async def GetDeadLetter(
+        self, request: gateway_pb2.AdminServiceGetDeadLetterRequest, context: Context
+    ) -> gateway_pb2.AdminServiceGetDeadLetterResponse:
+        await self._operator(context)
+        try:
+            entry, job = await self.handlers.get_dead_letter(request.job_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceGetDeadLetterResponse(entry=entry, job=job)
+
+    async def RetryDeadLetters(
+        self, request: gateway_pb2.RetryDeadLettersRequest, context: Context
+    ) -> gateway_pb2.RetryDeadLettersResponse:
+        await self._operator(context)
+        since = request.since.ToDatetime(tzinfo=UTC) if request.HasField("since") else None
+        try:
+            outcomes = await self.handlers.retry_dead_letters(list(request.job_ids), request.all, since)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.RetryDeadLettersResponse(outcomes=outcomes)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from urllib.parse import urlsplit
 
 import grpc
+from email_validator import EmailNotValidError, validate_email
 
 from herald.crypto import issue_api_key
 from herald.grpcio.errors import field_violations
@@ -25,8 +29,11 @@ from herald_gateway.errors import (
     Invalid,
     InvalidCredential,
     NotFound,
+    NotRetryable,
+    ProviderRefused,
     ProviderUnreachable,
     QuotaExceeded,
+    SenderDomainUnverified,
     Unavailable,
 )
 
@@ -38,6 +45,28 @@ RESERVED_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer", "keep-alive"}
 )
 RESERVED_HEADER_PREFIXES = ("webhook-", "x-webhook-", "x-herald-")
+# Email headers the message's own fields set, or that providers set themselves and refuse
+# from callers (the email-sender refuses them too: herald_email_sender.message).
+RESERVED_EMAIL_HEADERS = frozenset(
+    {
+        "from",
+        "to",
+        "cc",
+        "bcc",
+        "reply-to",
+        "subject",
+        "date",
+        "message-id",
+        "mime-version",
+        "content-type",
+        "content-transfer-encoding",
+        "received",
+        "dkim-signature",
+        "return-path",
+        "x-sg-id",
+        "x-sg-eid",
+    }
+)
 
 
 @dataclass
@@ -49,6 +78,61 @@ class WebhookInput:
     priority: int = common_pb2.PRIORITY_UNSPECIFIED
     idempotency_key: str = ""
     ordering_key: str = ""
+
+
+# A DNS name: labels of letters, digits and hyphens, at least two of them, 253 characters at most.
+DOMAIN_NAME = re.compile(r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$")
+# Reads a dead-letter entry from the stream by sequence: the payload operators inspect.
+StreamReader = Callable[[int], Awaitable[bytes | None]]
+
+
+def normalize_address(address: common_pb2.EmailAddress, field: str, problems: list[tuple[str, str]]) -> None:
+    """Validates an address in place (normalized form), or adds a problem."""
+    try:
+        address.email = validate_email(address.email, check_deliverability=False).normalized
+    except EmailNotValidError as error:
+        problems.append((field, str(error)))
+    if any(c in address.name for c in "\r\n\0"):
+        problems.append((field, "the name must be one line"))
+
+
+def email_problems(email: common_pb2.EmailRequest) -> list[tuple[str, str]]:
+    """Validates (and normalizes the addresses of) an email request, for both surfaces."""
+    problems: list[tuple[str, str]] = []
+    normalize_address(email.__getattribute__("from"), "from", problems)
+    if not email.to:
+        problems.append(("to", "at least one recipient"))
+    for name in ("to", "cc", "bcc"):
+        addresses = getattr(email, name)
+        if len(addresses) > 50:
+            problems.append((name, "at most 50 addresses"))
+        for i, address in enumerate(addresses):
+            normalize_address(address, f"{name}[{i}]", problems)
+    if email.HasField("reply_to") and email.reply_to.email:
+        normalize_address(email.reply_to, "reply_to", problems)
+    if not email.subject or len(email.subject) > 998:
+        problems.append(("subject", "1-998 characters"))
+    if not email.text and not email.html:
+        problems.append(("text/html", "give text, html or both"))
+    if email.fallback_provider_id and not email.provider_id:
+        problems.append(("fallback", "a fallback needs a pinned provider"))
+    for field_name, value in (("provider", email.provider_id), ("fallback", email.fallback_provider_id)):
+        if value and parse_id(value) is None:
+            problems.append((field_name, "must be one of your provider ids"))
+    for name, value in email.headers.items():
+        if not name or not all(33 <= ord(c) < 127 and c != ":" for c in name):
+            problems.append((f"headers.{name}", "is not a valid header name"))
+        elif name.lower() in RESERVED_EMAIL_HEADERS:
+            problems.append((f"headers.{name}", "is set by Herald or the provider; use the field for it"))
+        elif any(c in value for c in "\r\n\0"):
+            problems.append((f"headers.{name}", "value must be one line"))
+    return problems
+
+
+def domain_name(value: str) -> str | None:
+    """The domain in the form Herald stores it (lower case, no trailing dot), or None."""
+    name = value.strip().lower().rstrip(".")
+    return name if DOMAIN_NAME.fullmatch(name) else None
 
 
 @dataclass
@@ -96,6 +180,16 @@ def _translate(error: grpc.aio.AioRpcError, what: str) -> Exception:
     return Unavailable(f"{what}: a dependency is unavailable; retry shortly")
 
 
+def _provider_error(error: grpc.aio.AioRpcError, what: str) -> Exception:
+    """What the email-sender said about a provider's domain API."""
+    code = error.code()
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        return ProviderRefused(error.details() or "the provider refused")
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return ProviderUnreachable(error.details() or "the provider could not be reached")
+    return _translate(error, what)
+
+
 def base_url_problems(base_url: str) -> list[tuple[str, str]]:
     if not base_url:
         return []
@@ -113,10 +207,12 @@ class Handlers:
         ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
         router: router_pb2_grpc.RouterServiceAsyncStub,
         email_sender: email_sender_pb2_grpc.EmailSenderServiceAsyncStub,
+        dead_letter_reader: StreamReader | None = None,
     ) -> None:
         self.ledger = ledger
         self.router = router
         self.email_sender = email_sender
+        self.dead_letter_reader = dead_letter_reader
 
     async def send_webhook(self, principal: Principal, item: WebhookInput) -> common_pb2.Job:
         problems = validate_webhook(item)
@@ -143,6 +239,11 @@ class Handlers:
         idempotency_key: str,
         ordering_key: str,
     ) -> common_pb2.Job:
+        problems = email_problems(email)
+        if len(idempotency_key) > 255 or len(ordering_key) > 255:
+            problems.append(("idempotency_key/ordering_key", "at most 255 characters"))
+        if problems:
+            raise Invalid(problems)
         submission = router_pb2.Submission(
             tenant_id=principal.tenant_id,
             plan=principal.plan,  # type: ignore[arg-type]
@@ -161,6 +262,8 @@ class Handlers:
             raise _translate(error, what) from error
         outcome = response.outcomes[0]
         if not outcome.HasField("job"):
+            if outcome.rejection == ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED:
+                raise SenderDomainUnverified(outcome.detail)
             raise QuotaExceeded(outcome.detail or "monthly quota reached")
         job: common_pb2.Job = outcome.job
         return job
@@ -236,10 +339,175 @@ class Handlers:
             raise _translate(error, "jobs") from error
         return JobPage(jobs=list(page.jobs), next_cursor=page.next_cursor)
 
-    async def create_tenant(self, name: str, plan: int) -> tuple[common_pb2.Tenant, str]:
+    async def retry_job(self, principal: Principal, job_id: str) -> ledger_pb2.RetryOutcome:
+        """FAILED -> PENDING, then published again (a fresh attempt budget)."""
+        if parse_id(job_id) is None:
+            raise NotFound("job not found")
+        outcomes = await self._retry(
+            router_pb2.RouterServiceRetryJobsRequest(tenant_id=principal.tenant_id, job_ids=[job_id])
+        )
+        outcome = outcomes[0]
+        if outcome.retried:
+            return outcome
+        if outcome.status == common_pb2.JOB_STATUS_UNSPECIFIED:
+            raise NotFound("job not found")
+        raise NotRetryable(outcome.detail)
+
+    async def _retry(self, request: router_pb2.RouterServiceRetryJobsRequest) -> list[ledger_pb2.RetryOutcome]:
+        try:
+            return list((await self.router.RetryJobs(request)).outcomes)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "job") from error
+
+    # ---- dead letters (operators) -------------------------------------------
+
+    async def list_dead_letters(
+        self, tenant_id: str, since: datetime | None, include_retried: bool, page_size: int, cursor: str
+    ) -> tuple[list[common_pb2.DeadLetter], str]:
+        if tenant_id and parse_id(tenant_id) is None:
+            raise Invalid([("tenant_id", "must be a tenant id")])
+        request = ledger_pb2.ListDeadLettersRequest(
+            tenant_id=tenant_id, include_retried=include_retried, page_size=page_size, cursor=cursor
+        )
+        if since is not None:
+            request.since.FromDatetime(since)
+        try:
+            page = await self.ledger.ListDeadLetters(request)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "dead letters") from error
+        return list(page.entries), page.next_cursor
+
+    async def get_dead_letter(self, job_id: str) -> tuple[common_pb2.DeadLetter, common_pb2.Job]:
+        """The ledger's entry, with the work message read from the dead-letter stream."""
+        if parse_id(job_id) is None:
+            raise NotFound("dead letter not found")
+        try:
+            found = await self.ledger.GetDeadLetter(ledger_pb2.GetDeadLetterRequest(job_id=job_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "dead letter") from error
+        entry: common_pb2.DeadLetter = found.entry
+        if entry.stream_sequence and self.dead_letter_reader is not None:
+            data = await self.dead_letter_reader(entry.stream_sequence)
+            if data:
+                stored = common_pb2.DeadLetter()
+                stored.ParseFromString(data)
+                if stored.job_id == entry.job_id:
+                    entry.work_message = stored.work_message
+                    entry.work_subject = stored.work_subject
+        return entry, found.job
+
+    async def retry_dead_letters(
+        self, job_ids: list[str], all_waiting: bool, since: datetime | None
+    ) -> list[ledger_pb2.RetryOutcome]:
+        if all_waiting == bool(job_ids):
+            raise Invalid([("job_ids/all", "give job ids, or all (optionally since a time)")])
+        bad = [(f"job_ids[{i}]", "must be a job id") for i, j in enumerate(job_ids) if parse_id(j) is None]
+        if bad:
+            raise Invalid(bad)
+        request = router_pb2.RouterServiceRetryJobsRequest(job_ids=job_ids, all_dead_letters=all_waiting)
+        if since is not None:
+            request.since.FromDatetime(since)
+        return await self._retry(request)
+
+    # ---- sending domains ------------------------------------------------------
+
+    async def register_domain(
+        self, tenant_id: str, name: str, provider_id: str, account_token: str
+    ) -> common_pb2.SendingDomain:
+        """Registers the domain with the chosen provider (through the email-sender) and keeps
+        the DNS records it answered. Sends from it are refused until it is verified."""
+        domain = domain_name(name)
+        problems = [] if domain else [("domain", "must be a domain name such as mail.example.com")]
+        if parse_id(provider_id) is None:
+            problems.append(("provider_id", "must be one of your provider ids"))
+        if problems or domain is None:
+            raise Invalid(problems)
+        if any(d.name == domain for d in await self.list_domains(tenant_id)):
+            raise Conflict(f"domain {domain} is registered already; verify it or delete it first")
+        try:
+            registered = await self.email_sender.RegisterDomain(
+                email_sender_pb2.RegisterDomainRequest(
+                    tenant_id=tenant_id, provider_id=provider_id, domain=domain, account_token=account_token
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _provider_error(error, "provider") from error
+        record = registered.domain
+        record.tenant_id = tenant_id
+        record.name = domain
+        try:
+            created: common_pb2.SendingDomain = (
+                await self.ledger.CreateDomain(ledger_pb2.CreateDomainRequest(domain=record))
+            ).domain
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "domain") from error
+        return created
+
+    async def verify_domain(self, tenant_id: str, domain_id: str, account_token: str) -> common_pb2.SendingDomain:
+        current = await self.get_domain(tenant_id, domain_id)
+        if not current.provider_id:
+            raise Conflict(
+                "the provider this domain was registered with was deleted; delete the domain and register it again"
+            )
+        try:
+            checked = await self.email_sender.VerifyDomain(
+                email_sender_pb2.VerifyDomainRequest(
+                    tenant_id=tenant_id,
+                    provider_id=current.provider_id,
+                    provider_domain_id=current.provider_domain_id,
+                    account_token=account_token,
+                ),
+                timeout=60,
+            )
+        except grpc.aio.AioRpcError as error:
+            raise _provider_error(error, "provider") from error
+        state = checked.domain
+        try:
+            updated: common_pb2.SendingDomain = (
+                await self.ledger.UpdateDomain(
+                    ledger_pb2.UpdateDomainRequest(
+                        tenant_id=tenant_id,
+                        domain_id=domain_id,
+                        verified=state.verified,
+                        records=state.records,
+                        provider_status=state.provider_status,
+                    )
+                )
+            ).domain
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "domain") from error
+        return updated
+
+    async def get_domain(self, tenant_id: str, domain_id: str) -> common_pb2.SendingDomain:
+        if parse_id(domain_id) is None:
+            raise NotFound("domain not found")
+        try:
+            found: common_pb2.SendingDomain = (
+                await self.ledger.GetDomain(ledger_pb2.GetDomainRequest(tenant_id=tenant_id, domain_id=domain_id))
+            ).domain
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "domain") from error
+        return found
+
+    async def list_domains(self, tenant_id: str) -> list[common_pb2.SendingDomain]:
+        try:
+            return list((await self.ledger.ListDomains(ledger_pb2.ListDomainsRequest(tenant_id=tenant_id))).domains)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "domains") from error
+
+    async def delete_domain(self, tenant_id: str, domain_id: str) -> None:
+        if parse_id(domain_id) is None:
+            raise NotFound("domain not found")
+        try:
+            await self.ledger.DeleteDomain(ledger_pb2.DeleteDomainRequest(tenant_id=tenant_id, domain_id=domain_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "domain") from error
+
+    async def create_tenant(self, name: str, plan: int, contact_email: str = "") -> tuple[common_pb2.Tenant, str]:
         """Creates the tenant and its first API key; the key is returned once, never stored."""
         try:
-            request = ledger_pb2.CreateTenantRequest(name=name, plan=plan)  # type: ignore[arg-type]
+            request = ledger_pb2.CreateTenantRequest(name=name, plan=plan, contact_email=contact_email)  # type: ignore[arg-type]
             tenant: common_pb2.Tenant = (await self.ledger.CreateTenant(request)).tenant
         except grpc.aio.AioRpcError as error:
             raise _translate(error, "tenant") from error
@@ -299,12 +567,16 @@ class Handlers:
             raise _translate(error, "tenant") from error
         return tenant
 
-    async def update_tenant(self, tenant_id: str, plan: int, disabled: bool | None) -> common_pb2.Tenant:
+    async def update_tenant(
+        self, tenant_id: str, plan: int, disabled: bool | None, contact_email: str | None = None
+    ) -> common_pb2.Tenant:
         if parse_id(tenant_id) is None:
             raise NotFound("tenant not found")
         request = ledger_pb2.UpdateTenantRequest(tenant_id=tenant_id, plan=plan)  # type: ignore[arg-type]
         if disabled is not None:
             request.disabled = disabled
+        if contact_email is not None:
+            request.contact_email = contact_email
         try:
             tenant: common_pb2.Tenant = (await self.ledger.UpdateTenant(request)).tenant
         except grpc.aio.AioRpcError as error:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 import orjson
 from nats.aio.msg import Msg
+from nats.js import JetStreamContext
 
 from herald.bus.connection import close, connect_with_retry
 from herald.bus.subjects import Subjects
@@ -17,6 +19,25 @@ from herald_gateway.rate_limit import RateLimiter
 log = logging.getLogger("herald.gateway.invalidation")
 
 
+@dataclass
+class Bus:
+    """The gateway's JetStream context once connected (operators read dead letters through it)."""
+
+    js: JetStreamContext | None = None
+    dead_letter_stream: str = ""
+
+    async def read_dead_letter(self, sequence: int) -> bytes | None:
+        if self.js is None:
+            return None
+        try:
+            stored = await self.js.get_msg(self.dead_letter_stream, sequence)
+        except Exception as error:
+            log.info("dead-letter entry not readable", extra={"sequence": sequence, "error": repr(error)})
+            return None
+        data: bytes | None = stored.data
+        return data
+
+
 async def follow_changes(
     url: str,
     subjects: Subjects,
@@ -24,10 +45,13 @@ async def follow_changes(
     limiter: RateLimiter,
     rate_bucket: str,
     stopping: asyncio.Event,
+    bus: Bus | None = None,
 ) -> None:
     """The gateway's bus connection: change notifications in, rate-limit state shared."""
     nc = await connect_with_retry(url, "gateway", stopping)
     js = nc.jetstream(timeout=2)
+    if bus is not None:
+        bus.js = js
     try:
         limiter.kv = await js.key_value(rate_bucket)
     except Exception:

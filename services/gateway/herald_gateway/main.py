@@ -12,7 +12,7 @@ from herald_gateway.grpc_api import AdminServicer, NotificationServicer
 from herald_gateway.handlers import Handlers
 from herald_gateway.http.app import create_app
 from herald_gateway.idempotency import Idempotency
-from herald_gateway.invalidation import flush_uses_periodically, follow_changes
+from herald_gateway.invalidation import Bus, flush_uses_periodically, follow_changes
 from herald_gateway.rate_limit import RateLimiter
 
 
@@ -22,10 +22,12 @@ async def build(runtime: ServiceRuntime) -> None:
     router_channel = open_channel(settings.router_addr)
     email_sender_channel = open_channel(settings.email_sender_addr)
     ledger = ledger_pb2_grpc.LedgerServiceStub(ledger_channel)
+    bus = Bus(dead_letter_stream=settings.stream_name("dlq"))
     handlers = Handlers(
         ledger,
         router_pb2_grpc.RouterServiceStub(router_channel),
         email_sender_pb2_grpc.EmailSenderServiceStub(email_sender_channel),
+        bus.read_dead_letter,
     )
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
@@ -44,7 +46,7 @@ async def build(runtime: ServiceRuntime) -> None:
     subjects = Subjects(settings.bus_prefix)
     runtime.add_loop(
         lambda: follow_changes(
-            settings.nats_url, subjects, tenants, rate_limiter, settings.stream_name("rate"), runtime.stopping
+            settings.nats_url, subjects, tenants, rate_limiter, settings.stream_name("rate"), runtime.stopping, bus
         )
     )
     runtime.add_loop(lambda: flush_uses_periodically(tenants, settings.api_key_touch_interval_s, runtime.stopping))

@@ -59,6 +59,9 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         created_at=timestamp(row.created_at),
         updated_at=timestamp(row.updated_at),
         ordering_key=row.ordering_key or "",
+        run=mapping.get("run") or 0,
+        provider_id=mapping.get("provider_id") or "",
+        provider_message_id=mapping.get("provider_message_id") or "",
     )
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))
@@ -85,7 +88,66 @@ def attempt_to_proto(row: Row[Any]) -> common_pb2.Attempt:
         duration_ms=row.duration_ms,
         error=row.error or "",
         started_at=timestamp(row.started_at),
+        provider_id=row.provider_id or "",
+        provider_message_id=row.provider_message_id or "",
+        walk=row.walk or 0,
     )
+
+
+def dead_letter_to_proto(row: Row[Any]) -> common_pb2.DeadLetter:
+    return common_pb2.DeadLetter(
+        job_id=str(row.job_id),
+        tenant_id=str(row.tenant_id),
+        channel=CHANNEL_TO_PROTO[row.channel],  # type: ignore[arg-type]
+        error=row.error,
+        dead_lettered_at=timestamp(row.dead_lettered_at),
+        attempts=row.attempts,
+        stream_sequence=row.stream_sequence or 0,
+        retried_at=timestamp(row.retried_at),
+        run=row.run,
+    )
+
+
+def domain_to_proto(row: Row[Any]) -> common_pb2.SendingDomain:
+    records = [
+        common_pb2.DnsRecord(
+            type=str(r.get("type", "")),
+            name=str(r.get("name", "")),
+            value=str(r.get("value", "")),
+            status=str(r.get("status", "")),
+            purpose=str(r.get("purpose", "")),
+            priority=int(r.get("priority") or 0),
+        )
+        for r in row.records or []
+    ]
+    return common_pb2.SendingDomain(
+        id=str(row.id),
+        tenant_id=str(row.tenant_id),
+        name=row.name,
+        provider_id=str(row.provider_id) if row.provider_id else "",
+        provider=PROVIDER_TO_PROTO.get(row.provider, common_pb2.EMAIL_PROVIDER_UNSPECIFIED),  # type: ignore[arg-type]
+        provider_domain_id=row.provider_domain_id,
+        verified=row.verified,
+        records=records,
+        provider_status=row.provider_status,
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+        verified_at=timestamp(row.verified_at),
+    )
+
+
+def records_to_row(records: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": r.type,
+            "name": r.name,
+            "value": r.value,
+            "status": r.status,
+            "purpose": r.purpose,
+            **({"priority": r.priority} if r.priority else {}),
+        }
+        for r in records
+    ]
 
 
 def tenant_to_proto(row: Row[Any]) -> common_pb2.Tenant:
@@ -95,6 +157,7 @@ def tenant_to_proto(row: Row[Any]) -> common_pb2.Tenant:
         plan=PLAN_TO_PROTO[row.plan],  # type: ignore[arg-type]
         disabled=row.disabled,
         created_at=timestamp(row.created_at),
+        contact_email=row._mapping.get("contact_email") or "",
     )
     mapping = row._mapping
     for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):

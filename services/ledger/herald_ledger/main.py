@@ -11,6 +11,7 @@ from herald_ledger.db.engine import create_engine
 from herald_ledger.migrate import upgrade
 from herald_ledger.notifications import Notifier
 from herald_ledger.servicer import LedgerServicer
+from herald_ledger.store.platform_email import PlatformMail
 
 log = logging.getLogger("herald.ledger")
 
@@ -23,7 +24,8 @@ async def build(runtime: ServiceRuntime) -> None:
     await upgrade(settings.database_url)
     engine = create_engine(settings.database_url)
     notifier = Notifier(None, Subjects(settings.bus_prefix))
-    servicer = LedgerServicer(engine, notifier, ring, settings.webhook_secret_overlap_s)
+    platform = PlatformMail(settings.platform_email_from) if settings.platform_email_provider else None
+    servicer = LedgerServicer(engine, notifier, ring, settings.webhook_secret_overlap_s, platform)
     ledger_pb2_grpc.add_LedgerServiceServicer_to_server(servicer, runtime.grpc.server)
     runtime.grpc.register([ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name])
     runtime.add_loop(lambda: notifier.connect(settings.nats_url, runtime.stopping))

@@ -1,5 +1,6 @@
 """Change notifications the ledger publishes after a commit (core NATS, not stored):
-gateways drop revoked keys from their caches, senders drop stale signing secrets.
+gateways drop revoked keys from their caches, senders drop stale signing secrets and
+stale provider configs.
 Best effort by design: each cache also expires on its own, so a lost notification
 costs at most one TTL of staleness, never correctness of what is stored."""
 
@@ -19,6 +20,7 @@ log = logging.getLogger("herald.ledger.notifications")
 API_KEYS = "apikeys"
 TENANTS = "tenants"
 WEBHOOK_SECRETS = "webhook_secrets"
+PROVIDERS = "providers"
 
 
 class Notifier:

@@ -24,8 +24,10 @@ from herald_ledger.convert import (
 )
 from herald_ledger.job_status import JobStatus
 from herald_ledger.notifications import Notifier
-from herald_ledger.rpc.access import AccessRpcs
+from herald_ledger.rpc.access import AccessRpcs, valid_contact
 from herald_ledger.rpc.admission import AdmissionRpcs
+from herald_ledger.rpc.delivery import DeliveryRpcs
+from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store import tenants as tenant_store
@@ -38,6 +40,7 @@ from herald_ledger.store.codes import (
     STATUS_FROM_PROTO,
     STATUS_TO_PROTO,
 )
+from herald_ledger.store.platform_email import PlatformMail
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
@@ -58,14 +61,29 @@ async def _require_ids(context: Context, values: list[str], field: str) -> list[
     return [p for p in parsed if p is not None]
 
 
-class LedgerServicer(AccessRpcs, SecretRpcs, AdmissionRpcs, ledger_pb2_grpc.LedgerServiceServicer):
+REJECTIONS = {
+    "quota": ledger_pb2.REJECTION_QUOTA_EXCEEDED,
+    "sender_domain": ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED,
+}
+
+
+class LedgerServicer(
+    AccessRpcs, SecretRpcs, AdmissionRpcs, DeliveryRpcs, DomainRpcs, ledger_pb2_grpc.LedgerServiceServicer
+):
     def __init__(
-        self, engine: AsyncEngine, notifier: Notifier, ring: KeyRing | None, webhook_secret_overlap_s: float
+        self,
+        engine: AsyncEngine,
+        notifier: Notifier,
+        ring: KeyRing | None,
+        webhook_secret_overlap_s: float,
+        platform: PlatformMail | None = None,
     ) -> None:
         self.engine = engine
         self.notifier = notifier
         self.ring = ring
         self.webhook_secret_overlap_s = webhook_secret_overlap_s
+        # Herald's own mail (quota warnings) is written only when a platform provider is set.
+        self.platform = platform
 
     async def CreateJobs(
         self, request: ledger_pb2.CreateJobsRequest, context: Context
@@ -97,7 +115,7 @@ class LedgerServicer(AccessRpcs, SecretRpcs, AdmissionRpcs, ledger_pb2_grpc.Ledg
                 )
             )
         async with self.engine.begin() as conn:
-            verdicts = await admit(conn, new_jobs)
+            verdicts = await admit(conn, new_jobs, self.platform)
             for verdict in verdicts:
                 if verdict.job is not None:
                     verdict.job.suppressed = verdict.suppressed
@@ -106,9 +124,8 @@ class LedgerServicer(AccessRpcs, SecretRpcs, AdmissionRpcs, ledger_pb2_grpc.Ledg
         outcomes = []
         for verdict in verdicts:
             if verdict.job is None:
-                outcomes.append(
-                    ledger_pb2.DraftOutcome(rejection=ledger_pb2.REJECTION_QUOTA_EXCEEDED, detail=verdict.rejection)
-                )
+                rejection = REJECTIONS.get(verdict.rejection_kind, ledger_pb2.REJECTION_QUOTA_EXCEEDED)
+                outcomes.append(ledger_pb2.DraftOutcome(rejection=rejection, detail=verdict.rejection))  # type: ignore[arg-type]
             else:
                 outcomes.append(ledger_pb2.DraftOutcome(job=job_to_proto(by_id[verdict.job.id])))
         return ledger_pb2.CreateJobsResponse(outcomes=outcomes)
@@ -198,6 +215,8 @@ class LedgerServicer(AccessRpcs, SecretRpcs, AdmissionRpcs, ledger_pb2_grpc.Ledg
                     started_at=item.attempt.started_at.ToDatetime(tzinfo=UTC),
                     next_status=next_status,
                     job_error=item.error or None,
+                    dead_lettered=item.dead_lettered,
+                    dead_letter_sequence=item.dead_letter_sequence or None,
                 )
             )
         async with self.engine.begin() as conn:
@@ -244,8 +263,11 @@ class LedgerServicer(AccessRpcs, SecretRpcs, AdmissionRpcs, ledger_pb2_grpc.Ledg
         name = request.name.strip()
         if plan is None or not name or len(name) > 200:
             await abort_invalid(context, [("name/plan", "a name of 1-200 characters and a plan are required")])
+        contact = request.contact_email.strip()
+        if contact and not valid_contact(contact):
+            await abort_invalid(context, [("contact_email", "must be an email address")])
         async with self.engine.begin() as conn:
-            row = await tenant_store.create_tenant(conn, name, plan)
+            row = await tenant_store.create_tenant(conn, name, plan, contact or None)
         return ledger_pb2.CreateTenantResponse(tenant=tenant_to_proto(row))
 
     async def GetTenant(self, request: ledger_pb2.GetTenantRequest, context: Context) -> ledger_pb2.GetTenantResponse:

@@ -21,6 +21,12 @@ from herald.v1 import common_pb2, email_sender_pb2, ledger_pb2, ledger_pb2_grpc,
 log = logging.getLogger("herald.router.publishing")
 
 
+def message_id(job: common_pb2.Job) -> str:
+    """The job id; a rerun after an explicit retry gets its own (`<id>.r<run>`), or the
+    bus would drop it as a duplicate of the first run inside the duplicate window."""
+    return job.id if job.run == 0 else f"{job.id}.r{job.run}"
+
+
 def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
     data: bytes
     if job.WhichOneof("request") == "email":
@@ -31,6 +37,7 @@ def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
             request=job.email,
             idempotency_key=job.idempotency_key,
             ordering_key=job.ordering_key,
+            run=job.run,
         ).SerializeToString()
     else:
         data = webhook_sender_pb2.WebhookDelivery(
@@ -41,7 +48,7 @@ def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
             ordering_key=job.ordering_key,
         ).SerializeToString()
     subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
-    return OutgoingMessage(subject=subject, msg_id=job.id, data=data)
+    return OutgoingMessage(subject=subject, msg_id=message_id(job), data=data)
 
 
 class Publisher:
@@ -74,6 +81,19 @@ class Publisher:
         if acknowledged:
             await self.ledger.MarkQueued(ledger_pb2.MarkQueuedRequest(job_ids=sorted(acknowledged)))
         return acknowledged
+
+    async def release_dead_letters(self, sequences: list[int]) -> None:
+        """Removes dead-letter entries whose jobs run again: the stream then holds only
+        the ones waiting (its depth is the operators' backlog). Best effort: an entry left
+        behind is marked retried in the ledger all the same."""
+        if self.js is None or not sequences:
+            return
+        stream = self.settings.stream_name("dlq")
+        for sequence in sequences:
+            try:
+                await self.js.delete_msg(stream, sequence)
+            except Exception as error:
+                log.info("dead-letter entry not removed", extra={"sequence": sequence, "error": repr(error)})
 
     async def outbox_loop(self, stopping: asyncio.Event) -> None:
         """Republishes PENDING jobs the bus never took; fails those it never takes.

@@ -13,6 +13,10 @@ from herald_router.admission import effective_priority
 from herald_router.publishing import Publisher
 
 Context = grpc.aio.ServicerContext[Any, Any]
+REJECTION_LABELS = {
+    ledger_pb2.REJECTION_QUOTA_EXCEEDED: "quota",
+    ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED: "sender_domain",
+}
 
 
 class RouterServicer(router_pb2_grpc.RouterServiceServicer):
@@ -48,7 +52,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
             if outcome.HasField("job"):
                 JOBS_ACCEPTED.labels(channel).inc()
             else:
-                JOBS_REJECTED.labels(channel, "quota").inc()
+                JOBS_REJECTED.labels(channel, REJECTION_LABELS.get(outcome.rejection, "quota")).inc()
         published = await self.publisher.publish(admitted)
         for outcome in outcomes:
             if outcome.HasField("job"):
@@ -56,3 +60,26 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
                 if outcome.job.id in published:
                     outcome.job.status = common_pb2.JOB_STATUS_QUEUED
         return router_pb2.SubmitJobsResponse(outcomes=outcomes)
+
+    async def RetryJobs(
+        self, request: router_pb2.RouterServiceRetryJobsRequest, context: Context
+    ) -> router_pb2.RouterServiceRetryJobsResponse:
+        """The ledger moves the jobs back to PENDING (a fresh attempt budget, the next run);
+        they are published at once and marked QUEUED. One the bus does not take stays
+        PENDING and the outbox publishes it when it can."""
+        forward = ledger_pb2.RetryJobsRequest(
+            tenant_id=request.tenant_id,
+            job_ids=request.job_ids,
+            all_dead_letters=request.all_dead_letters,
+            limit=request.limit,
+        )
+        if request.HasField("since"):
+            forward.since.CopyFrom(request.since)
+        retried = await self.ledger.RetryJobs(forward)
+        published = await self.publisher.publish(list(retried.jobs))
+        await self.publisher.release_dead_letters(list(retried.released_dead_letter_sequences))
+        outcomes = list(retried.outcomes)
+        for outcome in outcomes:
+            if outcome.retried and outcome.job_id in published:
+                outcome.status = common_pb2.JOB_STATUS_QUEUED
+        return router_pb2.RouterServiceRetryJobsResponse(outcomes=outcomes)

@@ -47,6 +47,7 @@ class AttemptOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ATTEMPT_OUTCOME_SUCCEEDED: _ClassVar[AttemptOutcome]
     ATTEMPT_OUTCOME_TRANSIENT_FAILURE: _ClassVar[AttemptOutcome]
     ATTEMPT_OUTCOME_PERMANENT_FAILURE: _ClassVar[AttemptOutcome]
+    ATTEMPT_OUTCOME_SKIPPED: _ClassVar[AttemptOutcome]
 
 class EmailProvider(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -85,6 +86,7 @@ ATTEMPT_OUTCOME_UNSPECIFIED: AttemptOutcome
 ATTEMPT_OUTCOME_SUCCEEDED: AttemptOutcome
 ATTEMPT_OUTCOME_TRANSIENT_FAILURE: AttemptOutcome
 ATTEMPT_OUTCOME_PERMANENT_FAILURE: AttemptOutcome
+ATTEMPT_OUTCOME_SKIPPED: AttemptOutcome
 EMAIL_PROVIDER_UNSPECIFIED: EmailProvider
 EMAIL_PROVIDER_SENDGRID: EmailProvider
 EMAIL_PROVIDER_RESEND: EmailProvider
@@ -166,7 +168,7 @@ class EmailRequest(_message.Message):
     def __init__(self, to: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., cc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., bcc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., reply_to: _Optional[_Union[EmailAddress, _Mapping]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., html: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provider_id: _Optional[str] = ..., fallback_provider_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email")
+    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email", "run", "provider_id", "provider_message_id")
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -180,6 +182,9 @@ class Job(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     ordering_key: str
     id: str
     tenant_id: str
@@ -193,10 +198,13 @@ class Job(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     webhook: WebhookRequest
     email: EmailRequest
-    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ...) -> None: ...
+    run: int
+    provider_id: str
+    provider_message_id: str
+    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ..., run: _Optional[int] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ...) -> None: ...
 
 class Attempt(_message.Message):
-    __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at")
+    __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at", "provider_id", "provider_message_id", "walk")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
@@ -205,6 +213,9 @@ class Attempt(_message.Message):
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    WALK_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     number: int
     target: str
@@ -213,10 +224,83 @@ class Attempt(_message.Message):
     duration_ms: int
     error: str
     started_at: _timestamp_pb2.Timestamp
-    def __init__(self, job_id: _Optional[str] = ..., number: _Optional[int] = ..., target: _Optional[str] = ..., outcome: _Optional[_Union[AttemptOutcome, str]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., error: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    provider_id: str
+    provider_message_id: str
+    walk: int
+    def __init__(self, job_id: _Optional[str] = ..., number: _Optional[int] = ..., target: _Optional[str] = ..., outcome: _Optional[_Union[AttemptOutcome, str]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., error: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., walk: _Optional[int] = ...) -> None: ...
+
+class DeadLetter(_message.Message):
+    __slots__ = ("job_id", "tenant_id", "channel", "error", "dead_lettered_at", "attempts", "work_message", "work_subject", "stream_sequence", "retried_at", "run")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    WORK_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    WORK_SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    STREAM_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    RETRIED_AT_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    tenant_id: str
+    channel: Channel
+    error: str
+    dead_lettered_at: _timestamp_pb2.Timestamp
+    attempts: int
+    work_message: bytes
+    work_subject: str
+    stream_sequence: int
+    retried_at: _timestamp_pb2.Timestamp
+    run: int
+    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., error: _Optional[str] = ..., dead_lettered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., work_message: _Optional[bytes] = ..., work_subject: _Optional[str] = ..., stream_sequence: _Optional[int] = ..., retried_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., run: _Optional[int] = ...) -> None: ...
+
+class DnsRecord(_message.Message):
+    __slots__ = ("type", "name", "value", "status", "purpose", "priority")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PURPOSE_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    name: str
+    value: str
+    status: str
+    purpose: str
+    priority: int
+    def __init__(self, type: _Optional[str] = ..., name: _Optional[str] = ..., value: _Optional[str] = ..., status: _Optional[str] = ..., purpose: _Optional[str] = ..., priority: _Optional[int] = ...) -> None: ...
+
+class SendingDomain(_message.Message):
+    __slots__ = ("id", "tenant_id", "name", "provider_id", "provider", "provider_domain_id", "verified", "records", "provider_status", "created_at", "updated_at", "verified_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_DOMAIN_ID_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_STATUS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tenant_id: str
+    name: str
+    provider_id: str
+    provider: EmailProvider
+    provider_domain_id: str
+    verified: bool
+    records: _containers.RepeatedCompositeFieldContainer[DnsRecord]
+    provider_status: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    verified_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., provider_domain_id: _Optional[str] = ..., verified: _Optional[bool] = ..., records: _Optional[_Iterable[_Union[DnsRecord, _Mapping]]] = ..., provider_status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., verified_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Tenant(_message.Message):
-    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month")
+    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month", "contact_email")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
@@ -225,6 +309,7 @@ class Tenant(_message.Message):
     RATE_PER_MIN_FIELD_NUMBER: _ClassVar[int]
     WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     plan: Plan
@@ -233,7 +318,8 @@ class Tenant(_message.Message):
     rate_per_min: int
     webhooks_per_month: int
     emails_per_month: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
+    contact_email: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ..., contact_email: _Optional[str] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("period", "webhooks", "emails", "webhooks_limit", "emails_limit", "shared_limit")

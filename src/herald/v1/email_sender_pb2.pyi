@@ -11,12 +11,54 @@ class GetEmailWorkerStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetEmailWorkerStatusResponse(_message.Message):
-    __slots__ = ("concurrency", "in_flight")
+    __slots__ = ("concurrency", "in_flight", "delivered_total", "failed_total", "dead_lettered_total")
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    DELIVERED_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    FAILED_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_TOTAL_FIELD_NUMBER: _ClassVar[int]
     concurrency: int
     in_flight: int
-    def __init__(self, concurrency: _Optional[int] = ..., in_flight: _Optional[int] = ...) -> None: ...
+    delivered_total: int
+    failed_total: int
+    dead_lettered_total: int
+    def __init__(self, concurrency: _Optional[int] = ..., in_flight: _Optional[int] = ..., delivered_total: _Optional[int] = ..., failed_total: _Optional[int] = ..., dead_lettered_total: _Optional[int] = ...) -> None: ...
+
+class RegisterDomainRequest(_message.Message):
+    __slots__ = ("tenant_id", "provider_id", "domain", "account_token")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    provider_id: str
+    domain: str
+    account_token: str
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., domain: _Optional[str] = ..., account_token: _Optional[str] = ...) -> None: ...
+
+class RegisterDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class VerifyDomainRequest(_message.Message):
+    __slots__ = ("tenant_id", "provider_id", "provider_domain_id", "account_token")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_DOMAIN_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    provider_id: str
+    provider_domain_id: str
+    account_token: str
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_domain_id: _Optional[str] = ..., account_token: _Optional[str] = ...) -> None: ...
+
+class VerifyDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
 
 class ValidateCredentialRequest(_message.Message):
     __slots__ = ("credential", "base_url")
@@ -37,17 +79,19 @@ class ValidateCredentialResponse(_message.Message):
     def __init__(self, valid: _Optional[bool] = ..., reason: _Optional[str] = ..., provider_unreachable: _Optional[bool] = ...) -> None: ...
 
 class EmailDelivery(_message.Message):
-    __slots__ = ("job_id", "tenant_id", "priority", "request", "idempotency_key", "ordering_key")
+    __slots__ = ("job_id", "tenant_id", "priority", "request", "idempotency_key", "ordering_key", "run")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     tenant_id: str
     priority: _common_pb2.Priority
     request: _common_pb2.EmailRequest
     idempotency_key: str
     ordering_key: str
-    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., ordering_key: _Optional[str] = ...) -> None: ...
+    run: int
+    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., ordering_key: _Optional[str] = ..., run: _Optional[int] = ...) -> None: ...

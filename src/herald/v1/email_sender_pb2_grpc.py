@@ -45,6 +45,16 @@ class EmailSenderServiceStub:
                 request_serializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialResponse.FromString,
                 _registered_method=True)
+        self.RegisterDomain = channel.unary_unary(
+                '/herald.v1.EmailSenderService/RegisterDomain',
+                request_serializer=herald_dot_v1_dot_email__sender__pb2.RegisterDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_email__sender__pb2.RegisterDomainResponse.FromString,
+                _registered_method=True)
+        self.VerifyDomain = channel.unary_unary(
+                '/herald.v1.EmailSenderService/VerifyDomain',
+                request_serializer=herald_dot_v1_dot_email__sender__pb2.VerifyDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_email__sender__pb2.VerifyDomainResponse.FromString,
+                _registered_method=True)
 
 
 class EmailSenderServiceServicer:
@@ -64,6 +74,22 @@ class EmailSenderServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterDomain(self, request, context):
+        """Registers a sending domain with one of the tenant's providers through its domain API
+        and answers the DNS records it gives. Nothing is stored here (the gateway has the
+        ledger keep it). FAILED_PRECONDITION: the provider refused; UNAVAILABLE: unreachable.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyDomain(self, request, context):
+        """Asks the provider to check the domain's DNS records now; answers its state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EmailSenderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -76,6 +102,16 @@ def add_EmailSenderServiceServicer_to_server(servicer, server):
                     servicer.ValidateCredential,
                     request_deserializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialRequest.FromString,
                     response_serializer=herald_dot_v1_dot_email__sender__pb2.ValidateCredentialResponse.SerializeToString,
+            ),
+            'RegisterDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterDomain,
+                    request_deserializer=herald_dot_v1_dot_email__sender__pb2.RegisterDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_email__sender__pb2.RegisterDomainResponse.SerializeToString,
+            ),
+            'VerifyDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyDomain,
+                    request_deserializer=herald_dot_v1_dot_email__sender__pb2.VerifyDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_email__sender__pb2.VerifyDomainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -133,6 +169,60 @@ class EmailSenderService:
             '/herald.v1.EmailSenderService/ValidateCredential',
             herald_dot_v1_dot_email__sender__pb2.ValidateCredentialRequest.SerializeToString,
             herald_dot_v1_dot_email__sender__pb2.ValidateCredentialResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.EmailSenderService/RegisterDomain',
+            herald_dot_v1_dot_email__sender__pb2.RegisterDomainRequest.SerializeToString,
+            herald_dot_v1_dot_email__sender__pb2.RegisterDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.EmailSenderService/VerifyDomain',
+            herald_dot_v1_dot_email__sender__pb2.VerifyDomainRequest.SerializeToString,
+            herald_dot_v1_dot_email__sender__pb2.VerifyDomainResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -36,6 +36,13 @@ class EmailSenderServiceStub:
     GetEmailWorkerStatus: _grpc.UnaryUnaryMultiCallable[_email_sender_pb2.GetEmailWorkerStatusRequest, _email_sender_pb2.GetEmailWorkerStatusResponse]
     ValidateCredential: _grpc.UnaryUnaryMultiCallable[_email_sender_pb2.ValidateCredentialRequest, _email_sender_pb2.ValidateCredentialResponse]
     """Checks a credential with the provider's documented validation call before Herald stores it."""
+    RegisterDomain: _grpc.UnaryUnaryMultiCallable[_email_sender_pb2.RegisterDomainRequest, _email_sender_pb2.RegisterDomainResponse]
+    """Registers a sending domain with one of the tenant's providers through its domain API
+    and answers the DNS records it gives. Nothing is stored here (the gateway has the
+    ledger keep it). FAILED_PRECONDITION: the provider refused; UNAVAILABLE: unreachable.
+    """
+    VerifyDomain: _grpc.UnaryUnaryMultiCallable[_email_sender_pb2.VerifyDomainRequest, _email_sender_pb2.VerifyDomainResponse]
+    """Asks the provider to check the domain's DNS records now; answers its state."""
 
 @_typing.type_check_only
 class EmailSenderServiceAsyncStub(EmailSenderServiceStub):
@@ -45,6 +52,13 @@ class EmailSenderServiceAsyncStub(EmailSenderServiceStub):
     GetEmailWorkerStatus: _aio.UnaryUnaryMultiCallable[_email_sender_pb2.GetEmailWorkerStatusRequest, _email_sender_pb2.GetEmailWorkerStatusResponse]  # type: ignore[assignment]
     ValidateCredential: _aio.UnaryUnaryMultiCallable[_email_sender_pb2.ValidateCredentialRequest, _email_sender_pb2.ValidateCredentialResponse]  # type: ignore[assignment]
     """Checks a credential with the provider's documented validation call before Herald stores it."""
+    RegisterDomain: _aio.UnaryUnaryMultiCallable[_email_sender_pb2.RegisterDomainRequest, _email_sender_pb2.RegisterDomainResponse]  # type: ignore[assignment]
+    """Registers a sending domain with one of the tenant's providers through its domain API
+    and answers the DNS records it gives. Nothing is stored here (the gateway has the
+    ledger keep it). FAILED_PRECONDITION: the provider refused; UNAVAILABLE: unreachable.
+    """
+    VerifyDomain: _aio.UnaryUnaryMultiCallable[_email_sender_pb2.VerifyDomainRequest, _email_sender_pb2.VerifyDomainResponse]  # type: ignore[assignment]
+    """Asks the provider to check the domain's DNS records now; answers its state."""
 
 class EmailSenderServiceServicer(metaclass=_abc_1.ABCMeta):
     """What the email-sender reports about itself; its work arrives over JetStream."""
@@ -63,5 +77,24 @@ class EmailSenderServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_email_sender_pb2.ValidateCredentialResponse, _abc.Awaitable[_email_sender_pb2.ValidateCredentialResponse]]:
         """Checks a credential with the provider's documented validation call before Herald stores it."""
+
+    @_abc_1.abstractmethod
+    def RegisterDomain(
+        self,
+        request: _email_sender_pb2.RegisterDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_email_sender_pb2.RegisterDomainResponse, _abc.Awaitable[_email_sender_pb2.RegisterDomainResponse]]:
+        """Registers a sending domain with one of the tenant's providers through its domain API
+        and answers the DNS records it gives. Nothing is stored here (the gateway has the
+        ledger keep it). FAILED_PRECONDITION: the provider refused; UNAVAILABLE: unreachable.
+        """
+
+    @_abc_1.abstractmethod
+    def VerifyDomain(
+        self,
+        request: _email_sender_pb2.VerifyDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_email_sender_pb2.VerifyDomainResponse, _abc.Awaitable[_email_sender_pb2.VerifyDomainResponse]]:
+        """Asks the provider to check the domain's DNS records now; answers its state."""
 
 def add_EmailSenderServiceServicer_to_server(servicer: EmailSenderServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

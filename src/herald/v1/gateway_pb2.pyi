@@ -2,6 +2,7 @@ import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
+from herald.v1 import ledger_pb2 as _ledger_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -9,6 +10,40 @@ from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class SendEmailRequest(_message.Message):
+    __slots__ = ("email", "priority", "idempotency_key", "ordering_key")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    email: _common_pb2.EmailRequest
+    priority: _common_pb2.Priority
+    idempotency_key: str
+    ordering_key: str
+    def __init__(self, email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., ordering_key: _Optional[str] = ...) -> None: ...
+
+class SendEmailResponse(_message.Message):
+    __slots__ = ("id", "status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    status: _common_pb2.JobStatus
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ...) -> None: ...
+
+class RetryJobRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class RetryJobResponse(_message.Message):
+    __slots__ = ("id", "status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    status: _common_pb2.JobStatus
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ...) -> None: ...
 
 class SendWebhookRequest(_message.Message):
     __slots__ = ("url", "headers", "body", "content_type", "priority", "idempotency_key")
@@ -79,13 +114,67 @@ class NotificationServiceListJobsResponse(_message.Message):
     next_cursor: str
     def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class AdminServiceListDeadLettersRequest(_message.Message):
+    __slots__ = ("since", "tenant_id", "include_retried", "page_size", "cursor")
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_RETRIED_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    since: _timestamp_pb2.Timestamp
+    tenant_id: str
+    include_retried: bool
+    page_size: int
+    cursor: str
+    def __init__(self, since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., tenant_id: _Optional[str] = ..., include_retried: _Optional[bool] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListDeadLettersResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.DeadLetter]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.DeadLetter, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceGetDeadLetterRequest(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class AdminServiceGetDeadLetterResponse(_message.Message):
+    __slots__ = ("entry", "job")
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    entry: _common_pb2.DeadLetter
+    job: _common_pb2.Job
+    def __init__(self, entry: _Optional[_Union[_common_pb2.DeadLetter, _Mapping]] = ..., job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ...) -> None: ...
+
+class RetryDeadLettersRequest(_message.Message):
+    __slots__ = ("job_ids", "all", "since")
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    ALL_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    all: bool
+    since: _timestamp_pb2.Timestamp
+    def __init__(self, job_ids: _Optional[_Iterable[str]] = ..., all: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RetryDeadLettersResponse(_message.Message):
+    __slots__ = ("outcomes",)
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.RetryOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
+
 class AdminServiceCreateTenantRequest(_message.Message):
-    __slots__ = ("name", "plan")
+    __slots__ = ("name", "plan", "contact_email")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     name: str
     plan: _common_pb2.Plan
-    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ...) -> None: ...
+    contact_email: str
+    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., contact_email: _Optional[str] = ...) -> None: ...
 
 class AdminServiceCreateTenantResponse(_message.Message):
     __slots__ = ("tenant", "api_key")
@@ -124,14 +213,16 @@ class AdminServiceGetTenantResponse(_message.Message):
     def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
 
 class AdminServiceUpdateTenantRequest(_message.Message):
-    __slots__ = ("tenant_id", "plan", "disabled")
+    __slots__ = ("tenant_id", "plan", "disabled", "contact_email")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     DISABLED_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     plan: _common_pb2.Plan
     disabled: bool
-    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., disabled: _Optional[bool] = ...) -> None: ...
+    contact_email: str
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., disabled: _Optional[bool] = ..., contact_email: _Optional[str] = ...) -> None: ...
 
 class AdminServiceUpdateTenantResponse(_message.Message):
     __slots__ = ("tenant",)

@@ -50,6 +50,16 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListJobsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListJobsResponse.FromString,
                 _registered_method=True)
+        self.SendEmail = channel.unary_unary(
+                '/herald.v1.NotificationService/SendEmail',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.SendEmailRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.SendEmailResponse.FromString,
+                _registered_method=True)
+        self.RetryJob = channel.unary_unary(
+                '/herald.v1.NotificationService/RetryJob',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.RetryJobRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.RetryJobResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -74,6 +84,20 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendEmail(self, request, context):
+        """Accepts an email (the twin of POST /v1/emails); the job is durable when this answers.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetryJob(self, request, context):
+        """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -91,6 +115,16 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.ListJobs,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListJobsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListJobsResponse.SerializeToString,
+            ),
+            'SendEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendEmail,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.SendEmailRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.SendEmailResponse.SerializeToString,
+            ),
+            'RetryJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryJob,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.RetryJobRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.RetryJobResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -185,6 +219,60 @@ class NotificationService:
             metadata,
             _registered_method=True)
 
+    @staticmethod
+    def SendEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/SendEmail',
+            herald_dot_v1_dot_gateway__pb2.SendEmailRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.SendEmailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/RetryJob',
+            herald_dot_v1_dot_gateway__pb2.RetryJobRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.RetryJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
 
 class AdminServiceStub:
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -246,6 +334,21 @@ class AdminServiceStub:
                 '/herald.v1.AdminService/RotateMasterKey',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyResponse.FromString,
+                _registered_method=True)
+        self.ListDeadLetters = channel.unary_unary(
+                '/herald.v1.AdminService/ListDeadLetters',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListDeadLettersRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListDeadLettersResponse.FromString,
+                _registered_method=True)
+        self.GetDeadLetter = channel.unary_unary(
+                '/herald.v1.AdminService/GetDeadLetter',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetDeadLetterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetDeadLetterResponse.FromString,
+                _registered_method=True)
+        self.RetryDeadLetters = channel.unary_unary(
+                '/herald.v1.AdminService/RetryDeadLetters',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.FromString,
                 _registered_method=True)
 
 
@@ -315,6 +418,27 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDeadLetters(self, request, context):
+        """Dead letters: jobs that exhausted their attempts. Nothing leaves by itself.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDeadLetter(self, request, context):
+        """One entry with its payload (the work message as queued) from the dead-letter stream.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetryDeadLetters(self, request, context):
+        """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -367,6 +491,21 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RotateMasterKey,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.RotateMasterKeyResponse.SerializeToString,
+            ),
+            'ListDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeadLetters,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListDeadLettersRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListDeadLettersResponse.SerializeToString,
+            ),
+            'GetDeadLetter': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDeadLetter,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetDeadLetterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceGetDeadLetterResponse.SerializeToString,
+            ),
+            'RetryDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryDeadLetters,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -641,6 +780,87 @@ class AdminService:
             '/herald.v1.AdminService/RotateMasterKey',
             herald_dot_v1_dot_gateway__pb2.RotateMasterKeyRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.RotateMasterKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListDeadLetters',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListDeadLettersRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListDeadLettersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDeadLetter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/GetDeadLetter',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceGetDeadLetterRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceGetDeadLetterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/RetryDeadLetters',
+            herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -36,6 +36,10 @@ class NotificationServiceStub:
     SendWebhook: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SendWebhookRequest, _gateway_pb2.SendWebhookResponse]
     GetJob: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetJobRequest, _gateway_pb2.NotificationServiceGetJobResponse]
     ListJobs: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListJobsRequest, _gateway_pb2.NotificationServiceListJobsResponse]
+    SendEmail: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SendEmailRequest, _gateway_pb2.SendEmailResponse]
+    """Accepts an email (the twin of POST /v1/emails); the job is durable when this answers."""
+    RetryJob: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RetryJobRequest, _gateway_pb2.RetryJobResponse]
+    """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry)."""
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -45,6 +49,10 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     SendWebhook: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SendWebhookRequest, _gateway_pb2.SendWebhookResponse]  # type: ignore[assignment]
     GetJob: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetJobRequest, _gateway_pb2.NotificationServiceGetJobResponse]  # type: ignore[assignment]
     ListJobs: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListJobsRequest, _gateway_pb2.NotificationServiceListJobsResponse]  # type: ignore[assignment]
+    SendEmail: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SendEmailRequest, _gateway_pb2.SendEmailResponse]  # type: ignore[assignment]
+    """Accepts an email (the twin of POST /v1/emails); the job is durable when this answers."""
+    RetryJob: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RetryJobRequest, _gateway_pb2.RetryJobResponse]  # type: ignore[assignment]
+    """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry)."""
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -70,6 +78,22 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.NotificationServiceListJobsResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListJobsResponse]]: ...
 
+    @_abc_1.abstractmethod
+    def SendEmail(
+        self,
+        request: _gateway_pb2.SendEmailRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.SendEmailResponse, _abc.Awaitable[_gateway_pb2.SendEmailResponse]]:
+        """Accepts an email (the twin of POST /v1/emails); the job is durable when this answers."""
+
+    @_abc_1.abstractmethod
+    def RetryJob(
+        self,
+        request: _gateway_pb2.RetryJobRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RetryJobResponse, _abc.Awaitable[_gateway_pb2.RetryJobResponse]]:
+        """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry)."""
+
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
 class AdminServiceStub:
@@ -92,6 +116,12 @@ class AdminServiceStub:
     RevokeApiKey: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeApiKeyRequest, _gateway_pb2.AdminServiceRevokeApiKeyResponse]
     RotateMasterKey: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RotateMasterKeyRequest, _gateway_pb2.RotateMasterKeyResponse]
     """Re-encrypts every stored secret under the active master key, while serving."""
+    ListDeadLetters: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListDeadLettersRequest, _gateway_pb2.AdminServiceListDeadLettersResponse]
+    """Dead letters: jobs that exhausted their attempts. Nothing leaves by itself."""
+    GetDeadLetter: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceGetDeadLetterRequest, _gateway_pb2.AdminServiceGetDeadLetterResponse]
+    """One entry with its payload (the work message as queued) from the dead-letter stream."""
+    RetryDeadLetters: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RetryDeadLettersRequest, _gateway_pb2.RetryDeadLettersResponse]
+    """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -111,6 +141,12 @@ class AdminServiceAsyncStub(AdminServiceStub):
     RevokeApiKey: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeApiKeyRequest, _gateway_pb2.AdminServiceRevokeApiKeyResponse]  # type: ignore[assignment]
     RotateMasterKey: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RotateMasterKeyRequest, _gateway_pb2.RotateMasterKeyResponse]  # type: ignore[assignment]
     """Re-encrypts every stored secret under the active master key, while serving."""
+    ListDeadLetters: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListDeadLettersRequest, _gateway_pb2.AdminServiceListDeadLettersResponse]  # type: ignore[assignment]
+    """Dead letters: jobs that exhausted their attempts. Nothing leaves by itself."""
+    GetDeadLetter: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceGetDeadLetterRequest, _gateway_pb2.AdminServiceGetDeadLetterResponse]  # type: ignore[assignment]
+    """One entry with its payload (the work message as queued) from the dead-letter stream."""
+    RetryDeadLetters: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RetryDeadLettersRequest, _gateway_pb2.RetryDeadLettersResponse]  # type: ignore[assignment]
+    """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -187,5 +223,29 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.RotateMasterKeyResponse, _abc.Awaitable[_gateway_pb2.RotateMasterKeyResponse]]:
         """Re-encrypts every stored secret under the active master key, while serving."""
+
+    @_abc_1.abstractmethod
+    def ListDeadLetters(
+        self,
+        request: _gateway_pb2.AdminServiceListDeadLettersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListDeadLettersResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListDeadLettersResponse]]:
+        """Dead letters: jobs that exhausted their attempts. Nothing leaves by itself."""
+
+    @_abc_1.abstractmethod
+    def GetDeadLetter(
+        self,
+        request: _gateway_pb2.AdminServiceGetDeadLetterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceGetDeadLetterResponse, _abc.Awaitable[_gateway_pb2.AdminServiceGetDeadLetterResponse]]:
+        """One entry with its payload (the work message as queued) from the dead-letter stream."""
+
+    @_abc_1.abstractmethod
+    def RetryDeadLetters(
+        self,
+        request: _gateway_pb2.RetryDeadLettersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RetryDeadLettersResponse, _abc.Awaitable[_gateway_pb2.RetryDeadLettersResponse]]:
+        """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

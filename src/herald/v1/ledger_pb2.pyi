@@ -15,6 +15,7 @@ class Rejection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     REJECTION_UNSPECIFIED: _ClassVar[Rejection]
     REJECTION_QUOTA_EXCEEDED: _ClassVar[Rejection]
+    REJECTION_SENDER_DOMAIN_UNVERIFIED: _ClassVar[Rejection]
 
 class IdempotencyState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -25,6 +26,7 @@ class IdempotencyState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     IDEMPOTENCY_STATE_MISMATCH: _ClassVar[IdempotencyState]
 REJECTION_UNSPECIFIED: Rejection
 REJECTION_QUOTA_EXCEEDED: Rejection
+REJECTION_SENDER_DOMAIN_UNVERIFIED: Rejection
 IDEMPOTENCY_STATE_UNSPECIFIED: IdempotencyState
 IDEMPOTENCY_STATE_NEW: IdempotencyState
 IDEMPOTENCY_STATE_IN_FLIGHT: IdempotencyState
@@ -152,14 +154,18 @@ class StartDeliveriesResponse(_message.Message):
     def __init__(self, starts: _Optional[_Iterable[_Union[DeliveryStart, _Mapping]]] = ...) -> None: ...
 
 class AttemptResult(_message.Message):
-    __slots__ = ("attempt", "next_status", "error")
+    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence")
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     attempt: _common_pb2.Attempt
     next_status: _common_pb2.JobStatus
     error: str
-    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ...) -> None: ...
+    dead_lettered: bool
+    dead_letter_sequence: int
+    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ...) -> None: ...
 
 class RecordAttemptsRequest(_message.Message):
     __slots__ = ("results",)
@@ -218,12 +224,14 @@ class FailUnpublishedResponse(_message.Message):
     def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateTenantRequest(_message.Message):
-    __slots__ = ("name", "plan")
+    __slots__ = ("name", "plan", "contact_email")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     name: str
     plan: _common_pb2.Plan
-    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ...) -> None: ...
+    contact_email: str
+    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., contact_email: _Optional[str] = ...) -> None: ...
 
 class CreateTenantResponse(_message.Message):
     __slots__ = ("tenant",)
@@ -296,14 +304,16 @@ class ListTenantsResponse(_message.Message):
     def __init__(self, tenants: _Optional[_Iterable[_Union[_common_pb2.Tenant, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class UpdateTenantRequest(_message.Message):
-    __slots__ = ("tenant_id", "plan", "disabled")
+    __slots__ = ("tenant_id", "plan", "disabled", "contact_email")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     DISABLED_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     plan: _common_pb2.Plan
     disabled: bool
-    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., disabled: _Optional[bool] = ...) -> None: ...
+    contact_email: str
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., disabled: _Optional[bool] = ..., contact_email: _Optional[str] = ...) -> None: ...
 
 class UpdateTenantResponse(_message.Message):
     __slots__ = ("tenant",)
@@ -662,5 +672,179 @@ class AbandonIdempotentRequest(_message.Message):
     def __init__(self, tenant_id: _Optional[str] = ..., key: _Optional[str] = ...) -> None: ...
 
 class AbandonIdempotentResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class WalkRecord(_message.Message):
+    __slots__ = ("job_id", "calls", "next_status", "error", "provider_id", "provider_message_id", "dead_lettered", "dead_letter_sequence")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    calls: _containers.RepeatedCompositeFieldContainer[_common_pb2.Attempt]
+    next_status: _common_pb2.JobStatus
+    error: str
+    provider_id: str
+    provider_message_id: str
+    dead_lettered: bool
+    dead_letter_sequence: int
+    def __init__(self, job_id: _Optional[str] = ..., calls: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ...) -> None: ...
+
+class RecordWalksRequest(_message.Message):
+    __slots__ = ("walks",)
+    WALKS_FIELD_NUMBER: _ClassVar[int]
+    walks: _containers.RepeatedCompositeFieldContainer[WalkRecord]
+    def __init__(self, walks: _Optional[_Iterable[_Union[WalkRecord, _Mapping]]] = ...) -> None: ...
+
+class RecordWalksResponse(_message.Message):
+    __slots__ = ("recorded",)
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    recorded: int
+    def __init__(self, recorded: _Optional[int] = ...) -> None: ...
+
+class RetryJobsRequest(_message.Message):
+    __slots__ = ("tenant_id", "job_ids", "all_dead_letters", "since", "limit")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    ALL_DEAD_LETTERS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    all_dead_letters: bool
+    since: _timestamp_pb2.Timestamp
+    limit: int
+    def __init__(self, tenant_id: _Optional[str] = ..., job_ids: _Optional[_Iterable[str]] = ..., all_dead_letters: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RetryOutcome(_message.Message):
+    __slots__ = ("job_id", "retried", "status", "detail")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    RETRIED_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    retried: bool
+    status: _common_pb2.JobStatus
+    detail: str
+    def __init__(self, job_id: _Optional[str] = ..., retried: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class RetryJobsResponse(_message.Message):
+    __slots__ = ("outcomes", "jobs", "released_dead_letter_sequences")
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    RELEASED_DEAD_LETTER_SEQUENCES_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[RetryOutcome]
+    jobs: _containers.RepeatedCompositeFieldContainer[_common_pb2.Job]
+    released_dead_letter_sequences: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[RetryOutcome, _Mapping]]] = ..., jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., released_dead_letter_sequences: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ListDeadLettersRequest(_message.Message):
+    __slots__ = ("tenant_id", "since", "include_retried", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_RETRIED_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    since: _timestamp_pb2.Timestamp
+    include_retried: bool
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., include_retried: _Optional[bool] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListDeadLettersResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.DeadLetter]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.DeadLetter, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class GetDeadLetterRequest(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class GetDeadLetterResponse(_message.Message):
+    __slots__ = ("entry", "job")
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    entry: _common_pb2.DeadLetter
+    job: _common_pb2.Job
+    def __init__(self, entry: _Optional[_Union[_common_pb2.DeadLetter, _Mapping]] = ..., job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ...) -> None: ...
+
+class CreateDomainRequest(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class CreateDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class UpdateDomainRequest(_message.Message):
+    __slots__ = ("tenant_id", "domain_id", "verified", "records", "provider_status")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_ID_FIELD_NUMBER: _ClassVar[int]
+    VERIFIED_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_STATUS_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    domain_id: str
+    verified: bool
+    records: _containers.RepeatedCompositeFieldContainer[_common_pb2.DnsRecord]
+    provider_status: str
+    def __init__(self, tenant_id: _Optional[str] = ..., domain_id: _Optional[str] = ..., verified: _Optional[bool] = ..., records: _Optional[_Iterable[_Union[_common_pb2.DnsRecord, _Mapping]]] = ..., provider_status: _Optional[str] = ...) -> None: ...
+
+class UpdateDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class GetDomainRequest(_message.Message):
+    __slots__ = ("tenant_id", "domain_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    domain_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., domain_id: _Optional[str] = ...) -> None: ...
+
+class GetDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class ListDomainsRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class ListDomainsResponse(_message.Message):
+    __slots__ = ("domains",)
+    DOMAINS_FIELD_NUMBER: _ClassVar[int]
+    domains: _containers.RepeatedCompositeFieldContainer[_common_pb2.SendingDomain]
+    def __init__(self, domains: _Optional[_Iterable[_Union[_common_pb2.SendingDomain, _Mapping]]] = ...) -> None: ...
+
+class DeleteDomainRequest(_message.Message):
+    __slots__ = ("tenant_id", "domain_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    domain_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., domain_id: _Optional[str] = ...) -> None: ...
+
+class DeleteDomainResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

@@ -221,6 +221,51 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.FromString,
                 _registered_method=True)
+        self.RecordWalks = channel.unary_unary(
+                '/herald.v1.LedgerService/RecordWalks',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RecordWalksRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RecordWalksResponse.FromString,
+                _registered_method=True)
+        self.RetryJobs = channel.unary_unary(
+                '/herald.v1.LedgerService/RetryJobs',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RetryJobsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RetryJobsResponse.FromString,
+                _registered_method=True)
+        self.ListDeadLetters = channel.unary_unary(
+                '/herald.v1.LedgerService/ListDeadLetters',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListDeadLettersRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListDeadLettersResponse.FromString,
+                _registered_method=True)
+        self.GetDeadLetter = channel.unary_unary(
+                '/herald.v1.LedgerService/GetDeadLetter',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetDeadLetterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetDeadLetterResponse.FromString,
+                _registered_method=True)
+        self.CreateDomain = channel.unary_unary(
+                '/herald.v1.LedgerService/CreateDomain',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CreateDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CreateDomainResponse.FromString,
+                _registered_method=True)
+        self.UpdateDomain = channel.unary_unary(
+                '/herald.v1.LedgerService/UpdateDomain',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.UpdateDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateDomainResponse.FromString,
+                _registered_method=True)
+        self.GetDomain = channel.unary_unary(
+                '/herald.v1.LedgerService/GetDomain',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetDomainResponse.FromString,
+                _registered_method=True)
+        self.ListDomains = channel.unary_unary(
+                '/herald.v1.LedgerService/ListDomains',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListDomainsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListDomainsResponse.FromString,
+                _registered_method=True)
+        self.DeleteDomain = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteDomain',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -461,6 +506,66 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordWalks(self, request, context):
+        """Email: records one walk per job (a row per provider considered) and the status the
+        job moves to; the walk spends one of the job's attempts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RetryJobs(self, request, context):
+        """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
+        the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDeadLetters(self, request, context):
+        """Dead-lettered jobs (the ledger is the source of truth; the stream holds the payload).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDeadLetter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateDomain(self, request, context):
+        """Sending domains: the provider calls are the email-sender's; the ledger keeps the state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateDomain(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDomain(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDomains(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteDomain(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -648,6 +753,51 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.AbandonIdempotent,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.SerializeToString,
+            ),
+            'RecordWalks': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordWalks,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RecordWalksRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RecordWalksResponse.SerializeToString,
+            ),
+            'RetryJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryJobs,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RetryJobsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RetryJobsResponse.SerializeToString,
+            ),
+            'ListDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeadLetters,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListDeadLettersRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListDeadLettersResponse.SerializeToString,
+            ),
+            'GetDeadLetter': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDeadLetter,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetDeadLetterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetDeadLetterResponse.SerializeToString,
+            ),
+            'CreateDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateDomain,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CreateDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CreateDomainResponse.SerializeToString,
+            ),
+            'UpdateDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateDomain,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.UpdateDomainResponse.SerializeToString,
+            ),
+            'GetDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDomain,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetDomainResponse.SerializeToString,
+            ),
+            'ListDomains': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDomains,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListDomainsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListDomainsResponse.SerializeToString,
+            ),
+            'DeleteDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteDomain,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1651,6 +1801,249 @@ class LedgerService:
             '/herald.v1.LedgerService/AbandonIdempotent',
             herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordWalks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RecordWalks',
+            herald_dot_v1_dot_ledger__pb2.RecordWalksRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RecordWalksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RetryJobs',
+            herald_dot_v1_dot_ledger__pb2.RetryJobsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RetryJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListDeadLetters',
+            herald_dot_v1_dot_ledger__pb2.ListDeadLettersRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListDeadLettersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDeadLetter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetDeadLetter',
+            herald_dot_v1_dot_ledger__pb2.GetDeadLetterRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetDeadLetterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CreateDomain',
+            herald_dot_v1_dot_ledger__pb2.CreateDomainRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CreateDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/UpdateDomain',
+            herald_dot_v1_dot_ledger__pb2.UpdateDomainRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.UpdateDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetDomain',
+            herald_dot_v1_dot_ledger__pb2.GetDomainRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDomains(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListDomains',
+            herald_dot_v1_dot_ledger__pb2.ListDomainsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListDomainsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteDomain',
+            herald_dot_v1_dot_ledger__pb2.DeleteDomainRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteDomainResponse.FromString,
             options,
             channel_credentials,
             insecure,

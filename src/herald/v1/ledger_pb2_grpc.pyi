@@ -83,6 +83,23 @@ class LedgerServiceStub:
     """Idempotency keys: claim before doing the work, complete with the response after."""
     CompleteIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotentRequest, _ledger_pb2.CompleteIdempotentResponse]
     AbandonIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AbandonIdempotentRequest, _ledger_pb2.AbandonIdempotentResponse]
+    RecordWalks: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RecordWalksRequest, _ledger_pb2.RecordWalksResponse]
+    """Email: records one walk per job (a row per provider considered) and the status the
+    job moves to; the walk spends one of the job's attempts.
+    """
+    RetryJobs: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RetryJobsRequest, _ledger_pb2.RetryJobsResponse]
+    """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
+    the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
+    """
+    ListDeadLetters: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListDeadLettersRequest, _ledger_pb2.ListDeadLettersResponse]
+    """Dead-lettered jobs (the ledger is the source of truth; the stream holds the payload)."""
+    GetDeadLetter: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetDeadLetterRequest, _ledger_pb2.GetDeadLetterResponse]
+    CreateDomain: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CreateDomainRequest, _ledger_pb2.CreateDomainResponse]
+    """Sending domains: the provider calls are the email-sender's; the ledger keeps the state."""
+    UpdateDomain: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateDomainRequest, _ledger_pb2.UpdateDomainResponse]
+    GetDomain: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetDomainRequest, _ledger_pb2.GetDomainResponse]
+    ListDomains: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListDomainsRequest, _ledger_pb2.ListDomainsResponse]
+    DeleteDomain: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteDomainRequest, _ledger_pb2.DeleteDomainResponse]
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -139,6 +156,23 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """Idempotency keys: claim before doing the work, complete with the response after."""
     CompleteIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotentRequest, _ledger_pb2.CompleteIdempotentResponse]  # type: ignore[assignment]
     AbandonIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AbandonIdempotentRequest, _ledger_pb2.AbandonIdempotentResponse]  # type: ignore[assignment]
+    RecordWalks: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RecordWalksRequest, _ledger_pb2.RecordWalksResponse]  # type: ignore[assignment]
+    """Email: records one walk per job (a row per provider considered) and the status the
+    job moves to; the walk spends one of the job's attempts.
+    """
+    RetryJobs: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RetryJobsRequest, _ledger_pb2.RetryJobsResponse]  # type: ignore[assignment]
+    """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
+    the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
+    """
+    ListDeadLetters: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListDeadLettersRequest, _ledger_pb2.ListDeadLettersResponse]  # type: ignore[assignment]
+    """Dead-lettered jobs (the ledger is the source of truth; the stream holds the payload)."""
+    GetDeadLetter: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetDeadLetterRequest, _ledger_pb2.GetDeadLetterResponse]  # type: ignore[assignment]
+    CreateDomain: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CreateDomainRequest, _ledger_pb2.CreateDomainResponse]  # type: ignore[assignment]
+    """Sending domains: the provider calls are the email-sender's; the ledger keeps the state."""
+    UpdateDomain: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateDomainRequest, _ledger_pb2.UpdateDomainResponse]  # type: ignore[assignment]
+    GetDomain: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetDomainRequest, _ledger_pb2.GetDomainResponse]  # type: ignore[assignment]
+    ListDomains: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListDomainsRequest, _ledger_pb2.ListDomainsResponse]  # type: ignore[assignment]
+    DeleteDomain: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteDomainRequest, _ledger_pb2.DeleteDomainResponse]  # type: ignore[assignment]
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The canonical state. Every RPC that changes jobs takes a batch, so callers can
@@ -414,5 +448,76 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.AbandonIdempotentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.AbandonIdempotentResponse, _abc.Awaitable[_ledger_pb2.AbandonIdempotentResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RecordWalks(
+        self,
+        request: _ledger_pb2.RecordWalksRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RecordWalksResponse, _abc.Awaitable[_ledger_pb2.RecordWalksResponse]]:
+        """Email: records one walk per job (a row per provider considered) and the status the
+        job moves to; the walk spends one of the job's attempts.
+        """
+
+    @_abc_1.abstractmethod
+    def RetryJobs(
+        self,
+        request: _ledger_pb2.RetryJobsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RetryJobsResponse, _abc.Awaitable[_ledger_pb2.RetryJobsResponse]]:
+        """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
+        the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
+        """
+
+    @_abc_1.abstractmethod
+    def ListDeadLetters(
+        self,
+        request: _ledger_pb2.ListDeadLettersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListDeadLettersResponse, _abc.Awaitable[_ledger_pb2.ListDeadLettersResponse]]:
+        """Dead-lettered jobs (the ledger is the source of truth; the stream holds the payload)."""
+
+    @_abc_1.abstractmethod
+    def GetDeadLetter(
+        self,
+        request: _ledger_pb2.GetDeadLetterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetDeadLetterResponse, _abc.Awaitable[_ledger_pb2.GetDeadLetterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateDomain(
+        self,
+        request: _ledger_pb2.CreateDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CreateDomainResponse, _abc.Awaitable[_ledger_pb2.CreateDomainResponse]]:
+        """Sending domains: the provider calls are the email-sender's; the ledger keeps the state."""
+
+    @_abc_1.abstractmethod
+    def UpdateDomain(
+        self,
+        request: _ledger_pb2.UpdateDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.UpdateDomainResponse, _abc.Awaitable[_ledger_pb2.UpdateDomainResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetDomain(
+        self,
+        request: _ledger_pb2.GetDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetDomainResponse, _abc.Awaitable[_ledger_pb2.GetDomainResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListDomains(
+        self,
+        request: _ledger_pb2.ListDomainsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListDomainsResponse, _abc.Awaitable[_ledger_pb2.ListDomainsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteDomain(
+        self,
+        request: _ledger_pb2.DeleteDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteDomainResponse, _abc.Awaitable[_ledger_pb2.DeleteDomainResponse]]: ...
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,3 +1,6 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
 from herald.v1 import ledger_pb2 as _ledger_pb2
 from google.protobuf.internal import containers as _containers
@@ -39,3 +42,23 @@ class SubmitJobsResponse(_message.Message):
     OUTCOMES_FIELD_NUMBER: _ClassVar[int]
     outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.DraftOutcome]
     def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.DraftOutcome, _Mapping]]] = ...) -> None: ...
+
+class RouterServiceRetryJobsRequest(_message.Message):
+    __slots__ = ("tenant_id", "job_ids", "all_dead_letters", "since", "limit")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    ALL_DEAD_LETTERS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    all_dead_letters: bool
+    since: _timestamp_pb2.Timestamp
+    limit: int
+    def __init__(self, tenant_id: _Optional[str] = ..., job_ids: _Optional[_Iterable[str]] = ..., all_dead_letters: _Optional[bool] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RouterServiceRetryJobsResponse(_message.Message):
+    __slots__ = ("outcomes",)
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.RetryOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...

@@ -41,6 +41,11 @@ class RouterServiceStub:
                 request_serializer=herald_dot_v1_dot_router__pb2.SubmitJobsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_router__pb2.SubmitJobsResponse.FromString,
                 _registered_method=True)
+        self.RetryJobs = channel.unary_unary(
+                '/herald.v1.RouterService/RetryJobs',
+                request_serializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsResponse.FromString,
+                _registered_method=True)
 
 
 class RouterServiceServicer:
@@ -54,6 +59,14 @@ class RouterServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetryJobs(self, request, context):
+        """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
+        them again (with a fresh message id) and releases their dead-letter entries.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RouterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -61,6 +74,11 @@ def add_RouterServiceServicer_to_server(servicer, server):
                     servicer.SubmitJobs,
                     request_deserializer=herald_dot_v1_dot_router__pb2.SubmitJobsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_router__pb2.SubmitJobsResponse.SerializeToString,
+            ),
+            'RetryJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryJobs,
+                    request_deserializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -92,6 +110,33 @@ class RouterService:
             '/herald.v1.RouterService/SubmitJobs',
             herald_dot_v1_dot_router__pb2.SubmitJobsRequest.SerializeToString,
             herald_dot_v1_dot_router__pb2.SubmitJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.RouterService/RetryJobs',
+            herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsRequest.SerializeToString,
+            herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsResponse.FromString,
             options,
             channel_credentials,
             insecure,

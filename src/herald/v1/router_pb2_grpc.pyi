@@ -36,6 +36,10 @@ class RouterServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> RouterServiceAsyncStub: ...
     SubmitJobs: _grpc.UnaryUnaryMultiCallable[_router_pb2.SubmitJobsRequest, _router_pb2.SubmitJobsResponse]
+    RetryJobs: _grpc.UnaryUnaryMultiCallable[_router_pb2.RouterServiceRetryJobsRequest, _router_pb2.RouterServiceRetryJobsResponse]
+    """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
+    them again (with a fresh message id) and releases their dead-letter entries.
+    """
 
 @_typing.type_check_only
 class RouterServiceAsyncStub(RouterServiceStub):
@@ -45,6 +49,10 @@ class RouterServiceAsyncStub(RouterServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     SubmitJobs: _aio.UnaryUnaryMultiCallable[_router_pb2.SubmitJobsRequest, _router_pb2.SubmitJobsResponse]  # type: ignore[assignment]
+    RetryJobs: _aio.UnaryUnaryMultiCallable[_router_pb2.RouterServiceRetryJobsRequest, _router_pb2.RouterServiceRetryJobsResponse]  # type: ignore[assignment]
+    """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
+    them again (with a fresh message id) and releases their dead-letter entries.
+    """
 
 class RouterServiceServicer(metaclass=_abc_1.ABCMeta):
     """Admission: decides priority (and, as they arrive, quotas, suppression and
@@ -57,5 +65,15 @@ class RouterServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _router_pb2.SubmitJobsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_router_pb2.SubmitJobsResponse, _abc.Awaitable[_router_pb2.SubmitJobsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RetryJobs(
+        self,
+        request: _router_pb2.RouterServiceRetryJobsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_router_pb2.RouterServiceRetryJobsResponse, _abc.Awaitable[_router_pb2.RouterServiceRetryJobsResponse]]:
+        """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
+        them again (with a fresh message id) and releases their dead-letter entries.
+        """
 
 def add_RouterServiceServicer_to_server(servicer: RouterServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

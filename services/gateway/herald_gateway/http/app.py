@@ -16,6 +16,7 @@ from herald_gateway.http.admission import rate_limit_headers, with_idempotency
 from herald_gateway.http.routes import (
     admin,
     api_keys,
+    domains,
     emails,
     jobs,
     providers,
@@ -48,7 +49,7 @@ def create_app(
     app.state.operators = operators
     app.state.rate_limiter = rate_limiter
     problems.install(app)
-    for module in (webhooks, emails, jobs, usage, suppressions, api_keys, providers, webhook_secret, admin):
+    for module in (webhooks, emails, jobs, usage, suppressions, api_keys, providers, domains, webhook_secret, admin):
         app.include_router(module.router)
 
     @app.middleware("http")

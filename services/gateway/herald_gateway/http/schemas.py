@@ -41,6 +41,7 @@ OUTCOME_NAMES = {
     common_pb2.ATTEMPT_OUTCOME_SUCCEEDED: "succeeded",
     common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE: "transient_failure",
     common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE: "permanent_failure",
+    common_pb2.ATTEMPT_OUTCOME_SKIPPED: "skipped",
 }
 
 
@@ -153,12 +154,15 @@ class JobAccepted(BaseModel):
 
 class AttemptOut(BaseModel):
     number: int
-    target: str
-    outcome: str
+    target: str = Field(description="The URL called, or (email) the provider kind.")
+    outcome: str = Field(description="succeeded, transient_failure, permanent_failure, or (email) skipped.")
     status_code: int | None
     duration_ms: int
     error: str | None
     started_at: datetime | None
+    provider_id: str | None = Field(default=None, description="Email: which of your providers.")
+    provider_message_id: str | None = Field(default=None, description="Email: the provider's id for the message.")
+    walk: int | None = Field(default=None, description="Email: which pass over your providers (1, 2, 3).")
 
 
 class JobOut(BaseModel):
@@ -173,6 +177,9 @@ class JobOut(BaseModel):
     updated_at: datetime | None
     url: str | None = None
     attempts: list[AttemptOut] | None = None
+    run: int = Field(default=0, description="How many explicit retries ran the job again.")
+    provider_id: str | None = Field(default=None, description="Email: the provider that accepted it.")
+    provider_message_id: str | None = Field(default=None, description="Email: the provider's id for the message.")
 
 
 class JobList(BaseModel):
@@ -185,6 +192,9 @@ class TenantIn(BaseModel):
 
     name: str = Field(min_length=1, max_length=200)
     plan: Literal["free", "indie", "startup"]
+    contact_email: str | None = Field(
+        default=None, max_length=320, description="Where Herald's own mail (quota warnings) goes."
+    )
 
 
 class TenantCreated(BaseModel):
@@ -207,6 +217,9 @@ def attempt_out(attempt: common_pb2.Attempt) -> AttemptOut:
         duration_ms=attempt.duration_ms,
         error=attempt.error or None,
         started_at=when(attempt.started_at, attempt.HasField("started_at")),
+        provider_id=attempt.provider_id or None,
+        provider_message_id=attempt.provider_message_id or None,
+        walk=attempt.walk or None,
     )
 
 
@@ -223,6 +236,9 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         updated_at=when(job.updated_at, job.HasField("updated_at")),
         url=job.webhook.url if job.HasField("webhook") else None,
         attempts=[attempt_out(a) for a in attempts] if attempts is not None else None,
+        run=job.run,
+        provider_id=job.provider_id or None,
+        provider_message_id=job.provider_message_id or None,
     )
 
 
@@ -337,6 +353,7 @@ class TenantOut(BaseModel):
     disabled: bool
     created_at: datetime | None
     limits: dict[str, int | str] = Field(default_factory=dict, description="Operator overrides of the plan.")
+    contact_email: str | None = None
 
 
 class TenantList(BaseModel):
@@ -349,6 +366,7 @@ class TenantPatch(BaseModel):
 
     plan: Literal["free", "indie", "startup"] | None = None
     disabled: bool | None = None
+    contact_email: str | None = Field(default=None, max_length=320, description='"" clears it.')
 
 
 class MasterKeyRotation(BaseModel):
@@ -433,4 +451,132 @@ def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
         disabled=tenant.disabled,
         created_at=when(tenant.created_at, tenant.HasField("created_at")),
         limits=limits,
+        contact_email=tenant.contact_email or None,
+    )
+
+
+class DomainIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    domain: str = Field(max_length=253, examples=["mail.example.com"])
+    provider_id: str = Field(max_length=64, description="One of your providers (SendGrid, Resend or Postmark).")
+    account_token: str | None = Field(
+        default=None, max_length=1024, repr=False, description="Postmark only: the account token (not stored)."
+    )
+
+
+class DomainVerifyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    account_token: str | None = Field(default=None, max_length=1024, repr=False)
+
+
+class DnsRecordOut(BaseModel):
+    type: str
+    name: str
+    value: str
+    status: str = Field(description="pending, verified or failed")
+    purpose: str | None = None
+    priority: int | None = None
+
+
+class DomainOut(BaseModel):
+    id: str
+    domain: str
+    provider_id: str | None
+    provider: str
+    verified: bool
+    status: str = Field(description="verified, or pending until the provider has checked the records.")
+    provider_status: str | None
+    records: list[DnsRecordOut]
+    created_at: datetime | None
+    updated_at: datetime | None
+    verified_at: datetime | None
+
+
+class DomainList(BaseModel):
+    data: list[DomainOut]
+
+
+def domain_out(domain: common_pb2.SendingDomain) -> DomainOut:
+    return DomainOut(
+        id=domain.id,
+        domain=domain.name,
+        provider_id=domain.provider_id or None,
+        provider=PROVIDER_NAMES.get(domain.provider, "unknown"),
+        verified=domain.verified,
+        status="verified" if domain.verified else "pending",
+        provider_status=domain.provider_status or None,
+        records=[
+            DnsRecordOut(
+                type=r.type,
+                name=r.name,
+                value=r.value,
+                status=r.status,
+                purpose=r.purpose or None,
+                priority=r.priority or None,
+            )
+            for r in domain.records
+        ],
+        created_at=when(domain.created_at, domain.HasField("created_at")),
+        updated_at=when(domain.updated_at, domain.HasField("updated_at")),
+        verified_at=when(domain.verified_at, domain.HasField("verified_at")),
+    )
+
+
+class DeadLetterOut(BaseModel):
+    job_id: str
+    tenant_id: str
+    channel: str
+    error: str
+    attempts: int
+    run: int
+    dead_lettered_at: datetime | None
+    retried_at: datetime | None = None
+    stream_sequence: int | None = None
+
+
+class DeadLetterList(BaseModel):
+    data: list[DeadLetterOut]
+    next_cursor: str | None
+
+
+class DeadLetterDetail(DeadLetterOut):
+    job: JobOut
+    work_subject: str | None = None
+    payload: dict[str, object] | None = Field(
+        default=None, description="The work message as queued (from the dead-letter stream), as JSON."
+    )
+
+
+class RetryIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job_ids: list[str] = Field(default_factory=list, max_length=1000)
+    all: bool = Field(default=False, description="Every dead-lettered job still waiting (since `since`, if given).")
+    since: datetime | None = None
+
+
+class RetryOutcomeOut(BaseModel):
+    job_id: str
+    retried: bool
+    status: str | None
+    detail: str | None = None
+
+
+class RetryOutcomeList(BaseModel):
+    data: list[RetryOutcomeOut]
+
+
+def dead_letter_out(entry: common_pb2.DeadLetter) -> DeadLetterOut:
+    return DeadLetterOut(
+        job_id=entry.job_id,
+        tenant_id=entry.tenant_id,
+        channel=CHANNEL_NAMES.get(entry.channel, "unknown"),
+        error=entry.error,
+        attempts=entry.attempts,
+        run=entry.run,
+        dead_lettered_at=when(entry.dead_lettered_at, entry.HasField("dead_lettered_at")),
+        retried_at=when(entry.retried_at, entry.HasField("retried_at")),
+        stream_sequence=entry.stream_sequence or None,
     )

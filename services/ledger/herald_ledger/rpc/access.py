@@ -18,6 +18,12 @@ from herald_ledger.store.codes import PLAN_FROM_PROTO
 MAX_PAGE_SIZE = 200
 
 
+def valid_contact(address: str) -> bool:
+    """A plausible address (the gateway validates properly; this guards the column)."""
+    local, _, domain = address.partition("@")
+    return bool(local) and "." in domain and len(address) <= 320 and not any(c.isspace() for c in address)
+
+
 class AccessRpcs:
     engine: AsyncEngine
     notifier: Notifier
@@ -41,8 +47,11 @@ class AccessRpcs:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         plan = PLAN_FROM_PROTO.get(request.plan) if request.plan else None
         disabled = request.disabled if request.HasField("disabled") else None
+        contact = request.contact_email.strip() if request.HasField("contact_email") else None
+        if contact and not valid_contact(contact):
+            await abort_invalid(context, [("contact_email", "must be an email address")])
         async with self.engine.begin() as conn:
-            row = await tenant_store.update_tenant(conn, tenant_id, plan, disabled)
+            row = await tenant_store.update_tenant(conn, tenant_id, plan, disabled, contact)
         if row is None:
             await abort_not_found(context, "tenant")
         await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))

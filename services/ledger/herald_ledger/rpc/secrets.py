@@ -16,7 +16,7 @@ from herald.ids import new_id, parse_id
 from herald.secrets import KeyRing, SecretUnavailable, mask
 from herald.v1 import common_pb2, ledger_pb2
 from herald_ledger.convert import PROVIDER_FROM_PROTO, TLS_FROM_PROTO, provider_to_proto, webhook_secret_status
-from herald_ledger.notifications import WEBHOOK_SECRETS, Notifier
+from herald_ledger.notifications import PROVIDERS, WEBHOOK_SECRETS, Notifier
 from herald_ledger.rpc.common import Context, require_id
 from herald_ledger.store import providers as provider_store
 from herald_ledger.store import webhook_secrets as secret_store
@@ -115,6 +115,7 @@ class SecretRpcs:
         }
         async with self.engine.begin() as conn:
             row = await provider_store.create_provider(conn, values)
+        await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
         return ledger_pb2.CreateProviderResponse(provider=self._present(ring, row))
 
     async def ListProviders(
@@ -161,6 +162,7 @@ class SecretRpcs:
             row = await provider_store.update_provider(conn, tenant_id, provider_id, values)
         if row is None:
             await abort_not_found(context, "provider")
+        await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
         return ledger_pb2.UpdateProviderResponse(provider=self._present(ring, row))
 
     async def DeleteProvider(
@@ -174,6 +176,7 @@ class SecretRpcs:
                 deleted = await provider_store.delete_provider(conn, tenant_id, provider_id)
         if not deleted:
             await abort_not_found(context, "provider")
+        await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
         return ledger_pb2.DeleteProviderResponse()
 
     async def GetProviderSecrets(

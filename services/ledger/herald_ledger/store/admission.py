@@ -21,8 +21,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.plans import Limits, effective_limits
 from herald_ledger.db.models import suppressions, tenants, usage_counters
+from herald_ledger.store import domains
 from herald_ledger.store.codes import PLAN_TO_PROTO
 from herald_ledger.store.jobs import NewJob
+from herald_ledger.store.platform_email import PlatformMail, QuotaWarning, crossed, queue_quota_warnings
 
 QUOTA_CHANNELS = {"webhook": "webhooks", "email": "emails"}
 
@@ -32,6 +34,16 @@ class Verdict:
     job: NewJob | None
     rejection: str = ""
     suppressed: str = ""
+    # Why it was refused: "quota" or "sender_domain".
+    rejection_kind: str = ""
+
+
+def from_domain(job: NewJob) -> str:
+    """The from-address's domain, lower-cased, for email jobs; "" otherwise."""
+    if job.channel != "email":
+        return ""
+    sender = job.request.get("from") or {}
+    return str(sender.get("email", "")).rpartition("@")[2].strip().lower()
 
 
 def current_period(now: datetime | None = None) -> str:
@@ -108,8 +120,13 @@ def room_for(limits: Limits, used: dict[str, int], channel: str) -> str:
     return ""
 
 
-async def admit(conn: AsyncConnection, jobs: Sequence[NewJob]) -> list[Verdict]:
-    """Decides every draft; the caller writes the admitted ones in the same transaction."""
+async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: PlatformMail | None = None) -> list[Verdict]:
+    """Decides every draft; the caller writes the admitted ones in the same transaction.
+
+    In order: an email from a registered but unverified sending domain is refused (nothing
+    written; a from-domain the tenant never registered is allowed: providers enforce their
+    own sender identity); a suppressed recipient writes the job as SUPPRESSED; then the
+    quota. Usage reaching 80 % or 100 % of a limit queues a warning (platform email)."""
     if not jobs:
         return []
     tenant_ids = sorted({j.tenant_id for j in jobs})
@@ -117,9 +134,20 @@ async def admit(conn: AsyncConnection, jobs: Sequence[NewJob]) -> list[Verdict]:
     period = current_period()
     locked = await lock_usage(conn, tenant_ids, period)
     used = {t: {"webhooks": int(locked[t].webhooks), "emails": int(locked[t].emails)} for t in locked}
+    before = {t: dict(counts) for t, counts in used.items()}
+    refused_for_quota: set[uuid.UUID] = set()
     blocked = await suppressed_addresses(conn, jobs)
+    unverified = await domains.unverified(conn, [(j.tenant_id, d) for j in jobs if (d := from_domain(j))])
     verdicts: list[Verdict] = []
     for job in jobs:
+        domain = from_domain(job)
+        if domain and (job.tenant_id, domain) in unverified:
+            why = (
+                f"the sending domain {domain} is registered but not verified yet: publish its DNS records, "
+                "then POST /v1/domains/{id}/verify"
+            )
+            verdicts.append(Verdict(None, rejection=why, rejection_kind="sender_domain"))
+            continue
         hits = [a for a in recipients(job) if a in blocked.get(job.tenant_id, {})]
         if hits:
             reasons = blocked[job.tenant_id]
@@ -128,20 +156,41 @@ async def admit(conn: AsyncConnection, jobs: Sequence[NewJob]) -> list[Verdict]:
             continue
         tenant_limits_ = limits.get(job.tenant_id)
         if tenant_limits_ is None:
-            verdicts.append(Verdict(None, rejection="unknown tenant"))
+            verdicts.append(Verdict(None, rejection="unknown tenant", rejection_kind="quota"))
             continue
         refusal = room_for(tenant_limits_, used[job.tenant_id], job.channel)
         if refusal:
-            verdicts.append(Verdict(None, rejection=refusal))
+            refused_for_quota.add(job.tenant_id)
+            verdicts.append(Verdict(None, rejection=refusal, rejection_kind="quota"))
             continue
         counter = QUOTA_CHANNELS.get(job.channel)
         if counter is not None:
             used[job.tenant_id][counter] += 1
         verdicts.append(Verdict(job))
     for tenant_id, counts in used.items():
+        if counts == before[tenant_id]:
+            continue
         await conn.execute(
             usage_counters.update()
             .where(and_(usage_counters.c.tenant_id == tenant_id, usage_counters.c.period == period))
             .values(webhooks=counts["webhooks"], emails=counts["emails"])
         )
+    warnings = [
+        QuotaWarning(tenant_id, counter, threshold, after, limit, period)
+        for tenant_id, tenant_limits_ in limits.items()
+        if tenant_id in used
+        for counter, was, after, limit in _metered(tenant_limits_, before[tenant_id], used[tenant_id])
+        if limit is not None
+        for threshold in crossed(counter, was, after, limit, tenant_id in refused_for_quota)
+    ]
+    await queue_quota_warnings(conn, warnings, platform)
     return verdicts
+
+
+def _metered(limits: Limits, before: dict[str, int], after: dict[str, int]) -> list[tuple[str, int, int, int | None]]:
+    """(counter, usage before, usage after, limit) for each limit the tenant has."""
+    return [
+        ("shared", before["webhooks"] + before["emails"], after["webhooks"] + after["emails"], limits.shared_allowance),
+        ("webhooks", before["webhooks"], after["webhooks"], limits.webhooks_per_month),
+        ("emails", before["emails"], after["emails"], limits.emails_per_month),
+    ]

@@ -40,5 +40,7 @@ OUTCOME_TO_PROTO = {
     "succeeded": common_pb2.ATTEMPT_OUTCOME_SUCCEEDED,
     "transient_failure": common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE,
     "permanent_failure": common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE,
+    # Email: the provider's circuit was open, so it was not called.
+    "skipped": common_pb2.ATTEMPT_OUTCOME_SKIPPED,
 }
 OUTCOME_FROM_PROTO = {v: k for k, v in OUTCOME_TO_PROTO.items()}

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import new_id
-from herald_ledger.db.models import attempts, job_events, jobs
+from herald_ledger.db.models import attempts, dead_letters, job_events, jobs
 from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
 
 JOB_SUMMARY_COLUMNS = [c for c in jobs.c if c.name not in ("body", "request", "publish_claimed_until")]
@@ -47,6 +47,42 @@ class NewAttempt:
     started_at: datetime
     next_status: JobStatus
     job_error: str | None
+    dead_lettered: bool = False
+    dead_letter_sequence: int | None = None
+
+
+@dataclass
+class ProviderCall:
+    """One provider in one email walk: a call, or a skip (outcome "skipped")."""
+
+    provider_id: str
+    target: str
+    outcome: str
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    started_at: datetime
+    provider_message_id: str | None
+
+
+@dataclass
+class NewWalk:
+    job_id: uuid.UUID
+    calls: list[ProviderCall]
+    next_status: JobStatus
+    job_error: str | None
+    provider_id: str | None = None
+    provider_message_id: str | None = None
+    dead_lettered: bool = False
+    dead_letter_sequence: int | None = None
+
+
+@dataclass
+class RetryOutcome:
+    job_id: str
+    retried: bool
+    status: JobStatus | None
+    detail: str = ""
 
 
 @dataclass
@@ -241,16 +277,38 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
     return starts
 
 
+# The attempt's number is its place among the job's rows (they survive explicit retries,
+# which start the attempt budget, attempt_count, from zero again).
 _RECORD_ATTEMPT = text(
     """
     WITH bumped AS (
         UPDATE jobs SET attempt_count = attempt_count + 1, updated_at = now()
-        WHERE id = :job_id RETURNING attempt_count
+        WHERE id = :job_id RETURNING id
     )
     INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at)
-    SELECT :job_id, attempt_count, :target, :outcome, :status_code, :duration_ms, :error, :started_at FROM bumped
+    SELECT :job_id, (SELECT count(*) FROM attempts a WHERE a.job_id = :job_id) + 1,
+           :target, :outcome, :status_code, :duration_ms, :error, :started_at FROM bumped
     """
 ).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+_REASONS = {
+    JobStatus.DELIVERED: "delivered",
+    JobStatus.QUEUED: "retry scheduled",
+    JobStatus.FAILED: "attempts exhausted or permanent failure",
+}
+
+
+@dataclass
+class _Outcome:
+    """What one recorded attempt (or walk) asks of its job once its rows are in."""
+
+    job_id: uuid.UUID
+    next_status: JobStatus
+    job_error: str | None
+    dead_lettered: bool = False
+    dead_letter_sequence: int | None = None
+    provider_id: str | None = None
+    provider_message_id: str | None = None
 
 
 async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) -> int:
@@ -272,24 +330,133 @@ async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) 
             for r in results
         ],
     )
+    await _apply_outcomes(
+        conn,
+        [_Outcome(r.job_id, r.next_status, r.job_error, r.dead_lettered, r.dead_letter_sequence) for r in results],
+    )
+    return len(results)
+
+
+_BUMP_WALK = text(
+    """
+    UPDATE jobs SET attempt_count = attempt_count + 1, updated_at = now()
+    WHERE id = :job_id
+    RETURNING attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = jobs.id) AS rows
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+
+async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
+    """Email: each walk spends one attempt (attempt_count + 1) and leaves one attempt row
+    per provider it considered, numbered after the job's earlier rows and tagged with the
+    walk; then each job moves to its next status."""
+    if not walks:
+        return 0
+    rows: list[dict[str, Any]] = []
+    for walk in walks:
+        bumped = (await conn.execute(_BUMP_WALK, {"job_id": walk.job_id})).first()
+        if bumped is None:
+            continue  # the job is gone (its tenant was deleted): nothing to record
+        rows.extend(
+            {
+                "job_id": walk.job_id,
+                "number": bumped.rows + i,
+                "target": call.target,
+                "outcome": call.outcome,
+                "status_code": call.status_code,
+                "duration_ms": call.duration_ms,
+                "error": call.error,
+                "started_at": call.started_at,
+                "provider_id": call.provider_id or None,
+                "provider_message_id": call.provider_message_id or None,
+                "walk": bumped.attempt_count,
+            }
+            for i, call in enumerate(walk.calls, start=1)
+        )
+    if rows:
+        await conn.execute(insert(attempts), rows)
+    await _apply_outcomes(
+        conn,
+        [
+            _Outcome(
+                w.job_id,
+                w.next_status,
+                w.job_error,
+                w.dead_lettered,
+                w.dead_letter_sequence,
+                w.provider_id,
+                w.provider_message_id,
+            )
+            for w in walks
+        ],
+    )
+    return len(walks)
+
+
+_DEAD_LETTER = text(
+    """
+    INSERT INTO dead_letters (job_id, tenant_id, channel, run, attempts, error, stream_sequence)
+    SELECT id, tenant_id, channel, run, attempt_count, COALESCE(last_error, ''), :sequence FROM jobs WHERE id = :job_id
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+_FINISH_PLATFORM_EMAIL = text(
+    """
+    UPDATE platform_emails SET status = :status, provider_message_id = :message_id, error = :error,
+        finished_at = now()
+    WHERE id = :job_id
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+
+async def _apply_outcomes(conn: AsyncConnection, outcomes: Sequence[_Outcome]) -> None:
+    """Moves each job to its next status, only from DELIVERING (grouped by target and
+    error, one statement each), then: a delivered email keeps its provider message id, a
+    dead-lettered job gets its dead-letter row, and a platform email's log row its outcome.
+    A job that did not move (a late or duplicate report) gets none of these."""
     by_target: dict[tuple[JobStatus, str | None], list[uuid.UUID]] = {}
-    for r in results:
-        by_target.setdefault((r.next_status, r.job_error), []).append(r.job_id)
+    for o in outcomes:
+        by_target.setdefault((o.next_status, o.job_error), []).append(o.job_id)
+    moved: set[uuid.UUID] = set()
     for (target, error), ids in by_target.items():
-        reason = {
-            JobStatus.DELIVERED: "delivered",
-            JobStatus.QUEUED: "retry scheduled",
-            JobStatus.FAILED: "attempts exhausted or permanent failure",
-        }.get(target, "attempt recorded")
-        await transition(
+        done = await transition(
             conn,
             ids,
             target,
-            reason,
+            _REASONS.get(target, "attempt recorded"),
             error if target is not JobStatus.DELIVERED else None,
             only_from=frozenset({JobStatus.DELIVERING}),
         )
-    return len(results)
+        moved.update(row.id for row in done)
+    finished = [o for o in outcomes if o.job_id in moved]
+    delivered = [o for o in finished if o.next_status is JobStatus.DELIVERED and o.provider_message_id]
+    if delivered:
+        await conn.execute(
+            text(
+                "UPDATE jobs SET provider_id = :provider_id, provider_message_id = :message_id WHERE id = :job_id"
+            ).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True))),
+            [
+                {"job_id": o.job_id, "provider_id": o.provider_id or None, "message_id": o.provider_message_id}
+                for o in delivered
+            ],
+        )
+    dead = [o for o in finished if o.next_status is JobStatus.FAILED and o.dead_lettered]
+    if dead:
+        await conn.execute(_DEAD_LETTER, [{"job_id": o.job_id, "sequence": o.dead_letter_sequence} for o in dead])
+    ended = [o for o in finished if o.next_status in (JobStatus.DELIVERED, JobStatus.FAILED)]
+    if ended:
+        await conn.execute(
+            _FINISH_PLATFORM_EMAIL,
+            [
+                {
+                    "job_id": o.job_id,
+                    "status": "delivered" if o.next_status is JobStatus.DELIVERED else "failed",
+                    "message_id": o.provider_message_id,
+                    "error": o.job_error if o.next_status is JobStatus.FAILED else None,
+                }
+                for o in ended
+            ],
+        )
 
 
 async def list_attempts(conn: AsyncConnection, tenant_id: uuid.UUID, job_id: uuid.UUID) -> list[Row[Any]] | None:
@@ -329,3 +496,118 @@ async def fail_unpublished(conn: AsyncConnection, older_than_s: float, reason: s
     ids = [row.id for row in (await conn.execute(query, {"age": older_than_s})).all()]
     moved = await transition(conn, ids, JobStatus.FAILED, reason, reason, only_from=frozenset({JobStatus.PENDING}))
     return [row.id for row in moved]
+
+
+# ---- explicit retries and dead letters ---------------------------------------------------
+
+_RESET_FOR_RETRY = text(
+    """
+    UPDATE jobs SET attempt_count = 0, run = run + 1, last_error = NULL, provider_id = NULL,
+        provider_message_id = NULL, publish_claimed_until = now() + make_interval(secs => :lease_s)
+    WHERE id = ANY(:ids)
+    RETURNING *
+    """
+).bindparams(_ids_param)
+
+_RELEASE_DEAD_LETTERS = text(
+    """
+    UPDATE dead_letters SET retried_at = now()
+    WHERE job_id = ANY(:ids) AND retried_at IS NULL
+    RETURNING stream_sequence
+    """
+).bindparams(_ids_param)
+
+
+async def waiting_dead_letters(
+    conn: AsyncConnection, tenant_id: uuid.UUID | None, since: datetime | None, limit: int
+) -> list[uuid.UUID]:
+    """Jobs whose dead-letter entry waits for a retry, oldest first."""
+    query = select(dead_letters.c.job_id).where(dead_letters.c.retried_at.is_(None))
+    if tenant_id is not None:
+        query = query.where(dead_letters.c.tenant_id == tenant_id)
+    if since is not None:
+        query = query.where(dead_letters.c.dead_lettered_at >= since)
+    rows = (await conn.execute(query.order_by(dead_letters.c.dead_lettered_at).limit(limit))).all()
+    return list(dict.fromkeys(row.job_id for row in rows))
+
+
+async def retry_jobs(
+    conn: AsyncConnection, tenant_id: uuid.UUID | None, job_ids: Sequence[uuid.UUID], lease_s: float
+) -> tuple[list[RetryOutcome], list[Row[Any]], list[int]]:
+    """FAILED -> PENDING through the transition table, with a fresh attempt budget and
+    the next run number; the jobs' waiting dead-letter entries are marked retried. The
+    rows come back with their requests, leased for `lease_s` so the outbox leaves them to
+    the caller, which publishes them at once. `tenant_id` scopes it (another tenant's job
+    reads as not found)."""
+    ids = list(dict.fromkeys(job_ids))
+    if tenant_id is not None and ids:
+        owned = select(jobs.c.id).where(and_(jobs.c.id.in_(ids), jobs.c.tenant_id == tenant_id))
+        mine = {row.id for row in (await conn.execute(owned)).all()}
+        ids_in_scope = [i for i in ids if i in mine]
+    else:
+        ids_in_scope = ids
+    moved = {
+        row.id
+        for row in await transition(
+            conn, ids_in_scope, JobStatus.PENDING, "retried", only_from=frozenset({JobStatus.FAILED})
+        )
+    }
+    rows: list[Row[Any]] = []
+    released: list[int] = []
+    if moved:
+        rows = list((await conn.execute(_RESET_FOR_RETRY, {"ids": sorted(moved), "lease_s": lease_s})).all())
+        released = [
+            int(r.stream_sequence)
+            for r in (await conn.execute(_RELEASE_DEAD_LETTERS, {"ids": sorted(moved)})).all()
+            if r.stream_sequence
+        ]
+    current: dict[uuid.UUID, JobStatus] = {}
+    others = [i for i in ids_in_scope if i not in moved]
+    if others:
+        found = (await conn.execute(select(jobs.c.id, jobs.c.status).where(jobs.c.id.in_(others)))).all()
+        current = {row.id: JobStatus(row.status) for row in found}
+    outcomes = []
+    for job_id in ids:
+        if job_id in moved:
+            outcomes.append(RetryOutcome(str(job_id), True, JobStatus.PENDING))
+        elif job_id in current:
+            outcomes.append(
+                RetryOutcome(
+                    str(job_id),
+                    False,
+                    current[job_id],
+                    f"only a failed job can be retried; it is {current[job_id].value.lower()}",
+                )
+            )
+        else:
+            outcomes.append(RetryOutcome(str(job_id), False, None, "not found"))
+    by_id = {row.id: row for row in rows}
+    return outcomes, [by_id[i] for i in ids if i in by_id], released
+
+
+async def list_dead_letters(
+    conn: AsyncConnection,
+    tenant_id: uuid.UUID | None,
+    since: datetime | None,
+    include_retried: bool,
+    page_size: int,
+    before_id: int | None,
+) -> tuple[list[Row[Any]], str]:
+    """Newest first; the cursor is the last entry's id."""
+    query = select(dead_letters)
+    if tenant_id is not None:
+        query = query.where(dead_letters.c.tenant_id == tenant_id)
+    if since is not None:
+        query = query.where(dead_letters.c.dead_lettered_at >= since)
+    if not include_retried:
+        query = query.where(dead_letters.c.retried_at.is_(None))
+    if before_id is not None:
+        query = query.where(dead_letters.c.id < before_id)
+    rows = list((await conn.execute(query.order_by(dead_letters.c.id.desc()).limit(page_size + 1))).all())
+    next_cursor = str(rows[page_size - 1].id) if len(rows) > page_size else ""
+    return rows[:page_size], next_cursor
+
+
+async def latest_dead_letter(conn: AsyncConnection, job_id: uuid.UUID) -> Row[Any] | None:
+    query = select(dead_letters).where(dead_letters.c.job_id == job_id).order_by(dead_letters.c.id.desc()).limit(1)
+    return (await conn.execute(query)).first()

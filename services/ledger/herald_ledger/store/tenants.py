@@ -16,8 +16,8 @@ from herald_ledger.db.models import api_keys, tenants
 API_KEY_COLUMNS = [c for c in api_keys.c if c.name != "key_hash"]
 
 
-async def create_tenant(conn: AsyncConnection, name: str, plan: str) -> Row[Any]:
-    query = insert(tenants).values(id=new_id(), name=name, plan=plan).returning(*tenants.c)
+async def create_tenant(conn: AsyncConnection, name: str, plan: str, contact_email: str | None = None) -> Row[Any]:
+    query = insert(tenants).values(id=new_id(), name=name, plan=plan, contact_email=contact_email).returning(*tenants.c)
     return (await conn.execute(query)).one()
 
 
@@ -60,9 +60,16 @@ async def list_tenants(conn: AsyncConnection, page_size: int, after: uuid.UUID |
 
 
 async def update_tenant(
-    conn: AsyncConnection, tenant_id: uuid.UUID, plan: str | None, disabled: bool | None
+    conn: AsyncConnection,
+    tenant_id: uuid.UUID,
+    plan: str | None,
+    disabled: bool | None,
+    contact_email: str | None = None,
 ) -> Row[Any] | None:
+    """`contact_email`: None leaves it, "" clears it."""
     values: dict[str, Any] = {}
+    if contact_email is not None:
+        values["contact_email"] = contact_email or None
     if plan is not None:
         values["plan"] = plan
     if disabled is not None:

@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
+from email_validator import EmailNotValidError, validate_email
 from fastapi import APIRouter, Query
+from google.protobuf import json_format
 from starlette.responses import Response
 
-from herald.v1 import ledger_pb2
+from herald.v1 import common_pb2, email_sender_pb2, ledger_pb2, webhook_sender_pb2
 from herald_gateway.errors import Invalid
 from herald_gateway.http.deps import HandlersDep, Operator
 from herald_gateway.http.schemas import (
     PLAN_NAMES,
     PLAN_VALUES,
+    STATUS_NAMES,
     ApiKeyCreated,
     ApiKeyIn,
     ApiKeyList,
+    DeadLetterDetail,
+    DeadLetterList,
     LimitsPatch,
     MasterKeyRotation,
+    RetryIn,
+    RetryOutcomeList,
+    RetryOutcomeOut,
     TenantCreated,
     TenantIn,
     TenantList,
@@ -25,6 +34,8 @@ from herald_gateway.http.schemas import (
     TenantPatch,
     UsageOut,
     api_key_out,
+    dead_letter_out,
+    job_out,
     tenant_out,
     usage_out,
 )
@@ -32,9 +43,19 @@ from herald_gateway.http.schemas import (
 router = APIRouter(prefix="/admin/v1", tags=["admin"], dependencies=[Operator])
 
 
+def contact(value: str | None) -> str | None:
+    """A validated contact address; "" (clear) and None (leave) pass through."""
+    if not value:
+        return value
+    try:
+        return str(validate_email(value, check_deliverability=False).normalized)
+    except EmailNotValidError as error:
+        raise Invalid([("contact_email", str(error))]) from error
+
+
 @router.post("/tenants", status_code=201, response_model=TenantCreated)
 async def create_tenant(body: TenantIn, handlers: HandlersDep) -> TenantCreated:
-    tenant, api_key = await handlers.create_tenant(body.name, PLAN_VALUES[body.plan])
+    tenant, api_key = await handlers.create_tenant(body.name, PLAN_VALUES[body.plan], contact(body.contact_email) or "")
     return TenantCreated(tenant_id=tenant.id, name=tenant.name, plan=PLAN_NAMES[tenant.plan], api_key=api_key)
 
 
@@ -56,7 +77,7 @@ async def get_tenant(tenant_id: str, handlers: HandlersDep) -> TenantOut:
 @router.patch("/tenants/{tenant_id}", response_model=TenantOut)
 async def update_tenant(tenant_id: str, body: TenantPatch, handlers: HandlersDep) -> TenantOut:
     plan = PLAN_VALUES[body.plan] if body.plan else 0
-    return tenant_out(await handlers.update_tenant(tenant_id, plan, body.disabled))
+    return tenant_out(await handlers.update_tenant(tenant_id, plan, body.disabled, contact(body.contact_email)))
 
 
 @router.post("/tenants/{tenant_id}/api-keys", status_code=201, response_model=ApiKeyCreated)
@@ -111,3 +132,66 @@ async def rotate_master_key(handlers: HandlersDep) -> MasterKeyRotation:
         active_key_id=result.active_key_id,
         unreadable_ids=list(result.unreadable_ids),
     )
+
+
+@router.get("/dead-letters", response_model=DeadLetterList)
+async def list_dead_letters(
+    handlers: HandlersDep,
+    since: datetime | None = None,
+    tenant_id: Annotated[str | None, Query(max_length=64)] = None,
+    include_retried: bool = False,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=40)] = None,
+) -> DeadLetterList:
+    """Jobs that exhausted their attempts, newest first; by default only those still
+    waiting (not retried). The ledger is the source of truth for this list."""
+    entries, next_cursor = await handlers.list_dead_letters(
+        tenant_id or "", since, include_retried, limit, cursor or ""
+    )
+    return DeadLetterList(data=[dead_letter_out(e) for e in entries], next_cursor=next_cursor or None)
+
+
+@router.get("/dead-letters/{job_id}", response_model=DeadLetterDetail)
+async def get_dead_letter(job_id: str, handlers: HandlersDep) -> DeadLetterDetail:
+    """One entry with the job and the work message as it was queued (from the stream)."""
+    entry, job = await handlers.get_dead_letter(job_id)
+    return DeadLetterDetail(
+        **dead_letter_out(entry).model_dump(),
+        job=job_out(job),
+        work_subject=entry.work_subject or None,
+        payload=work_payload(entry),
+    )
+
+
+@router.post("/dead-letters/retry", response_model=RetryOutcomeList)
+async def retry_dead_letters(body: RetryIn, handlers: HandlersDep) -> RetryOutcomeList:
+    """Runs dead-lettered jobs again from PENDING: the ones named, or all that wait
+    (dead-lettered since `since`, when given). Nothing leaves the queue by itself."""
+    outcomes = await handlers.retry_dead_letters(body.job_ids, body.all, body.since)
+    return RetryOutcomeList(
+        data=[
+            RetryOutcomeOut(
+                job_id=o.job_id,
+                retried=o.retried,
+                status=STATUS_NAMES.get(o.status),
+                detail=o.detail or None,
+            )
+            for o in outcomes
+        ]
+    )
+
+
+def work_payload(entry: common_pb2.DeadLetter) -> dict[str, object] | None:
+    if not entry.work_message:
+        return None
+    message: email_sender_pb2.EmailDelivery | webhook_sender_pb2.WebhookDelivery
+    if entry.channel == common_pb2.CHANNEL_WEBHOOK:
+        message = webhook_sender_pb2.WebhookDelivery()
+    else:
+        message = email_sender_pb2.EmailDelivery()
+    try:
+        message.ParseFromString(entry.work_message)
+    except Exception:
+        return None
+    payload: dict[str, object] = json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return payload

@@ -5,12 +5,10 @@ from __future__ import annotations
 from email.utils import parseaddr
 from typing import Annotated
 
-from email_validator import EmailNotValidError, validate_email
 from fastapi import APIRouter, Header
 from starlette.responses import Response
 
 from herald.v1 import common_pb2
-from herald_gateway.errors import Invalid
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep
 from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, AddressIn, EmailIn, JobAccepted
@@ -18,17 +16,12 @@ from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, AddressIn
 router = APIRouter(tags=["emails"])
 
 
-def address(value: AddressIn, field: str, problems: list[tuple[str, str]]) -> common_pb2.EmailAddress:
+def address(value: AddressIn) -> common_pb2.EmailAddress:
+    """As given; the handler validates and normalizes every address."""
     if isinstance(value, str):
         name, email = parseaddr(value)
-    else:
-        name, email = value.name, value.email
-    try:
-        normalized = validate_email(email, check_deliverability=False).normalized
-    except EmailNotValidError as error:
-        problems.append((field, str(error)))
-        return common_pb2.EmailAddress()
-    return common_pb2.EmailAddress(email=normalized, name=name)
+        return common_pb2.EmailAddress(email=email or value, name=name)
+    return common_pb2.EmailAddress(email=value.email, name=value.name)
 
 
 @router.post("/v1/emails", status_code=202, response_model=JobAccepted)
@@ -39,12 +32,11 @@ async def send_email(
     response: Response,
     idempotency_key: Annotated[str | None, Header()] = None,
 ) -> JobAccepted:
-    """Accepts an email for delivery. The job is durable when this answers 202."""
-    problems: list[tuple[str, str]] = []
-    if not body.text and not body.html:
-        problems.append(("text/html", "give text, html or both"))
-    if body.fallback and not body.provider:
-        problems.append(("fallback", "a fallback needs a pinned provider"))
+    """Accepts an email for delivery. The job is durable when this answers 202.
+
+    Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
+    sending domains that is not verified yet; a domain you never registered is not
+    checked by Herald (your provider enforces its own sender identity)."""
     email = common_pb2.EmailRequest(
         subject=body.subject,
         text=body.text or "",
@@ -55,14 +47,12 @@ async def send_email(
         provider_id=body.provider or "",
         fallback_provider_id=body.fallback or "",
     )
-    email.__getattribute__("from").CopyFrom(address(body.from_, "from", problems))
+    email.__getattribute__("from").CopyFrom(address(body.from_))
     for field in ("to", "cc", "bcc"):
-        for i, value in enumerate(getattr(body, field)):
-            getattr(email, field).append(address(value, f"{field}[{i}]", problems))
+        for value in getattr(body, field):
+            getattr(email, field).append(address(value))
     if body.reply_to is not None:
-        email.reply_to.CopyFrom(address(body.reply_to, "reply_to", problems))
-    if problems:
-        raise Invalid(problems)
+        email.reply_to.CopyFrom(address(body.reply_to))
     job = await handlers.send_email(
         principal,
         email,

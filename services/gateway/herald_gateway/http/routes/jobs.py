@@ -8,8 +8,17 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from herald.v1 import ledger_pb2
+from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep, Tenant
-from herald_gateway.http.schemas import CHANNEL_VALUES, STATUS_VALUES, JobList, JobOut, job_out
+from herald_gateway.http.schemas import (
+    CHANNEL_VALUES,
+    STATUS_NAMES,
+    STATUS_VALUES,
+    JobAccepted,
+    JobList,
+    JobOut,
+    job_out,
+)
 
 router = APIRouter(tags=["jobs"])
 
@@ -26,7 +35,7 @@ async def list_jobs(
     handlers: HandlersDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
-    status: Annotated[str | None, Query(pattern="^(pending|queued|delivering|delivered|failed)$")] = None,
+    status: Annotated[str | None, Query(pattern="^(pending|queued|delivering|delivered|failed|suppressed)$")] = None,
     channel: Annotated[str | None, Query(pattern="^(webhook|email|platform_email)$")] = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
@@ -43,3 +52,11 @@ async def list_jobs(
         request.created_before.FromDatetime(created_before)
     page = await handlers.list_jobs(principal, request)
     return JobList(data=[job_out(j) for j in page.jobs], next_cursor=page.next_cursor or None)
+
+
+@router.post("/v1/jobs/{job_id}/retry", status_code=202, response_model=JobAccepted)
+async def retry_job(job_id: str, principal: Counted, handlers: HandlersDep) -> JobAccepted:
+    """Runs a failed job again from PENDING with a fresh set of attempts (a dead-lettered
+    job leaves the dead-letter queue this way). 409 unless the job is failed."""
+    outcome = await handlers.retry_job(principal, job_id)
+    return JobAccepted(id=outcome.job_id, status=STATUS_NAMES.get(outcome.status, "pending"))

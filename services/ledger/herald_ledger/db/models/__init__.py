@@ -3,10 +3,13 @@
 from herald_ledger.db.models.api_key import api_keys
 from herald_ledger.db.models.attempt import attempts
 from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.dead_letter import dead_letters
 from herald_ledger.db.models.idempotency_key import idempotency_keys
 from herald_ledger.db.models.job import jobs
 from herald_ledger.db.models.job_event import job_events
+from herald_ledger.db.models.platform_email import platform_emails
 from herald_ledger.db.models.provider_credential import provider_credentials
+from herald_ledger.db.models.sending_domain import sending_domains
 from herald_ledger.db.models.suppression import suppressions
 from herald_ledger.db.models.tenant import tenants
 from herald_ledger.db.models.usage_counter import usage_counters
@@ -15,11 +18,14 @@ from herald_ledger.db.models.webhook_secret import webhook_secrets
 __all__ = [
     "api_keys",
     "attempts",
+    "dead_letters",
     "idempotency_keys",
     "job_events",
     "jobs",
     "metadata",
+    "platform_emails",
     "provider_credentials",
+    "sending_domains",
     "suppressions",
     "tenants",
     "usage_counters",

@@ -1,9 +1,12 @@
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Integer, Table, Text, func
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, Table, Text, func, text
 from sqlalchemy.dialects.postgresql import UUID
 
 from herald_ledger.db.models.base import metadata
 
-# One row per call to a receiver or provider.
+# One row per call to a receiver or provider. Email rows also name the tenant's provider
+# config, the provider's message id when it accepted, and the walk (pass over the
+# providers) they belong to; a provider skipped by its open circuit is a row with outcome
+# "skipped" and no call behind it.
 attempts = Table(
     "attempts",
     metadata,
@@ -17,4 +20,12 @@ attempts = Table(
     Column("error", Text),
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("provider_id", Text),
+    Column("provider_message_id", Text),
+    Column("walk", Integer),
+    Index(
+        "ix_attempts_provider_message_id",
+        "provider_message_id",
+        postgresql_where=text("provider_message_id IS NOT NULL"),
+    ),
 )

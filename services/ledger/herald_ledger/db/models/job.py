@@ -23,6 +23,17 @@ jobs = Table(
     # Set while one publisher owns republishing this PENDING job (outbox lease).
     Column("publish_claimed_until", DateTime(timezone=True)),
     Column("ordering_key", Text),
+    # Explicit retries after FAILED: each run gets a fresh attempt budget and message id.
+    Column("run", Integer, nullable=False, server_default="0"),
+    # Email: the provider config that accepted, and its id for the message (provider
+    # events such as bounces find the job by it).
+    Column("provider_id", Text),
+    Column("provider_message_id", Text),
+    Index(
+        "ix_jobs_provider_message_id",
+        "provider_message_id",
+        postgresql_where=text("provider_message_id IS NOT NULL"),
+    ),
     Index("ix_jobs_tenant_id_id", "tenant_id", text("id DESC")),
     Index("ix_jobs_tenant_id_idempotency_key", "tenant_id", "idempotency_key"),
     Index("ix_jobs_pending_updated_at", "updated_at", postgresql_where=text("status = 'PENDING'")),

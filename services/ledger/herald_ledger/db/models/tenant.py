@@ -15,4 +15,6 @@ tenants = Table(
     Column("rate_per_min", Integer),
     Column("webhooks_per_month", Integer),
     Column("emails_per_month", Integer),
+    # Where Herald's own mail to the tenant (quota warnings) goes; NULL: none is sent.
+    Column("contact_email", Text),
 )

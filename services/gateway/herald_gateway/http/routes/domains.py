@@ -1,0 +1,53 @@
+"""Sending domains: registered with one of the tenant's providers through its domain API,
+which answers the DNS records to publish; verified on request. While a registered domain
+is not verified, emails from it are refused (422) before any provider is called."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.responses import Response
+
+from herald_gateway.http.admission import Counted
+from herald_gateway.http.deps import HandlersDep, Tenant
+from herald_gateway.http.schemas import DomainIn, DomainList, DomainOut, DomainVerifyIn, domain_out
+
+router = APIRouter(prefix="/v1/domains", tags=["domains"])
+
+
+@router.post("", status_code=201, response_model=DomainOut)
+async def register_domain(body: DomainIn, principal: Counted, handlers: HandlersDep) -> DomainOut:
+    """Registers the domain with the provider and answers the DNS records it asks for.
+    Postmark's domain API needs the account token: pass it as `account_token` (used for
+    this call only, never stored)."""
+    created = await handlers.register_domain(
+        principal.tenant_id, body.domain, body.provider_id, body.account_token or ""
+    )
+    return domain_out(created)
+
+
+@router.post("/{domain_id}/verify", response_model=DomainOut)
+async def verify_domain(
+    domain_id: str, principal: Counted, handlers: HandlersDep, body: DomainVerifyIn | None = None
+) -> DomainOut:
+    """Asks the provider to check the DNS records now. Some providers check
+    asynchronously: a domain may read pending here and verified on a later call."""
+    token = body.account_token if body is not None else None
+    return domain_out(await handlers.verify_domain(principal.tenant_id, domain_id, token or ""))
+
+
+@router.get("", response_model=DomainList)
+async def list_domains(principal: Tenant, handlers: HandlersDep) -> DomainList:
+    return DomainList(data=[domain_out(d) for d in await handlers.list_domains(principal.tenant_id)])
+
+
+@router.get("/{domain_id}", response_model=DomainOut)
+async def get_domain(domain_id: str, principal: Tenant, handlers: HandlersDep) -> DomainOut:
+    return domain_out(await handlers.get_domain(principal.tenant_id, domain_id))
+
+
+@router.delete("/{domain_id}", status_code=204)
+async def delete_domain(domain_id: str, principal: Tenant, handlers: HandlersDep) -> Response:
+    """Herald forgets the domain (sends from it are no longer checked); the provider keeps
+    its own registration."""
+    await handlers.delete_domain(principal.tenant_id, domain_id)
+    return Response(status_code=204)
