@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import grpc
 from email_validator import EmailNotValidError, validate_email
 
+from herald.batching import Batcher
 from herald.crypto import issue_api_key
 from herald.grpcio.errors import field_violations
 from herald.ids import parse_id
@@ -212,6 +213,10 @@ class Handlers:
         self.ledger = ledger
         self.router = router
         self.email_sender = email_sender
+        # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs.
+        self.submitter: Batcher[router_pb2.Submission, ledger_pb2.DraftOutcome] = Batcher(
+            self._submit_many, max_items=128, max_wait=0.002
+        )
         self.dead_letter_reader = dead_letter_reader
 
     async def send_webhook(self, principal: Principal, item: WebhookInput) -> common_pb2.Job:
@@ -255,12 +260,15 @@ class Handlers:
         )
         return await self._submit_one(submission, "email")
 
+    async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_pb2.DraftOutcome]:
+        response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))
+        return list(response.outcomes)
+
     async def _submit_one(self, submission: router_pb2.Submission, what: str) -> common_pb2.Job:
         try:
-            response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=[submission]))
+            outcome = await self.submitter.submit(submission)
         except grpc.aio.AioRpcError as error:
             raise _translate(error, what) from error
-        outcome = response.outcomes[0]
         if not outcome.HasField("job"):
             if outcome.rejection == ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED:
                 raise SenderDomainUnverified(outcome.detail)

