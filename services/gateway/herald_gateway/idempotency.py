@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from herald.batching import Batcher
 from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from herald_gateway.errors import IdempotencyConflict, IdempotencyMismatch, Invalid, Unavailable
 
@@ -30,15 +31,34 @@ def request_hash(method: str, route: str, body: bytes) -> bytes:
 
 
 class Idempotency:
+    """Claims and completions of concurrent requests are coalesced: one ledger call and
+    one transaction for many keys (profiled: two transactions per request before)."""
+
     def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub) -> None:
         self.ledger = ledger
+        self.claims: Batcher[ledger_pb2.BeginIdempotentRequest, ledger_pb2.BeginIdempotentResponse] = Batcher(
+            self._claim_many, max_items=256, max_wait=0.002
+        )
+        self.completions: Batcher[ledger_pb2.CompleteIdempotentRequest, None] = Batcher(
+            self._complete_many, max_items=256, max_wait=0.002
+        )
+
+    async def _claim_many(
+        self, claims: list[ledger_pb2.BeginIdempotentRequest]
+    ) -> list[ledger_pb2.BeginIdempotentResponse]:
+        found = await self.ledger.ClaimIdempotencyKeys(ledger_pb2.ClaimIdempotencyKeysRequest(claims=claims))
+        return list(found.results)
+
+    async def _complete_many(self, completions: list[ledger_pb2.CompleteIdempotentRequest]) -> list[None]:
+        await self.ledger.CompleteIdempotencyKeys(ledger_pb2.CompleteIdempotencyKeysRequest(completions=completions))
+        return [None] * len(completions)
 
     async def begin(self, tenant_id: str, key: str, digest: bytes) -> Replay | None:
         """None: the caller owns the key now and must `complete` or `abandon` it."""
         if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
             raise Invalid([("Idempotency-Key", f"must be 1-{MAX_KEY_LENGTH} printable characters")])
         try:
-            claim = await self.ledger.BeginIdempotent(
+            claim = await self.claims.submit(
                 ledger_pb2.BeginIdempotentRequest(tenant_id=tenant_id, key=key, request_hash=digest)
             )
         except grpc.aio.AioRpcError as error:
@@ -52,7 +72,7 @@ class Idempotency:
         return Replay(claim.status_code, claim.body)
 
     async def complete(self, tenant_id: str, key: str, status_code: int, body: bytes) -> None:
-        await self.ledger.CompleteIdempotent(
+        await self.completions.submit(
             ledger_pb2.CompleteIdempotentRequest(tenant_id=tenant_id, key=key, status_code=status_code, body=body)
         )
 

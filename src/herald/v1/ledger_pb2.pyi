@@ -848,3 +848,25 @@ class DeleteDomainRequest(_message.Message):
 class DeleteDomainResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class ClaimIdempotencyKeysRequest(_message.Message):
+    __slots__ = ("claims",)
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[BeginIdempotentRequest]
+    def __init__(self, claims: _Optional[_Iterable[_Union[BeginIdempotentRequest, _Mapping]]] = ...) -> None: ...
+
+class ClaimIdempotencyKeysResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[BeginIdempotentResponse]
+    def __init__(self, results: _Optional[_Iterable[_Union[BeginIdempotentResponse, _Mapping]]] = ...) -> None: ...
+
+class CompleteIdempotencyKeysRequest(_message.Message):
+    __slots__ = ("completions",)
+    COMPLETIONS_FIELD_NUMBER: _ClassVar[int]
+    completions: _containers.RepeatedCompositeFieldContainer[CompleteIdempotentRequest]
+    def __init__(self, completions: _Optional[_Iterable[_Union[CompleteIdempotentRequest, _Mapping]]] = ...) -> None: ...
+
+class CompleteIdempotencyKeysResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -221,6 +221,16 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.FromString,
                 _registered_method=True)
+        self.ClaimIdempotencyKeys = channel.unary_unary(
+                '/herald.v1.LedgerService/ClaimIdempotencyKeys',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ClaimIdempotencyKeysRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ClaimIdempotencyKeysResponse.FromString,
+                _registered_method=True)
+        self.CompleteIdempotencyKeys = channel.unary_unary(
+                '/herald.v1.LedgerService/CompleteIdempotencyKeys',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotencyKeysRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotencyKeysResponse.FromString,
+                _registered_method=True)
         self.RecordWalks = channel.unary_unary(
                 '/herald.v1.LedgerService/RecordWalks',
                 request_serializer=herald_dot_v1_dot_ledger__pb2.RecordWalksRequest.SerializeToString,
@@ -506,6 +516,19 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ClaimIdempotencyKeys(self, request, context):
+        """The same, many keys at once (gateways coalesce concurrent requests): one transaction each.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CompleteIdempotencyKeys(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RecordWalks(self, request, context):
         """Email: records one walk per job (a row per provider considered) and the status the
         job moves to; the walk spends one of the job's attempts.
@@ -753,6 +776,16 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.AbandonIdempotent,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.SerializeToString,
+            ),
+            'ClaimIdempotencyKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimIdempotencyKeys,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ClaimIdempotencyKeysRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ClaimIdempotencyKeysResponse.SerializeToString,
+            ),
+            'CompleteIdempotencyKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompleteIdempotencyKeys,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotencyKeysRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CompleteIdempotencyKeysResponse.SerializeToString,
             ),
             'RecordWalks': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordWalks,
@@ -1801,6 +1834,60 @@ class LedgerService:
             '/herald.v1.LedgerService/AbandonIdempotent',
             herald_dot_v1_dot_ledger__pb2.AbandonIdempotentRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.AbandonIdempotentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimIdempotencyKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ClaimIdempotencyKeys',
+            herald_dot_v1_dot_ledger__pb2.ClaimIdempotencyKeysRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ClaimIdempotencyKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompleteIdempotencyKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CompleteIdempotencyKeys',
+            herald_dot_v1_dot_ledger__pb2.CompleteIdempotencyKeysRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CompleteIdempotencyKeysResponse.FromString,
             options,
             channel_credentials,
             insecure,

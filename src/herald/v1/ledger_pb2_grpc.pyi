@@ -83,6 +83,9 @@ class LedgerServiceStub:
     """Idempotency keys: claim before doing the work, complete with the response after."""
     CompleteIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotentRequest, _ledger_pb2.CompleteIdempotentResponse]
     AbandonIdempotent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AbandonIdempotentRequest, _ledger_pb2.AbandonIdempotentResponse]
+    ClaimIdempotencyKeys: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ClaimIdempotencyKeysRequest, _ledger_pb2.ClaimIdempotencyKeysResponse]
+    """The same, many keys at once (gateways coalesce concurrent requests): one transaction each."""
+    CompleteIdempotencyKeys: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotencyKeysRequest, _ledger_pb2.CompleteIdempotencyKeysResponse]
     RecordWalks: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RecordWalksRequest, _ledger_pb2.RecordWalksResponse]
     """Email: records one walk per job (a row per provider considered) and the status the
     job moves to; the walk spends one of the job's attempts.
@@ -156,6 +159,9 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """Idempotency keys: claim before doing the work, complete with the response after."""
     CompleteIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotentRequest, _ledger_pb2.CompleteIdempotentResponse]  # type: ignore[assignment]
     AbandonIdempotent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AbandonIdempotentRequest, _ledger_pb2.AbandonIdempotentResponse]  # type: ignore[assignment]
+    ClaimIdempotencyKeys: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ClaimIdempotencyKeysRequest, _ledger_pb2.ClaimIdempotencyKeysResponse]  # type: ignore[assignment]
+    """The same, many keys at once (gateways coalesce concurrent requests): one transaction each."""
+    CompleteIdempotencyKeys: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CompleteIdempotencyKeysRequest, _ledger_pb2.CompleteIdempotencyKeysResponse]  # type: ignore[assignment]
     RecordWalks: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RecordWalksRequest, _ledger_pb2.RecordWalksResponse]  # type: ignore[assignment]
     """Email: records one walk per job (a row per provider considered) and the status the
     job moves to; the walk spends one of the job's attempts.
@@ -448,6 +454,21 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.AbandonIdempotentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.AbandonIdempotentResponse, _abc.Awaitable[_ledger_pb2.AbandonIdempotentResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ClaimIdempotencyKeys(
+        self,
+        request: _ledger_pb2.ClaimIdempotencyKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ClaimIdempotencyKeysResponse, _abc.Awaitable[_ledger_pb2.ClaimIdempotencyKeysResponse]]:
+        """The same, many keys at once (gateways coalesce concurrent requests): one transaction each."""
+
+    @_abc_1.abstractmethod
+    def CompleteIdempotencyKeys(
+        self,
+        request: _ledger_pb2.CompleteIdempotencyKeysRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CompleteIdempotencyKeysResponse, _abc.Awaitable[_ledger_pb2.CompleteIdempotencyKeysResponse]]: ...
 
     @_abc_1.abstractmethod
     def RecordWalks(

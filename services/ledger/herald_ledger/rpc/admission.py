@@ -163,6 +163,37 @@ class AdmissionRpcs:
             state=STATE_TO_PROTO[found.state], status_code=found.status_code, body=found.body
         )
 
+    async def ClaimIdempotencyKeys(
+        self, request: ledger_pb2.ClaimIdempotencyKeysRequest, context: Context
+    ) -> ledger_pb2.ClaimIdempotencyKeysResponse:
+        claims = []
+        for i, claim in enumerate(request.claims):
+            tenant_id = await require_id(context, claim.tenant_id, f"claims[{i}].tenant_id")
+            if not claim.key or len(claim.key) > 255 or len(claim.request_hash) != 32:
+                await abort_invalid(context, [(f"claims[{i}].key", "1-255 characters, with a SHA-256 request hash")])
+            claims.append((tenant_id, claim.key, claim.request_hash))
+        results = []
+        async with self.engine.begin() as conn:
+            for tenant_id, key, digest in claims:
+                found = await idempotency.claim(conn, tenant_id, key, digest)
+                results.append(
+                    ledger_pb2.BeginIdempotentResponse(
+                        state=STATE_TO_PROTO[found.state], status_code=found.status_code, body=found.body
+                    )
+                )
+        return ledger_pb2.ClaimIdempotencyKeysResponse(results=results)
+
+    async def CompleteIdempotencyKeys(
+        self, request: ledger_pb2.CompleteIdempotencyKeysRequest, context: Context
+    ) -> ledger_pb2.CompleteIdempotencyKeysResponse:
+        completions = []
+        for i, item in enumerate(request.completions):
+            tenant_id = await require_id(context, item.tenant_id, f"completions[{i}].tenant_id")
+            completions.append((tenant_id, item.key, item.status_code, item.body))
+        async with self.engine.begin() as conn:
+            await idempotency.complete_many(conn, completions)
+        return ledger_pb2.CompleteIdempotencyKeysResponse()
+
     async def CompleteIdempotent(
         self, request: ledger_pb2.CompleteIdempotentRequest, context: Context
     ) -> ledger_pb2.CompleteIdempotentResponse:

@@ -83,3 +83,22 @@ async def abandon(conn: AsyncConnection, tenant_id: uuid.UUID, key: str) -> None
             )
         )
     )
+
+
+async def complete_many(conn: AsyncConnection, completions: list[tuple[uuid.UUID, str, int, bytes]]) -> None:
+    """Stores many responses in one statement."""
+    if not completions:
+        return
+    tenants, keys, codes, bodies = zip(*completions, strict=True)
+    await conn.execute(
+        text(
+            """
+            UPDATE idempotency_keys SET state = 'completed', status_code = u.code, body = u.body, updated_at = now()
+            FROM unnest(
+                CAST(:tenants AS uuid[]), CAST(:keys AS text[]), CAST(:codes AS int[]), CAST(:bodies AS bytea[])
+            ) AS u(tenant_id, key, code, body)
+            WHERE idempotency_keys.tenant_id = u.tenant_id AND idempotency_keys.key = u.key
+            """
+        ),
+        {"tenants": list(tenants), "keys": list(keys), "codes": list(codes), "bodies": list(bodies)},
+    )
