@@ -29,3 +29,8 @@ bench-profile: $(VENV)/.installed
 
 bench-setup:
 	$(PEERS)/setup.sh
+
+# Fairness (issue 5): tenant A's backlog of A_JOBS against tenant B's B_JOBS.
+.PHONY: bench-fairness
+bench-fairness: $(VENV)/.installed
+	$(if $(A_JOBS),A_JOBS='$(A_JOBS)') $(if $(B_JOBS),B_JOBS='$(B_JOBS)') $(PY) bench/fairness.py

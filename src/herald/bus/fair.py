@@ -8,6 +8,13 @@ lanes, and across priorities by smooth weighted round-robin. So a tenant with te
 thousand queued jobs fills only its own lane's small buffer, and another tenant's
 message waits for at most a round of the other busy lanes, not the backlog.
 
+Within a priority, the next message comes from the lane served least recently
+(a count of dispatches that decays with a half-life of DECAY_HALF_LIFE_S), ties
+broken round-robin. Lanes with steady work share evenly; a lane that just became
+active (a tenant starting to send) is served ahead of a long-standing backlog until
+its recent share catches up, as fq_codel favours sparse flows. A backlog can never
+be starved: any lane served less than another is the next one served.
+
 Priority rule: while several priorities have work, CRITICAL, NORMAL and LOW are
 served in the ratio of their weights (default 16:4:1), so LOW always gets about
 one dispatch in 21 and is never starved; an idle priority's share goes to the others.
@@ -33,6 +40,7 @@ from herald.config import Settings
 log = logging.getLogger("herald.bus.fair")
 
 PRIORITIES = ("critical", "normal", "low")
+DECAY_HALF_LIFE_S = 2.0
 DEFAULT_WEIGHTS = {"critical": 16, "normal": 4, "low": 1}
 
 
@@ -43,6 +51,17 @@ class Lane:
     subscription: JetStreamContext.PullSubscription
     buffer: deque[tuple[float, Msg]] = field(default_factory=deque)
     space: asyncio.Event = field(default_factory=asyncio.Event)
+    # Dispatches from this lane, decayed: how much it was served lately.
+    served: float = 0.0
+    served_at: float = 0.0
+
+    def recent_service(self, now: float) -> float:
+        decay: float = 0.5 ** ((now - self.served_at) / DECAY_HALF_LIFE_S)
+        return self.served * decay
+
+    def record_dispatch(self, now: float) -> None:
+        self.served = self.recent_service(now) + 1.0
+        self.served_at = now
 
 
 def lane_durable(work_class: WorkClass, priority: str, lane: int) -> str:
@@ -161,10 +180,11 @@ class FairFetcher:
                 continue
             lanes = self.lanes[priority]
             start = self._cursor[priority]
-            for step in range(len(lanes)):
-                lane = lanes[(start + step) % len(lanes)]
-                if lane.buffer:
-                    self._cursor[priority] = (start + step + 1) % len(lanes)
-                    _, message = lane.buffer.popleft()
-                    lane.space.set()
-                    return message
+            now = time.monotonic()
+            ready = [lanes[(start + step) % len(lanes)] for step in range(len(lanes))]
+            lane = min((candidate for candidate in ready if candidate.buffer), key=lambda c: c.recent_service(now))
+            self._cursor[priority] = (lane.index + 1) % len(lanes)
+            lane.record_dispatch(now)
+            _, message = lane.buffer.popleft()
+            lane.space.set()
+            return message
