@@ -13,6 +13,7 @@ from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
 from herald.bus.streams import ensure_streams
 from herald.bus.subjects import Subjects, WorkClass
+from herald.dead_letters import Alerter
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import ledger_pb2_grpc, webhook_sender_pb2, webhook_sender_pb2_grpc
@@ -57,7 +58,10 @@ async def build(runtime: ServiceRuntime) -> None:
         signer.forget(str(orjson.loads(message.data).get("tenant_id", "")))
 
     await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
-    worker = WebhookWorker(settings, fetcher, ledger, signer)
+    alerter = Alerter(
+        settings.alert_slack_url, settings.alert_webhook_url, settings.alert_window_s, source="webhook-sender"
+    )
+    worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter)
     webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(
         WebhookSenderServicer(worker), runtime.grpc.server
     )
@@ -65,6 +69,7 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(lambda: worker.run(runtime.stopping))
 
     async def close() -> None:
+        await alerter.close()
         await worker.close()
         await close_bus(nc)
         await channel.close()

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 import httpx
 from nats.aio.msg import Msg
+from nats.js import JetStreamContext
 from opentelemetry import trace
 
+from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.config import Settings
@@ -59,8 +61,13 @@ class WebhookWorker:
         fetcher: FairFetcher,
         ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
         signer: Signer,
+        js: JetStreamContext,
+        alerter: dead_letters.Alerter,
     ) -> None:
         self.settings = settings
+        self.js = js
+        self.alerter = alerter
+        self.subjects = settings.subjects()
         self.fetcher = fetcher
         self.ledger = ledger
         self.signer = signer
@@ -175,10 +182,29 @@ class WebhookWorker:
             )
             attempt.started_at.FromDatetime(result.started_at)
             job_error = decision.reason if next_status == common_pb2.JOB_STATUS_FAILED else ""
-            try:
-                await self.recorder.submit(
-                    ledger_pb2.AttemptResult(attempt=attempt, next_status=next_status, error=job_error)
+            record = ledger_pb2.AttemptResult(attempt=attempt, next_status=next_status, error=job_error)
+            entry: common_pb2.DeadLetter | None = None
+            if decision.verdict is Verdict.EXHAUSTED:
+                # Out of attempts: into the dead-letter stream first, then FAILED (see herald.dead_letters).
+                entry = dead_letters.entry_for(
+                    job_id=delivery.job_id,
+                    tenant_id=delivery.tenant_id,
+                    channel=common_pb2.CHANNEL_WEBHOOK,
+                    error=decision.reason,
+                    attempts=attempt_number,
+                    run=0,
+                    work_message=message.data,
+                    work_subject=message.subject,
                 )
+                try:
+                    record.dead_letter_sequence = await dead_letters.publish(self.js, self.subjects, entry)
+                except Exception as error:
+                    log.warning("dead-letter stream unavailable; handed back", extra={"error": repr(error)})
+                    await message.nak(delay=2.0)
+                    return
+                record.dead_lettered = True
+            try:
+                await self.recorder.submit(record)
             except Exception as error:
                 # Not recorded, so not acknowledged: the bus redelivers it later.
                 log.warning("could not record attempt; message handed back", extra={"error": repr(error)})
@@ -192,6 +218,9 @@ class WebhookWorker:
                 self.counters.delivered += 1
             elif next_status == common_pb2.JOB_STATUS_FAILED:
                 self.counters.failed += 1
+            if entry is not None:
+                log.warning("job dead-lettered", extra={"job_id": delivery.job_id, "attempts": attempt_number})
+                self.alerter.notify(entry)
         finally:
             self.counters.in_flight -= 1
 
