@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import grpc
@@ -16,6 +17,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from herald.cli.stack import SERVICES, Stack
 from herald.config import Settings
+from herald.ids import created_at_of, new_id
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
@@ -60,6 +62,17 @@ def test_metrics_count_accepted_and_delivered_jobs(
     assert 'herald_jobs_accepted_total{channel="webhook"}' in scrape("router")
     assert 'herald_deliveries_total{channel="webhook",outcome="succeeded"}' in scrape("webhook-sender")
     assert 'route="/v1/webhooks"' in scrape("gateway")
+    sender = scrape("webhook-sender")
+    assert 'herald_accept_to_delivered_seconds_count{channel="webhook"}' in sender
+    assert 'herald_attempts_per_job_count{channel="webhook",status="delivered"}' in sender
+
+
+def test_job_ids_carry_their_acceptance_time() -> None:
+    before = time.time()
+    job_id = str(new_id())
+    created = created_at_of(job_id)
+    assert created is not None and before - 0.01 <= created <= time.time() + 0.01
+    assert created_at_of("not-a-uuid") is None
 
 
 def test_ack_wait_must_outlast_the_http_timeout() -> None:

@@ -18,3 +18,12 @@ def parse_id(value: str) -> uuid.UUID | None:
         return uuid.UUID(value)
     except (ValueError, AttributeError, TypeError):
         return None
+
+
+def created_at_of(job_id: str) -> float | None:
+    """When a UUIDv7 was made (Unix seconds): its first 48 bits are the milliseconds.
+    Lets a sender measure accept-to-delivery from the id alone, with no extra lookup."""
+    parsed = parse_id(job_id)
+    if parsed is None or parsed.version != 7:
+        return None
+    return (parsed.int >> 80) / 1000.0

@@ -36,7 +36,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
-from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS
+from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, observe_finished
 from herald.telemetry.metrics import label as metric_label
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, email_sender_pb2, ledger_pb2, ledger_pb2_grpc
@@ -284,6 +284,8 @@ class EmailWorker:
             self.counters.delivered += 1
         elif record.next_status == common_pb2.JOB_STATUS_FAILED:
             self.counters.failed += 1
+        if record.next_status != common_pb2.JOB_STATUS_QUEUED:
+            observe_finished(label, delivery.job_id, walk_number, record.next_status == common_pb2.JOB_STATUS_DELIVERED)
         if entry is not None:
             self.counters.dead_lettered += 1
             log.warning(

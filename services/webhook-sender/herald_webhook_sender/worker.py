@@ -25,7 +25,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.config import Settings
-from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label
+from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label, observe_finished
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 from herald_webhook_sender.client import call_receiver
@@ -218,6 +218,10 @@ class WebhookWorker:
                 self.counters.delivered += 1
             elif next_status == common_pb2.JOB_STATUS_FAILED:
                 self.counters.failed += 1
+            if next_status != common_pb2.JOB_STATUS_QUEUED:
+                observe_finished(
+                    "webhook", delivery.job_id, attempt_number, next_status == common_pb2.JOB_STATUS_DELIVERED
+                )
             if entry is not None:
                 log.warning("job dead-lettered", extra={"job_id": delivery.job_id, "attempts": attempt_number})
                 self.alerter.notify(entry)

@@ -3,7 +3,11 @@ base units; tenant ids are never a label (their number is unbounded)."""
 
 from __future__ import annotations
 
+import time
+
 from prometheus_client import Counter, Histogram, start_http_server
+
+from herald.ids import created_at_of
 
 RPC_SECONDS = Histogram(
     "herald_rpc_duration_seconds",
@@ -34,6 +38,29 @@ DELIVERY_SECONDS = Histogram(
     ["channel"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30),
 )
+
+
+ACCEPT_TO_DELIVERED_SECONDS = Histogram(
+    "herald_accept_to_delivered_seconds",
+    "From the job's acceptance (its committed row) to the receiver's or provider's acceptance.",
+    ["channel"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21600, 86400),
+)
+ATTEMPTS_PER_JOB = Histogram(
+    "herald_attempts_per_job",
+    "Attempts a job took to end (delivered or failed).",
+    ["channel", "status"],
+    buckets=(1, 2, 3, 4, 5, 6, 7, 8, 10, 15),
+)
+
+
+def observe_finished(channel: str, job_id: str, attempts: int, delivered: bool) -> None:
+    """Records a job that just ended; accept-to-delivery comes from the UUIDv7 id."""
+    ATTEMPTS_PER_JOB.labels(channel, "delivered" if delivered else "failed").observe(attempts)
+    if delivered:
+        created = created_at_of(job_id)
+        if created is not None:
+            ACCEPT_TO_DELIVERED_SECONDS.labels(channel).observe(max(time.time() - created, 0.0))
 
 
 def label(enum_value_name: str) -> str:
