@@ -3,6 +3,8 @@ alert; nothing leaves by itself; a manual retry runs the job again and delivers.
 
 from __future__ import annotations
 
+import time
+
 import httpx
 
 from tests.standins.alerts import AlertReceiver
@@ -24,7 +26,15 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     listed = httpx.get(f"{gateway}/admin/v1/dead-letters", headers=admin).json()["data"]
     assert job_id in [entry["job_id"] for entry in listed]
     assert alerts.wait_for(job_id), "operators were alerted"
-    ops = [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a["entries"])]
+
+    def ops_alerts() -> list[dict[str, object]]:
+        return [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a["entries"])]
+
+    # Slack and the operational webhook are posted one after the other.
+    deadline = time.monotonic() + 10
+    while not ops_alerts() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ops = ops_alerts()
     assert len(ops) == 1 and ops[0]["source"] == "webhook-sender"
 
     receiver.behaviour.status = 200

@@ -32,6 +32,7 @@ from herald_gateway.errors import (
     SenderDomainUnverified,
     Unauthenticated,
 )
+from herald_gateway.grpc_subscriptions import SubscriptionGrpc
 from herald_gateway.handlers import Handlers, WebhookInput
 from herald_gateway.http.admission import rate_headers
 from herald_gateway.idempotency import Idempotency, request_hash
@@ -67,7 +68,7 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
     await abort_unavailable(context, error.detail)
 
 
-class NotificationServicer(gateway_pb2_grpc.NotificationServiceServicer):
+class NotificationServicer(SubscriptionGrpc, gateway_pb2_grpc.NotificationServiceServicer):
     def __init__(
         self, handlers: Handlers, tenants: ApiKeyAuthenticator, limiter: RateLimiter, idempotency: Idempotency
     ) -> None:
@@ -89,6 +90,9 @@ class NotificationServicer(gateway_pb2_grpc.NotificationServiceServicer):
             await abort_resource_exhausted(
                 context, f"rate limit of {state.limit} requests per minute reached", state.retry_after_s
             )
+
+    async def _fail(self, context: Context, error: GatewayError) -> NoReturn:
+        await _abort(context, error)
 
     async def _principal(self, context: Context) -> Principal:
         try:

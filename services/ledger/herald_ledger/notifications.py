@@ -21,6 +21,8 @@ API_KEYS = "apikeys"
 TENANTS = "tenants"
 WEBHOOK_SECRETS = "webhook_secrets"
 PROVIDERS = "providers"
+# A tenant's webhook targets, filters or subscriptions changed: routers reload its fan-out cache.
+SUBSCRIPTIONS = "subscriptions"
 
 
 class Notifier:

@@ -30,6 +30,7 @@ from herald_ledger.rpc.admission import AdmissionRpcs
 from herald_ledger.rpc.delivery import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
+from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store import tenants as tenant_store
 from herald_ledger.store.admission import admit
@@ -69,7 +70,13 @@ REJECTIONS = {
 
 
 class LedgerServicer(
-    AccessRpcs, SecretRpcs, AdmissionRpcs, DeliveryRpcs, DomainRpcs, ledger_pb2_grpc.LedgerServiceServicer
+    AccessRpcs,
+    SecretRpcs,
+    AdmissionRpcs,
+    DeliveryRpcs,
+    DomainRpcs,
+    SubscriptionRpcs,
+    ledger_pb2_grpc.LedgerServiceServicer,
 ):
     def __init__(
         self,

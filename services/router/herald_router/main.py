@@ -9,6 +9,7 @@ from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
 from herald.telemetry.jetstream_metrics import JetStreamCollector
 from herald.v1 import ledger_pb2_grpc, router_pb2, router_pb2_grpc
+from herald_router.fanout import SubscriptionCache
 from herald_router.publishing import Publisher
 from herald_router.servicer import RouterServicer
 
@@ -21,7 +22,13 @@ async def build(runtime: ServiceRuntime) -> None:
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
     publisher = Publisher(settings, js, ledger)
-    router_pb2_grpc.add_RouterServiceServicer_to_server(RouterServicer(ledger, publisher), runtime.grpc.server)
+    # Fan-out cache: a tenant's entry is dropped when the ledger announces a change to its
+    # targets, filters or subscriptions.
+    subscriptions = SubscriptionCache(ledger)
+    await nc.subscribe(settings.subjects().control("subscriptions"), cb=subscriptions.on_change)
+    router_pb2_grpc.add_RouterServiceServicer_to_server(
+        RouterServicer(ledger, publisher, subscriptions), runtime.grpc.server
+    )
     runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
     runtime.add_loop(lambda: publisher.outbox_loop(runtime.stopping))
     # Stream depth, consumer lag and dead-letter depth for /metrics (see docs/operations.md).

@@ -8,9 +8,11 @@ import grpc
 
 from herald.batching import Batcher
 from herald.grpcio.errors import abort_invalid
+from herald.ids import new_id
 from herald.telemetry.metrics import JOBS_ACCEPTED, JOBS_REJECTED, label
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
 from herald_router.admission import effective_priority
+from herald_router.fanout import SubscriptionCache, matching_targets
 from herald_router.publishing import Publisher
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -21,9 +23,15 @@ REJECTION_LABELS = {
 
 
 class RouterServicer(router_pb2_grpc.RouterServiceServicer):
-    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, publisher: Publisher) -> None:
+    def __init__(
+        self,
+        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        publisher: Publisher,
+        subscriptions: SubscriptionCache | None = None,
+    ) -> None:
         self.ledger = ledger
         self.publisher = publisher
+        self.subscriptions = subscriptions or SubscriptionCache(ledger)
         # Concurrent submissions reach the ledger as one CreateJobs call (and, there, one transaction).
         self.creator: Batcher[list[ledger_pb2.JobDraft], list[ledger_pb2.DraftOutcome]] = Batcher(
             self._create_many, max_items=64, max_wait=0.002
@@ -97,3 +105,57 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
             if outcome.retried and outcome.job_id in published:
                 outcome.status = common_pb2.JOB_STATUS_QUEUED
         return router_pb2.RouterServiceRetryJobsResponse(outcomes=outcomes)
+
+    async def PublishEvent(
+        self, request: router_pb2.PublishEventRequest, context: Context
+    ) -> router_pb2.PublishEventResponse:
+        """Matches the event against the tenant's cached subscriptions, has the ledger record
+        it with one webhook job per matching target (or answer the first result of a repeated
+        event id), and publishes the new jobs."""
+        if not request.tenant_id or not request.event_type:
+            await abort_invalid(context, [("tenant_id/event_type", "are required")])
+        event_id = request.event_id or str(new_id())
+        targets = matching_targets(await self.subscriptions.get(request.tenant_id), request.event_type)
+        priority = effective_priority(router_pb2.Submission(plan=request.plan, channel=common_pb2.CHANNEL_WEBHOOK))
+        drafts = []
+        for target in targets:
+            headers = dict(target.headers)
+            headers["X-Herald-Event-Id"] = event_id
+            headers["X-Herald-Event-Type"] = request.event_type
+            drafts.append(
+                ledger_pb2.JobDraft(
+                    tenant_id=request.tenant_id,
+                    channel=common_pb2.CHANNEL_WEBHOOK,
+                    priority=priority,  # type: ignore[arg-type]
+                    webhook=common_pb2.WebhookRequest(
+                        url=target.url,
+                        headers=headers,
+                        content_type=request.content_type or "application/json",
+                    ),
+                )
+            )
+        recorded = await self.ledger.RecordEvent(
+            ledger_pb2.RecordEventRequest(
+                tenant_id=request.tenant_id,
+                event_id=event_id,
+                event_type=request.event_type,
+                drafts=drafts,
+                target_ids=[t.id for t in targets],
+                payload=request.payload,
+            )
+        )
+        channel = label(common_pb2.Channel.Name(common_pb2.CHANNEL_WEBHOOK))
+        if recorded.rejection != ledger_pb2.REJECTION_UNSPECIFIED:
+            JOBS_REJECTED.labels(channel, REJECTION_LABELS.get(recorded.rejection, "quota")).inc(len(drafts))
+            return router_pb2.PublishEventResponse(
+                event_id=event_id, rejection=recorded.rejection, detail=recorded.detail
+            )
+        if not recorded.replayed:
+            JOBS_ACCEPTED.labels(channel).inc(len(recorded.jobs))
+            jobs = list(recorded.jobs)
+            for job in jobs:
+                job.webhook.body = request.payload
+            await self.publisher.publish(jobs)
+        return router_pb2.PublishEventResponse(
+            event_id=event_id, replayed=recorded.replayed, deliveries=recorded.deliveries
+        )

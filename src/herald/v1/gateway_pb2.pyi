@@ -114,6 +114,247 @@ class NotificationServiceListJobsResponse(_message.Message):
     next_cursor: str
     def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class NotificationServicePublishEventRequest(_message.Message):
+    __slots__ = ("event_type", "payload", "content_type", "event_id")
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    event_type: str
+    payload: bytes
+    content_type: str
+    event_id: str
+    def __init__(self, event_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., event_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServicePublishEventResponse(_message.Message):
+    __slots__ = ("event_id", "replayed", "deliveries")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    replayed: bool
+    deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
+    def __init__(self, event_id: _Optional[str] = ..., replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ...) -> None: ...
+
+class NotificationServiceCreateWebhookTargetRequest(_message.Message):
+    __slots__ = ("target",)
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    target: _common_pb2.WebhookTarget
+    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceCreateWebhookTargetResponse(_message.Message):
+    __slots__ = ("target",)
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    target: _common_pb2.WebhookTarget
+    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceGetWebhookTargetRequest(_message.Message):
+    __slots__ = ("target_id",)
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    def __init__(self, target_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetWebhookTargetResponse(_message.Message):
+    __slots__ = ("target",)
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    target: _common_pb2.WebhookTarget
+    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceListWebhookTargetsRequest(_message.Message):
+    __slots__ = ("page_size", "cursor")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceListWebhookTargetsResponse(_message.Message):
+    __slots__ = ("targets", "next_cursor")
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    targets: _containers.RepeatedCompositeFieldContainer[_common_pb2.WebhookTarget]
+    next_cursor: str
+    def __init__(self, targets: _Optional[_Iterable[_Union[_common_pb2.WebhookTarget, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceUpdateWebhookTargetRequest(_message.Message):
+    __slots__ = ("target_id", "url", "description", "replace_headers", "headers", "rate_limit_per_min", "enabled", "disabled_reason")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_HEADERS_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    RATE_LIMIT_PER_MIN_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    DISABLED_REASON_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    url: str
+    description: str
+    replace_headers: bool
+    headers: _containers.ScalarMap[str, str]
+    rate_limit_per_min: int
+    enabled: bool
+    disabled_reason: str
+    def __init__(self, target_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., replace_headers: _Optional[bool] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceUpdateWebhookTargetResponse(_message.Message):
+    __slots__ = ("target",)
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    target: _common_pb2.WebhookTarget
+    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceDeleteWebhookTargetRequest(_message.Message):
+    __slots__ = ("target_id",)
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    def __init__(self, target_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceDeleteWebhookTargetResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class NotificationServiceCreateEventFilterRequest(_message.Message):
+    __slots__ = ("filter",)
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    filter: _common_pb2.EventFilter
+    def __init__(self, filter: _Optional[_Union[_common_pb2.EventFilter, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceCreateEventFilterResponse(_message.Message):
+    __slots__ = ("filter",)
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    filter: _common_pb2.EventFilter
+    def __init__(self, filter: _Optional[_Union[_common_pb2.EventFilter, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceGetEventFilterRequest(_message.Message):
+    __slots__ = ("filter_id",)
+    FILTER_ID_FIELD_NUMBER: _ClassVar[int]
+    filter_id: str
+    def __init__(self, filter_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetEventFilterResponse(_message.Message):
+    __slots__ = ("filter",)
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    filter: _common_pb2.EventFilter
+    def __init__(self, filter: _Optional[_Union[_common_pb2.EventFilter, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceListEventFiltersRequest(_message.Message):
+    __slots__ = ("page_size", "cursor")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceListEventFiltersResponse(_message.Message):
+    __slots__ = ("filters", "next_cursor")
+    FILTERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    filters: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventFilter]
+    next_cursor: str
+    def __init__(self, filters: _Optional[_Iterable[_Union[_common_pb2.EventFilter, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceUpdateEventFilterRequest(_message.Message):
+    __slots__ = ("filter_id", "description", "replace_event_types", "event_types")
+    FILTER_ID_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_EVENT_TYPES_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPES_FIELD_NUMBER: _ClassVar[int]
+    filter_id: str
+    description: str
+    replace_event_types: bool
+    event_types: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, filter_id: _Optional[str] = ..., description: _Optional[str] = ..., replace_event_types: _Optional[bool] = ..., event_types: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class NotificationServiceUpdateEventFilterResponse(_message.Message):
+    __slots__ = ("filter",)
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    filter: _common_pb2.EventFilter
+    def __init__(self, filter: _Optional[_Union[_common_pb2.EventFilter, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceDeleteEventFilterRequest(_message.Message):
+    __slots__ = ("filter_id",)
+    FILTER_ID_FIELD_NUMBER: _ClassVar[int]
+    filter_id: str
+    def __init__(self, filter_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceDeleteEventFilterResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class NotificationServiceCreateSubscriptionRequest(_message.Message):
+    __slots__ = ("subscription",)
+    SUBSCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    subscription: _common_pb2.Subscription
+    def __init__(self, subscription: _Optional[_Union[_common_pb2.Subscription, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceCreateSubscriptionResponse(_message.Message):
+    __slots__ = ("subscription",)
+    SUBSCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    subscription: _common_pb2.Subscription
+    def __init__(self, subscription: _Optional[_Union[_common_pb2.Subscription, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceGetSubscriptionRequest(_message.Message):
+    __slots__ = ("subscription_id",)
+    SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    subscription_id: str
+    def __init__(self, subscription_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetSubscriptionResponse(_message.Message):
+    __slots__ = ("subscription",)
+    SUBSCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    subscription: _common_pb2.Subscription
+    def __init__(self, subscription: _Optional[_Union[_common_pb2.Subscription, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceListSubscriptionsRequest(_message.Message):
+    __slots__ = ("page_size", "cursor")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceListSubscriptionsResponse(_message.Message):
+    __slots__ = ("subscriptions", "next_cursor")
+    SUBSCRIPTIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    subscriptions: _containers.RepeatedCompositeFieldContainer[_common_pb2.Subscription]
+    next_cursor: str
+    def __init__(self, subscriptions: _Optional[_Iterable[_Union[_common_pb2.Subscription, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceUpdateSubscriptionRequest(_message.Message):
+    __slots__ = ("subscription_id", "target_id", "filter_id", "active")
+    SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    FILTER_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    subscription_id: str
+    target_id: str
+    filter_id: str
+    active: bool
+    def __init__(self, subscription_id: _Optional[str] = ..., target_id: _Optional[str] = ..., filter_id: _Optional[str] = ..., active: _Optional[bool] = ...) -> None: ...
+
+class NotificationServiceUpdateSubscriptionResponse(_message.Message):
+    __slots__ = ("subscription",)
+    SUBSCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    subscription: _common_pb2.Subscription
+    def __init__(self, subscription: _Optional[_Union[_common_pb2.Subscription, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceDeleteSubscriptionRequest(_message.Message):
+    __slots__ = ("subscription_id",)
+    SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
+    subscription_id: str
+    def __init__(self, subscription_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceDeleteSubscriptionResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class AdminServiceListDeadLettersRequest(_message.Message):
     __slots__ = ("since", "tenant_id", "include_retried", "page_size", "cursor")
     SINCE_FIELD_NUMBER: _ClassVar[int]

@@ -60,6 +60,86 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.RetryJobRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.RetryJobResponse.FromString,
                 _registered_method=True)
+        self.PublishEvent = channel.unary_unary(
+                '/herald.v1.NotificationService/PublishEvent',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServicePublishEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServicePublishEventResponse.FromString,
+                _registered_method=True)
+        self.CreateWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/CreateWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.GetWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/GetWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.ListWebhookTargets = channel.unary_unary(
+                '/herald.v1.NotificationService/ListWebhookTargets',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListWebhookTargetsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListWebhookTargetsResponse.FromString,
+                _registered_method=True)
+        self.UpdateWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/UpdateWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.DeleteWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/DeleteWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.CreateEventFilter = channel.unary_unary(
+                '/herald.v1.NotificationService/CreateEventFilter',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateEventFilterResponse.FromString,
+                _registered_method=True)
+        self.GetEventFilter = channel.unary_unary(
+                '/herald.v1.NotificationService/GetEventFilter',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventFilterResponse.FromString,
+                _registered_method=True)
+        self.ListEventFilters = channel.unary_unary(
+                '/herald.v1.NotificationService/ListEventFilters',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventFiltersRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventFiltersResponse.FromString,
+                _registered_method=True)
+        self.UpdateEventFilter = channel.unary_unary(
+                '/herald.v1.NotificationService/UpdateEventFilter',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateEventFilterResponse.FromString,
+                _registered_method=True)
+        self.DeleteEventFilter = channel.unary_unary(
+                '/herald.v1.NotificationService/DeleteEventFilter',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteEventFilterResponse.FromString,
+                _registered_method=True)
+        self.CreateSubscription = channel.unary_unary(
+                '/herald.v1.NotificationService/CreateSubscription',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.GetSubscription = channel.unary_unary(
+                '/herald.v1.NotificationService/GetSubscription',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.ListSubscriptions = channel.unary_unary(
+                '/herald.v1.NotificationService/ListSubscriptions',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListSubscriptionsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListSubscriptionsResponse.FromString,
+                _registered_method=True)
+        self.UpdateSubscription = channel.unary_unary(
+                '/herald.v1.NotificationService/UpdateSubscription',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.DeleteSubscription = channel.unary_unary(
+                '/herald.v1.NotificationService/DeleteSubscription',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -98,6 +178,105 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PublishEvent(self, request, context):
+        """A tenant event (the twin of POST /v1/events): one webhook job per matching active
+        subscription's enabled target; a repeated event_id within 24 h answers the first result.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateWebhookTarget(self, request, context):
+        """Webhook subscriptions (the twins of /v1/webhooks/targets, /filters, /subscriptions).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebhookTarget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWebhookTargets(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateWebhookTarget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteWebhookTarget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEventFilters(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSubscriptions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -125,6 +304,86 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.RetryJob,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.RetryJobRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.RetryJobResponse.SerializeToString,
+            ),
+            'PublishEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.PublishEvent,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServicePublishEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServicePublishEventResponse.SerializeToString,
+            ),
+            'CreateWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateWebhookTargetResponse.SerializeToString,
+            ),
+            'GetWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetWebhookTargetResponse.SerializeToString,
+            ),
+            'ListWebhookTargets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhookTargets,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListWebhookTargetsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListWebhookTargetsResponse.SerializeToString,
+            ),
+            'UpdateWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateWebhookTargetResponse.SerializeToString,
+            ),
+            'DeleteWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteWebhookTargetResponse.SerializeToString,
+            ),
+            'CreateEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateEventFilter,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateEventFilterResponse.SerializeToString,
+            ),
+            'GetEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEventFilter,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventFilterResponse.SerializeToString,
+            ),
+            'ListEventFilters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEventFilters,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventFiltersRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventFiltersResponse.SerializeToString,
+            ),
+            'UpdateEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateEventFilter,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateEventFilterResponse.SerializeToString,
+            ),
+            'DeleteEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteEventFilter,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteEventFilterResponse.SerializeToString,
+            ),
+            'CreateSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSubscription,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateSubscriptionResponse.SerializeToString,
+            ),
+            'GetSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSubscription,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetSubscriptionResponse.SerializeToString,
+            ),
+            'ListSubscriptions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSubscriptions,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListSubscriptionsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListSubscriptionsResponse.SerializeToString,
+            ),
+            'UpdateSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateSubscription,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateSubscriptionResponse.SerializeToString,
+            ),
+            'DeleteSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSubscription,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -263,6 +522,438 @@ class NotificationService:
             '/herald.v1.NotificationService/RetryJob',
             herald_dot_v1_dot_gateway__pb2.RetryJobRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.RetryJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PublishEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/PublishEvent',
+            herald_dot_v1_dot_gateway__pb2.NotificationServicePublishEventRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServicePublishEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/CreateWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWebhookTargets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ListWebhookTargets',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListWebhookTargetsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListWebhookTargetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/UpdateWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/DeleteWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/CreateEventFilter',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetEventFilter',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEventFilters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ListEventFilters',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventFiltersRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventFiltersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/UpdateEventFilter',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/DeleteEventFilter',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/CreateSubscription',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetSubscription',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSubscriptions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ListSubscriptions',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListSubscriptionsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListSubscriptionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/UpdateSubscription',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceUpdateSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/DeleteSubscription',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -40,6 +40,26 @@ class NotificationServiceStub:
     """Accepts an email (the twin of POST /v1/emails); the job is durable when this answers."""
     RetryJob: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RetryJobRequest, _gateway_pb2.RetryJobResponse]
     """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry)."""
+    PublishEvent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServicePublishEventRequest, _gateway_pb2.NotificationServicePublishEventResponse]
+    """A tenant event (the twin of POST /v1/events): one webhook job per matching active
+    subscription's enabled target; a repeated event_id within 24 h answers the first result.
+    """
+    CreateWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateWebhookTargetRequest, _gateway_pb2.NotificationServiceCreateWebhookTargetResponse]
+    """Webhook subscriptions (the twins of /v1/webhooks/targets, /filters, /subscriptions)."""
+    GetWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetWebhookTargetRequest, _gateway_pb2.NotificationServiceGetWebhookTargetResponse]
+    ListWebhookTargets: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListWebhookTargetsRequest, _gateway_pb2.NotificationServiceListWebhookTargetsResponse]
+    UpdateWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateWebhookTargetRequest, _gateway_pb2.NotificationServiceUpdateWebhookTargetResponse]
+    DeleteWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteWebhookTargetRequest, _gateway_pb2.NotificationServiceDeleteWebhookTargetResponse]
+    CreateEventFilter: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateEventFilterRequest, _gateway_pb2.NotificationServiceCreateEventFilterResponse]
+    GetEventFilter: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetEventFilterRequest, _gateway_pb2.NotificationServiceGetEventFilterResponse]
+    ListEventFilters: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListEventFiltersRequest, _gateway_pb2.NotificationServiceListEventFiltersResponse]
+    UpdateEventFilter: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateEventFilterRequest, _gateway_pb2.NotificationServiceUpdateEventFilterResponse]
+    DeleteEventFilter: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteEventFilterRequest, _gateway_pb2.NotificationServiceDeleteEventFilterResponse]
+    CreateSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateSubscriptionRequest, _gateway_pb2.NotificationServiceCreateSubscriptionResponse]
+    GetSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetSubscriptionRequest, _gateway_pb2.NotificationServiceGetSubscriptionResponse]
+    ListSubscriptions: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]
+    UpdateSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]
+    DeleteSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -53,6 +73,26 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     """Accepts an email (the twin of POST /v1/emails); the job is durable when this answers."""
     RetryJob: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RetryJobRequest, _gateway_pb2.RetryJobResponse]  # type: ignore[assignment]
     """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry)."""
+    PublishEvent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServicePublishEventRequest, _gateway_pb2.NotificationServicePublishEventResponse]  # type: ignore[assignment]
+    """A tenant event (the twin of POST /v1/events): one webhook job per matching active
+    subscription's enabled target; a repeated event_id within 24 h answers the first result.
+    """
+    CreateWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateWebhookTargetRequest, _gateway_pb2.NotificationServiceCreateWebhookTargetResponse]  # type: ignore[assignment]
+    """Webhook subscriptions (the twins of /v1/webhooks/targets, /filters, /subscriptions)."""
+    GetWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetWebhookTargetRequest, _gateway_pb2.NotificationServiceGetWebhookTargetResponse]  # type: ignore[assignment]
+    ListWebhookTargets: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListWebhookTargetsRequest, _gateway_pb2.NotificationServiceListWebhookTargetsResponse]  # type: ignore[assignment]
+    UpdateWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateWebhookTargetRequest, _gateway_pb2.NotificationServiceUpdateWebhookTargetResponse]  # type: ignore[assignment]
+    DeleteWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteWebhookTargetRequest, _gateway_pb2.NotificationServiceDeleteWebhookTargetResponse]  # type: ignore[assignment]
+    CreateEventFilter: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateEventFilterRequest, _gateway_pb2.NotificationServiceCreateEventFilterResponse]  # type: ignore[assignment]
+    GetEventFilter: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetEventFilterRequest, _gateway_pb2.NotificationServiceGetEventFilterResponse]  # type: ignore[assignment]
+    ListEventFilters: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListEventFiltersRequest, _gateway_pb2.NotificationServiceListEventFiltersResponse]  # type: ignore[assignment]
+    UpdateEventFilter: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateEventFilterRequest, _gateway_pb2.NotificationServiceUpdateEventFilterResponse]  # type: ignore[assignment]
+    DeleteEventFilter: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteEventFilterRequest, _gateway_pb2.NotificationServiceDeleteEventFilterResponse]  # type: ignore[assignment]
+    CreateSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateSubscriptionRequest, _gateway_pb2.NotificationServiceCreateSubscriptionResponse]  # type: ignore[assignment]
+    GetSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetSubscriptionRequest, _gateway_pb2.NotificationServiceGetSubscriptionResponse]  # type: ignore[assignment]
+    ListSubscriptions: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]  # type: ignore[assignment]
+    UpdateSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]  # type: ignore[assignment]
+    DeleteSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]  # type: ignore[assignment]
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -93,6 +133,122 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.RetryJobResponse, _abc.Awaitable[_gateway_pb2.RetryJobResponse]]:
         """Runs a FAILED job again from PENDING (the twin of POST /v1/jobs/{id}/retry)."""
+
+    @_abc_1.abstractmethod
+    def PublishEvent(
+        self,
+        request: _gateway_pb2.NotificationServicePublishEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServicePublishEventResponse, _abc.Awaitable[_gateway_pb2.NotificationServicePublishEventResponse]]:
+        """A tenant event (the twin of POST /v1/events): one webhook job per matching active
+        subscription's enabled target; a repeated event_id within 24 h answers the first result.
+        """
+
+    @_abc_1.abstractmethod
+    def CreateWebhookTarget(
+        self,
+        request: _gateway_pb2.NotificationServiceCreateWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceCreateWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceCreateWebhookTargetResponse]]:
+        """Webhook subscriptions (the twins of /v1/webhooks/targets, /filters, /subscriptions)."""
+
+    @_abc_1.abstractmethod
+    def GetWebhookTarget(
+        self,
+        request: _gateway_pb2.NotificationServiceGetWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceGetWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceGetWebhookTargetResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListWebhookTargets(
+        self,
+        request: _gateway_pb2.NotificationServiceListWebhookTargetsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceListWebhookTargetsResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListWebhookTargetsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateWebhookTarget(
+        self,
+        request: _gateway_pb2.NotificationServiceUpdateWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceUpdateWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceUpdateWebhookTargetResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteWebhookTarget(
+        self,
+        request: _gateway_pb2.NotificationServiceDeleteWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceDeleteWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceDeleteWebhookTargetResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateEventFilter(
+        self,
+        request: _gateway_pb2.NotificationServiceCreateEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceCreateEventFilterResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceCreateEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetEventFilter(
+        self,
+        request: _gateway_pb2.NotificationServiceGetEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceGetEventFilterResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceGetEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListEventFilters(
+        self,
+        request: _gateway_pb2.NotificationServiceListEventFiltersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceListEventFiltersResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListEventFiltersResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateEventFilter(
+        self,
+        request: _gateway_pb2.NotificationServiceUpdateEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceUpdateEventFilterResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceUpdateEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteEventFilter(
+        self,
+        request: _gateway_pb2.NotificationServiceDeleteEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceDeleteEventFilterResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceDeleteEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateSubscription(
+        self,
+        request: _gateway_pb2.NotificationServiceCreateSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceCreateSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceCreateSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetSubscription(
+        self,
+        request: _gateway_pb2.NotificationServiceGetSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceGetSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceGetSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListSubscriptions(
+        self,
+        request: _gateway_pb2.NotificationServiceListSubscriptionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceListSubscriptionsResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListSubscriptionsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateSubscription(
+        self,
+        request: _gateway_pb2.NotificationServiceUpdateSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceUpdateSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceUpdateSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteSubscription(
+        self,
+        request: _gateway_pb2.NotificationServiceDeleteSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse]]: ...
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

@@ -276,6 +276,91 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainResponse.FromString,
                 _registered_method=True)
+        self.CreateWebhookTarget = channel.unary_unary(
+                '/herald.v1.LedgerService/CreateWebhookTarget',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CreateWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CreateWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.GetWebhookTarget = channel.unary_unary(
+                '/herald.v1.LedgerService/GetWebhookTarget',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.ListWebhookTargets = channel.unary_unary(
+                '/herald.v1.LedgerService/ListWebhookTargets',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListWebhookTargetsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListWebhookTargetsResponse.FromString,
+                _registered_method=True)
+        self.UpdateWebhookTarget = channel.unary_unary(
+                '/herald.v1.LedgerService/UpdateWebhookTarget',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.UpdateWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.DeleteWebhookTarget = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteWebhookTarget',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.CreateEventFilter = channel.unary_unary(
+                '/herald.v1.LedgerService/CreateEventFilter',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CreateEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CreateEventFilterResponse.FromString,
+                _registered_method=True)
+        self.GetEventFilter = channel.unary_unary(
+                '/herald.v1.LedgerService/GetEventFilter',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetEventFilterResponse.FromString,
+                _registered_method=True)
+        self.ListEventFilters = channel.unary_unary(
+                '/herald.v1.LedgerService/ListEventFilters',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListEventFiltersRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListEventFiltersResponse.FromString,
+                _registered_method=True)
+        self.UpdateEventFilter = channel.unary_unary(
+                '/herald.v1.LedgerService/UpdateEventFilter',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.UpdateEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateEventFilterResponse.FromString,
+                _registered_method=True)
+        self.DeleteEventFilter = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteEventFilter',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteEventFilterRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteEventFilterResponse.FromString,
+                _registered_method=True)
+        self.CreateSubscription = channel.unary_unary(
+                '/herald.v1.LedgerService/CreateSubscription',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.CreateSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.CreateSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.GetSubscription = channel.unary_unary(
+                '/herald.v1.LedgerService/GetSubscription',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.ListSubscriptions = channel.unary_unary(
+                '/herald.v1.LedgerService/ListSubscriptions',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListSubscriptionsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListSubscriptionsResponse.FromString,
+                _registered_method=True)
+        self.UpdateSubscription = channel.unary_unary(
+                '/herald.v1.LedgerService/UpdateSubscription',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.UpdateSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.DeleteSubscription = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteSubscription',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionResponse.FromString,
+                _registered_method=True)
+        self.ListActiveSubscriptions = channel.unary_unary(
+                '/herald.v1.LedgerService/ListActiveSubscriptions',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsResponse.FromString,
+                _registered_method=True)
+        self.RecordEvent = channel.unary_unary(
+                '/herald.v1.LedgerService/RecordEvent',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RecordEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RecordEventResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -589,6 +674,115 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateWebhookTarget(self, request, context):
+        """Webhook subscriptions: targets, filters and subscriptions, each scoped to a tenant.
+        Every change is announced on <prefix>.control.subscriptions (routers refresh their caches).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebhookTarget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWebhookTargets(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateWebhookTarget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteWebhookTarget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEventFilters(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteEventFilter(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSubscriptions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSubscription(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListActiveSubscriptions(self, request, context):
+        """What a router's fan-out cache holds for one tenant: active subscriptions whose
+        target is enabled, resolved to the target and the filter's event types.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordEvent(self, request, context):
+        """Records a tenant event and writes its delivery jobs in one transaction (admission
+        applies per job; any job refused refuses the whole event and writes nothing). An
+        event id seen in the last 24 h writes nothing and answers the first result.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -831,6 +1025,91 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.DeleteDomain,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteDomainResponse.SerializeToString,
+            ),
+            'CreateWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CreateWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CreateWebhookTargetResponse.SerializeToString,
+            ),
+            'GetWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetWebhookTargetResponse.SerializeToString,
+            ),
+            'ListWebhookTargets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhookTargets,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListWebhookTargetsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListWebhookTargetsResponse.SerializeToString,
+            ),
+            'UpdateWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.UpdateWebhookTargetResponse.SerializeToString,
+            ),
+            'DeleteWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteWebhookTargetResponse.SerializeToString,
+            ),
+            'CreateEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateEventFilter,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CreateEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CreateEventFilterResponse.SerializeToString,
+            ),
+            'GetEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEventFilter,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetEventFilterResponse.SerializeToString,
+            ),
+            'ListEventFilters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEventFilters,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListEventFiltersRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListEventFiltersResponse.SerializeToString,
+            ),
+            'UpdateEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateEventFilter,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.UpdateEventFilterResponse.SerializeToString,
+            ),
+            'DeleteEventFilter': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteEventFilter,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteEventFilterRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteEventFilterResponse.SerializeToString,
+            ),
+            'CreateSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSubscription,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.CreateSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.CreateSubscriptionResponse.SerializeToString,
+            ),
+            'GetSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSubscription,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetSubscriptionResponse.SerializeToString,
+            ),
+            'ListSubscriptions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSubscriptions,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListSubscriptionsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListSubscriptionsResponse.SerializeToString,
+            ),
+            'UpdateSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateSubscription,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.UpdateSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.UpdateSubscriptionResponse.SerializeToString,
+            ),
+            'DeleteSubscription': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSubscription,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionResponse.SerializeToString,
+            ),
+            'ListActiveSubscriptions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListActiveSubscriptions,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsResponse.SerializeToString,
+            ),
+            'RecordEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordEvent,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RecordEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RecordEventResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -2131,6 +2410,465 @@ class LedgerService:
             '/herald.v1.LedgerService/DeleteDomain',
             herald_dot_v1_dot_ledger__pb2.DeleteDomainRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.DeleteDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CreateWebhookTarget',
+            herald_dot_v1_dot_ledger__pb2.CreateWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CreateWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetWebhookTarget',
+            herald_dot_v1_dot_ledger__pb2.GetWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWebhookTargets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListWebhookTargets',
+            herald_dot_v1_dot_ledger__pb2.ListWebhookTargetsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListWebhookTargetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/UpdateWebhookTarget',
+            herald_dot_v1_dot_ledger__pb2.UpdateWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.UpdateWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteWebhookTarget',
+            herald_dot_v1_dot_ledger__pb2.DeleteWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CreateEventFilter',
+            herald_dot_v1_dot_ledger__pb2.CreateEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CreateEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetEventFilter',
+            herald_dot_v1_dot_ledger__pb2.GetEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEventFilters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListEventFilters',
+            herald_dot_v1_dot_ledger__pb2.ListEventFiltersRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListEventFiltersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/UpdateEventFilter',
+            herald_dot_v1_dot_ledger__pb2.UpdateEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.UpdateEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteEventFilter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteEventFilter',
+            herald_dot_v1_dot_ledger__pb2.DeleteEventFilterRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteEventFilterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/CreateSubscription',
+            herald_dot_v1_dot_ledger__pb2.CreateSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.CreateSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetSubscription',
+            herald_dot_v1_dot_ledger__pb2.GetSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSubscriptions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListSubscriptions',
+            herald_dot_v1_dot_ledger__pb2.ListSubscriptionsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListSubscriptionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/UpdateSubscription',
+            herald_dot_v1_dot_ledger__pb2.UpdateSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.UpdateSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSubscription(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteSubscription',
+            herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListActiveSubscriptions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListActiveSubscriptions',
+            herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RecordEvent',
+            herald_dot_v1_dot_ledger__pb2.RecordEventRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RecordEventResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -103,6 +103,33 @@ class LedgerServiceStub:
     GetDomain: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetDomainRequest, _ledger_pb2.GetDomainResponse]
     ListDomains: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListDomainsRequest, _ledger_pb2.ListDomainsResponse]
     DeleteDomain: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteDomainRequest, _ledger_pb2.DeleteDomainResponse]
+    CreateWebhookTarget: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CreateWebhookTargetRequest, _ledger_pb2.CreateWebhookTargetResponse]
+    """Webhook subscriptions: targets, filters and subscriptions, each scoped to a tenant.
+    Every change is announced on <prefix>.control.subscriptions (routers refresh their caches).
+    """
+    GetWebhookTarget: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetWebhookTargetRequest, _ledger_pb2.GetWebhookTargetResponse]
+    ListWebhookTargets: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListWebhookTargetsRequest, _ledger_pb2.ListWebhookTargetsResponse]
+    UpdateWebhookTarget: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateWebhookTargetRequest, _ledger_pb2.UpdateWebhookTargetResponse]
+    DeleteWebhookTarget: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteWebhookTargetRequest, _ledger_pb2.DeleteWebhookTargetResponse]
+    CreateEventFilter: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CreateEventFilterRequest, _ledger_pb2.CreateEventFilterResponse]
+    GetEventFilter: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetEventFilterRequest, _ledger_pb2.GetEventFilterResponse]
+    ListEventFilters: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListEventFiltersRequest, _ledger_pb2.ListEventFiltersResponse]
+    UpdateEventFilter: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateEventFilterRequest, _ledger_pb2.UpdateEventFilterResponse]
+    DeleteEventFilter: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteEventFilterRequest, _ledger_pb2.DeleteEventFilterResponse]
+    CreateSubscription: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.CreateSubscriptionRequest, _ledger_pb2.CreateSubscriptionResponse]
+    GetSubscription: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetSubscriptionRequest, _ledger_pb2.GetSubscriptionResponse]
+    ListSubscriptions: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListSubscriptionsRequest, _ledger_pb2.ListSubscriptionsResponse]
+    UpdateSubscription: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateSubscriptionRequest, _ledger_pb2.UpdateSubscriptionResponse]
+    DeleteSubscription: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteSubscriptionRequest, _ledger_pb2.DeleteSubscriptionResponse]
+    ListActiveSubscriptions: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListActiveSubscriptionsRequest, _ledger_pb2.ListActiveSubscriptionsResponse]
+    """What a router's fan-out cache holds for one tenant: active subscriptions whose
+    target is enabled, resolved to the target and the filter's event types.
+    """
+    RecordEvent: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RecordEventRequest, _ledger_pb2.RecordEventResponse]
+    """Records a tenant event and writes its delivery jobs in one transaction (admission
+    applies per job; any job refused refuses the whole event and writes nothing). An
+    event id seen in the last 24 h writes nothing and answers the first result.
+    """
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -179,6 +206,33 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     GetDomain: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetDomainRequest, _ledger_pb2.GetDomainResponse]  # type: ignore[assignment]
     ListDomains: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListDomainsRequest, _ledger_pb2.ListDomainsResponse]  # type: ignore[assignment]
     DeleteDomain: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteDomainRequest, _ledger_pb2.DeleteDomainResponse]  # type: ignore[assignment]
+    CreateWebhookTarget: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CreateWebhookTargetRequest, _ledger_pb2.CreateWebhookTargetResponse]  # type: ignore[assignment]
+    """Webhook subscriptions: targets, filters and subscriptions, each scoped to a tenant.
+    Every change is announced on <prefix>.control.subscriptions (routers refresh their caches).
+    """
+    GetWebhookTarget: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetWebhookTargetRequest, _ledger_pb2.GetWebhookTargetResponse]  # type: ignore[assignment]
+    ListWebhookTargets: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListWebhookTargetsRequest, _ledger_pb2.ListWebhookTargetsResponse]  # type: ignore[assignment]
+    UpdateWebhookTarget: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateWebhookTargetRequest, _ledger_pb2.UpdateWebhookTargetResponse]  # type: ignore[assignment]
+    DeleteWebhookTarget: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteWebhookTargetRequest, _ledger_pb2.DeleteWebhookTargetResponse]  # type: ignore[assignment]
+    CreateEventFilter: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CreateEventFilterRequest, _ledger_pb2.CreateEventFilterResponse]  # type: ignore[assignment]
+    GetEventFilter: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetEventFilterRequest, _ledger_pb2.GetEventFilterResponse]  # type: ignore[assignment]
+    ListEventFilters: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListEventFiltersRequest, _ledger_pb2.ListEventFiltersResponse]  # type: ignore[assignment]
+    UpdateEventFilter: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateEventFilterRequest, _ledger_pb2.UpdateEventFilterResponse]  # type: ignore[assignment]
+    DeleteEventFilter: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteEventFilterRequest, _ledger_pb2.DeleteEventFilterResponse]  # type: ignore[assignment]
+    CreateSubscription: _aio.UnaryUnaryMultiCallable[_ledger_pb2.CreateSubscriptionRequest, _ledger_pb2.CreateSubscriptionResponse]  # type: ignore[assignment]
+    GetSubscription: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetSubscriptionRequest, _ledger_pb2.GetSubscriptionResponse]  # type: ignore[assignment]
+    ListSubscriptions: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListSubscriptionsRequest, _ledger_pb2.ListSubscriptionsResponse]  # type: ignore[assignment]
+    UpdateSubscription: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateSubscriptionRequest, _ledger_pb2.UpdateSubscriptionResponse]  # type: ignore[assignment]
+    DeleteSubscription: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteSubscriptionRequest, _ledger_pb2.DeleteSubscriptionResponse]  # type: ignore[assignment]
+    ListActiveSubscriptions: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListActiveSubscriptionsRequest, _ledger_pb2.ListActiveSubscriptionsResponse]  # type: ignore[assignment]
+    """What a router's fan-out cache holds for one tenant: active subscriptions whose
+    target is enabled, resolved to the target and the filter's event types.
+    """
+    RecordEvent: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RecordEventRequest, _ledger_pb2.RecordEventResponse]  # type: ignore[assignment]
+    """Records a tenant event and writes its delivery jobs in one transaction (admission
+    applies per job; any job refused refuses the whole event and writes nothing). An
+    event id seen in the last 24 h writes nothing and answers the first result.
+    """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The canonical state. Every RPC that changes jobs takes a batch, so callers can
@@ -540,5 +594,134 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.DeleteDomainRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.DeleteDomainResponse, _abc.Awaitable[_ledger_pb2.DeleteDomainResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateWebhookTarget(
+        self,
+        request: _ledger_pb2.CreateWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CreateWebhookTargetResponse, _abc.Awaitable[_ledger_pb2.CreateWebhookTargetResponse]]:
+        """Webhook subscriptions: targets, filters and subscriptions, each scoped to a tenant.
+        Every change is announced on <prefix>.control.subscriptions (routers refresh their caches).
+        """
+
+    @_abc_1.abstractmethod
+    def GetWebhookTarget(
+        self,
+        request: _ledger_pb2.GetWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetWebhookTargetResponse, _abc.Awaitable[_ledger_pb2.GetWebhookTargetResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListWebhookTargets(
+        self,
+        request: _ledger_pb2.ListWebhookTargetsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListWebhookTargetsResponse, _abc.Awaitable[_ledger_pb2.ListWebhookTargetsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateWebhookTarget(
+        self,
+        request: _ledger_pb2.UpdateWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.UpdateWebhookTargetResponse, _abc.Awaitable[_ledger_pb2.UpdateWebhookTargetResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteWebhookTarget(
+        self,
+        request: _ledger_pb2.DeleteWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteWebhookTargetResponse, _abc.Awaitable[_ledger_pb2.DeleteWebhookTargetResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateEventFilter(
+        self,
+        request: _ledger_pb2.CreateEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CreateEventFilterResponse, _abc.Awaitable[_ledger_pb2.CreateEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetEventFilter(
+        self,
+        request: _ledger_pb2.GetEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetEventFilterResponse, _abc.Awaitable[_ledger_pb2.GetEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListEventFilters(
+        self,
+        request: _ledger_pb2.ListEventFiltersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListEventFiltersResponse, _abc.Awaitable[_ledger_pb2.ListEventFiltersResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateEventFilter(
+        self,
+        request: _ledger_pb2.UpdateEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.UpdateEventFilterResponse, _abc.Awaitable[_ledger_pb2.UpdateEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteEventFilter(
+        self,
+        request: _ledger_pb2.DeleteEventFilterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteEventFilterResponse, _abc.Awaitable[_ledger_pb2.DeleteEventFilterResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def CreateSubscription(
+        self,
+        request: _ledger_pb2.CreateSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.CreateSubscriptionResponse, _abc.Awaitable[_ledger_pb2.CreateSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetSubscription(
+        self,
+        request: _ledger_pb2.GetSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetSubscriptionResponse, _abc.Awaitable[_ledger_pb2.GetSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListSubscriptions(
+        self,
+        request: _ledger_pb2.ListSubscriptionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListSubscriptionsResponse, _abc.Awaitable[_ledger_pb2.ListSubscriptionsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateSubscription(
+        self,
+        request: _ledger_pb2.UpdateSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.UpdateSubscriptionResponse, _abc.Awaitable[_ledger_pb2.UpdateSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteSubscription(
+        self,
+        request: _ledger_pb2.DeleteSubscriptionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteSubscriptionResponse, _abc.Awaitable[_ledger_pb2.DeleteSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListActiveSubscriptions(
+        self,
+        request: _ledger_pb2.ListActiveSubscriptionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListActiveSubscriptionsResponse, _abc.Awaitable[_ledger_pb2.ListActiveSubscriptionsResponse]]:
+        """What a router's fan-out cache holds for one tenant: active subscriptions whose
+        target is enabled, resolved to the target and the filter's event types.
+        """
+
+    @_abc_1.abstractmethod
+    def RecordEvent(
+        self,
+        request: _ledger_pb2.RecordEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RecordEventResponse, _abc.Awaitable[_ledger_pb2.RecordEventResponse]]:
+        """Records a tenant event and writes its delivery jobs in one transaction (admission
+        applies per job; any job refused refuses the whole event and writes nothing). An
+        event id seen in the last 24 h writes nothing and answers the first result.
+        """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

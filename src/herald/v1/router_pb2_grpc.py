@@ -46,6 +46,11 @@ class RouterServiceStub:
                 request_serializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsResponse.FromString,
                 _registered_method=True)
+        self.PublishEvent = channel.unary_unary(
+                '/herald.v1.RouterService/PublishEvent',
+                request_serializer=herald_dot_v1_dot_router__pb2.PublishEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_router__pb2.PublishEventResponse.FromString,
+                _registered_method=True)
 
 
 class RouterServiceServicer:
@@ -67,6 +72,14 @@ class RouterServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PublishEvent(self, request, context):
+        """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
+        refreshed by the ledger's change notifications), one webhook job per matching target.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RouterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -79,6 +92,11 @@ def add_RouterServiceServicer_to_server(servicer, server):
                     servicer.RetryJobs,
                     request_deserializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsResponse.SerializeToString,
+            ),
+            'PublishEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.PublishEvent,
+                    request_deserializer=herald_dot_v1_dot_router__pb2.PublishEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_router__pb2.PublishEventResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -137,6 +155,33 @@ class RouterService:
             '/herald.v1.RouterService/RetryJobs',
             herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsRequest.SerializeToString,
             herald_dot_v1_dot_router__pb2.RouterServiceRetryJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PublishEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.RouterService/PublishEvent',
+            herald_dot_v1_dot_router__pb2.PublishEventRequest.SerializeToString,
+            herald_dot_v1_dot_router__pb2.PublishEventResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -40,6 +40,10 @@ class RouterServiceStub:
     """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
     them again (with a fresh message id) and releases their dead-letter entries.
     """
+    PublishEvent: _grpc.UnaryUnaryMultiCallable[_router_pb2.PublishEventRequest, _router_pb2.PublishEventResponse]
+    """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
+    refreshed by the ledger's change notifications), one webhook job per matching target.
+    """
 
 @_typing.type_check_only
 class RouterServiceAsyncStub(RouterServiceStub):
@@ -52,6 +56,10 @@ class RouterServiceAsyncStub(RouterServiceStub):
     RetryJobs: _aio.UnaryUnaryMultiCallable[_router_pb2.RouterServiceRetryJobsRequest, _router_pb2.RouterServiceRetryJobsResponse]  # type: ignore[assignment]
     """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
     them again (with a fresh message id) and releases their dead-letter entries.
+    """
+    PublishEvent: _aio.UnaryUnaryMultiCallable[_router_pb2.PublishEventRequest, _router_pb2.PublishEventResponse]  # type: ignore[assignment]
+    """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
+    refreshed by the ledger's change notifications), one webhook job per matching target.
     """
 
 class RouterServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -74,6 +82,16 @@ class RouterServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_router_pb2.RouterServiceRetryJobsResponse, _abc.Awaitable[_router_pb2.RouterServiceRetryJobsResponse]]:
         """Explicit retries: the ledger moves FAILED jobs back to PENDING, the router publishes
         them again (with a fresh message id) and releases their dead-letter entries.
+        """
+
+    @_abc_1.abstractmethod
+    def PublishEvent(
+        self,
+        request: _router_pb2.PublishEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_router_pb2.PublishEventResponse, _abc.Awaitable[_router_pb2.PublishEventResponse]]:
+        """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
+        refreshed by the ledger's change notifications), one webhook job per matching target.
         """
 
 def add_RouterServiceServicer_to_server(servicer: RouterServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

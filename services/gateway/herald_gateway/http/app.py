@@ -18,8 +18,10 @@ from herald_gateway.http.routes import (
     api_keys,
     domains,
     emails,
+    events,
     jobs,
     providers,
+    subscriptions,
     suppressions,
     usage,
     webhook_secret,
@@ -49,7 +51,20 @@ def create_app(
     app.state.operators = operators
     app.state.rate_limiter = rate_limiter
     problems.install(app)
-    for module in (webhooks, emails, jobs, usage, suppressions, api_keys, providers, domains, webhook_secret, admin):
+    for module in (
+        webhooks,
+        subscriptions,
+        events,
+        emails,
+        jobs,
+        usage,
+        suppressions,
+        api_keys,
+        providers,
+        domains,
+        webhook_secret,
+        admin,
+    ):
         app.include_router(module.router)
 
     @app.middleware("http")

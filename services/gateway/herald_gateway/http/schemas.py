@@ -580,3 +580,171 @@ def dead_letter_out(entry: common_pb2.DeadLetter) -> DeadLetterOut:
         retried_at=when(entry.retried_at, entry.HasField("retried_at")),
         stream_sequence=entry.stream_sequence or None,
     )
+
+
+class TargetIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(max_length=2048, examples=["https://example.com/hooks/orders"])
+    description: str = Field(default="", max_length=1000)
+    headers: dict[str, str] = Field(default_factory=dict)
+    rate_limit_per_min: int | None = Field(
+        default=None, ge=1, le=1_000_000, description="Stored with the target; not enforced yet."
+    )
+    enabled: bool = True
+    disabled_reason: str | None = Field(default=None, max_length=1000)
+
+
+class TargetPatch(BaseModel):
+    """Only the fields given change. `headers` replaces all headers; `rate_limit_per_min`
+    null removes the limit; `enabled: true` clears the reason."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = Field(default=None, max_length=2048)
+    description: str | None = Field(default=None, max_length=1000)
+    headers: dict[str, str] | None = None
+    rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
+    enabled: bool | None = None
+    disabled_reason: str | None = Field(default=None, max_length=1000)
+
+
+class TargetOut(BaseModel):
+    id: str
+    url: str
+    description: str
+    headers: dict[str, str]
+    rate_limit_per_min: int | None
+    enabled: bool
+    disabled_reason: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+class TargetList(BaseModel):
+    data: list[TargetOut]
+    next_cursor: str | None
+
+
+def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
+    return TargetOut(
+        id=target.id,
+        url=target.url,
+        description=target.description,
+        headers=dict(target.headers),
+        rate_limit_per_min=target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None,
+        enabled=target.enabled,
+        disabled_reason=target.disabled_reason or None,
+        created_at=when(target.created_at, target.HasField("created_at")),
+        updated_at=when(target.updated_at, target.HasField("updated_at")),
+    )
+
+
+class FilterIn(BaseModel):
+    """Event types: exact (`orders.created.v1`), a prefix wildcard (`orders.*` matches any
+    type with at least one more token after `orders.`), or `*` (every type)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event_types: list[str] = Field(min_length=1, max_length=100, examples=[["orders.created.v1", "payments.*"]])
+    description: str = Field(default="", max_length=1000)
+
+
+class FilterPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    event_types: list[str] | None = Field(default=None, min_length=1, max_length=100)
+    description: str | None = Field(default=None, max_length=1000)
+
+
+class FilterOut(BaseModel):
+    id: str
+    description: str
+    event_types: list[str]
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+class FilterList(BaseModel):
+    data: list[FilterOut]
+    next_cursor: str | None
+
+
+def filter_out(event_filter: common_pb2.EventFilter) -> FilterOut:
+    return FilterOut(
+        id=event_filter.id,
+        description=event_filter.description,
+        event_types=list(event_filter.event_types),
+        created_at=when(event_filter.created_at, event_filter.HasField("created_at")),
+        updated_at=when(event_filter.updated_at, event_filter.HasField("updated_at")),
+    )
+
+
+class SubscriptionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_id: str = Field(max_length=64)
+    filter_id: str = Field(max_length=64)
+    active: bool = True
+
+
+class SubscriptionPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_id: str | None = Field(default=None, max_length=64)
+    filter_id: str | None = Field(default=None, max_length=64)
+    active: bool | None = None
+
+
+class SubscriptionOut(BaseModel):
+    id: str
+    target_id: str
+    filter_id: str
+    active: bool
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+class SubscriptionList(BaseModel):
+    data: list[SubscriptionOut]
+    next_cursor: str | None
+
+
+def subscription_out(subscription: common_pb2.Subscription) -> SubscriptionOut:
+    return SubscriptionOut(
+        id=subscription.id,
+        target_id=subscription.target_id,
+        filter_id=subscription.filter_id,
+        active=subscription.active,
+        created_at=when(subscription.created_at, subscription.HasField("created_at")),
+        updated_at=when(subscription.updated_at, subscription.HasField("updated_at")),
+    )
+
+
+class EventIn(BaseModel):
+    """Exactly one of `payload` (any JSON value, delivered as compact JSON) and
+    `payload_base64` (opaque bytes, delivered exactly, with `content_type`) is required."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event_type: str = Field(max_length=255, examples=["orders.created.v1"])
+    payload: JsonValue = Field(default=None, examples=[{"order_id": 42}])
+    payload_base64: str | None = None
+    content_type: str | None = Field(default=None, max_length=255)
+    event_id: str | None = Field(
+        default=None,
+        max_length=255,
+        description="De-duplicates for 24 h: a repeat answers the first result and creates nothing. "
+        "Generated when absent.",
+    )
+
+
+class EventDeliveryOut(BaseModel):
+    job_id: str
+    target_id: str
+
+
+class EventAccepted(BaseModel):
+    event_id: str
+    replayed: bool = Field(description="True when this event id was accepted before (the first result).")
+    deliveries: list[EventDeliveryOut]

@@ -1,0 +1,116 @@
+"""Webhook subscriptions: targets, filters, subscriptions (tenant-scoped), and tenant events
+kept for de-duplication."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Table, and_, delete, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from herald.ids import new_id
+from herald_ledger.db.models import event_filters, events, subscriptions, webhook_targets
+
+EVENT_DEDUP_WINDOW = timedelta(hours=24)
+
+
+async def create(conn: AsyncConnection, table: Table, values: dict[str, Any]) -> Row[Any]:
+    return (await conn.execute(insert(table).values(id=new_id(), **values).returning(*table.c))).one()
+
+
+async def get(conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, row_id: uuid.UUID) -> Row[Any] | None:
+    query = select(table).where(and_(table.c.id == row_id, table.c.tenant_id == tenant_id))
+    return (await conn.execute(query)).first()
+
+
+async def list_page(
+    conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, page_size: int, after: uuid.UUID | None
+) -> tuple[list[Row[Any]], str]:
+    """Oldest first (ids are UUIDv7); the cursor is the last row's id."""
+    query = select(table).where(table.c.tenant_id == tenant_id)
+    if after is not None:
+        query = query.where(table.c.id > after)
+    rows = list((await conn.execute(query.order_by(table.c.id).limit(page_size + 1))).all())
+    next_cursor = str(rows[page_size - 1].id) if len(rows) > page_size else ""
+    return rows[:page_size], next_cursor
+
+
+async def update_row(
+    conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, row_id: uuid.UUID, values: dict[str, Any]
+) -> Row[Any] | None:
+    query = (
+        update(table)
+        .where(and_(table.c.id == row_id, table.c.tenant_id == tenant_id))
+        .values(**values, updated_at=datetime.now(UTC))
+        .returning(*table.c)
+    )
+    return (await conn.execute(query)).first()
+
+
+async def delete_row(conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, row_id: uuid.UUID) -> bool:
+    query = delete(table).where(and_(table.c.id == row_id, table.c.tenant_id == tenant_id))
+    return bool((await conn.execute(query)).rowcount)
+
+
+async def active_subscriptions(conn: AsyncConnection, tenant_id: uuid.UUID) -> list[Row[Any]]:
+    """The target's columns plus `subscription_id` and the filter's `event_types`, for
+    every active subscription whose target is enabled."""
+    query = (
+        select(
+            subscriptions.c.id.label("subscription_id"),
+            event_filters.c.event_types,
+            *webhook_targets.c,
+        )
+        .select_from(
+            subscriptions.join(webhook_targets, webhook_targets.c.id == subscriptions.c.target_id).join(
+                event_filters, event_filters.c.id == subscriptions.c.filter_id
+            )
+        )
+        .where(
+            and_(
+                subscriptions.c.tenant_id == tenant_id,
+                subscriptions.c.active.is_(True),
+                webhook_targets.c.enabled.is_(True),
+            )
+        )
+        .order_by(subscriptions.c.id)
+    )
+    return list((await conn.execute(query)).all())
+
+
+async def claim_event(
+    conn: AsyncConnection, tenant_id: uuid.UUID, event_id: str, event_type: str
+) -> tuple[uuid.UUID | None, Row[Any] | None]:
+    """(row id, None) when the event is new and now claimed in this transaction; (None, the
+    earlier row) when it was seen within the window. A row older than the window is
+    replaced. A concurrent claim of the same id waits for the first transaction to end."""
+    await conn.execute(
+        delete(events).where(
+            and_(
+                events.c.tenant_id == tenant_id,
+                events.c.event_id == event_id,
+                events.c.created_at < datetime.now(UTC) - EVENT_DEDUP_WINDOW,
+            )
+        )
+    )
+    row_id = new_id()
+    inserted = (
+        await conn.execute(
+            pg_insert(events)
+            .values(id=row_id, tenant_id=tenant_id, event_id=event_id, event_type=event_type)
+            .on_conflict_do_nothing(index_elements=[events.c.tenant_id, events.c.event_id])
+            .returning(events.c.id)
+        )
+    ).first()
+    if inserted is not None:
+        return row_id, None
+    query = select(events).where(and_(events.c.tenant_id == tenant_id, events.c.event_id == event_id))
+    return None, (await conn.execute(query)).first()
+
+
+async def set_event_deliveries(conn: AsyncConnection, row_id: uuid.UUID, deliveries: list[dict[str, str]]) -> None:
+    await conn.execute(update(events).where(events.c.id == row_id).values(deliveries=deliveries))

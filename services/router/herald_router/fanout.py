@@ -1,0 +1,105 @@
+"""Event fan-out: which of a tenant's targets an event type reaches.
+
+Each router keeps the tenant's active subscriptions (with enabled targets) in memory,
+loaded from the ledger (`ListActiveSubscriptions`) on first use. The ledger announces every
+change to a tenant's targets, filters or subscriptions on `<prefix>.control.subscriptions`
+after the commit; the router then drops that tenant's entry, so the next event reloads it
+(a PATCH takes effect for the next event, milliseconds later). No database read happens
+per event otherwise. If a notification is lost (the bus was down), an entry still expires
+after `CACHE_TTL_S`.
+
+Filter semantics: an entry is an exact event type (`orders.created.v1`), a prefix wildcard
+(`orders.*`: any type that starts with `orders.` and has at least one more token, so
+`orders.created` and `orders.created.v1` but not `orders` nor `ordersx.created`), or `*`
+(every type). Matching is case-sensitive."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+
+import orjson
+from nats.aio.msg import Msg
+
+from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+
+log = logging.getLogger("herald.router.fanout")
+
+CACHE_TTL_S = 30.0
+
+
+def matches(pattern: str, event_type: str) -> bool:
+    if pattern == "*":
+        return True
+    if pattern.endswith(".*"):
+        prefix = pattern[:-1]
+        return event_type.startswith(prefix) and len(event_type) > len(prefix)
+    return pattern == event_type
+
+
+def matching_targets(
+    subscriptions: list[ledger_pb2.ActiveSubscription], event_type: str
+) -> list[common_pb2.WebhookTarget]:
+    """One target per matching subscription's target, however many subscriptions match it."""
+    found: dict[str, common_pb2.WebhookTarget] = {}
+    for subscription in subscriptions:
+        target = subscription.target
+        if target.id in found or not target.enabled:
+            continue
+        if any(matches(p, event_type) for p in subscription.event_types):
+            found[target.id] = target
+    return list(found.values())
+
+
+@dataclass
+class _Entry:
+    subscriptions: list[ledger_pb2.ActiveSubscription]
+    loaded_at: float
+
+
+@dataclass
+class SubscriptionCache:
+    ledger: ledger_pb2_grpc.LedgerServiceAsyncStub
+    ttl_s: float = CACHE_TTL_S
+    _entries: dict[str, _Entry] = field(default_factory=dict)
+    # Bumped by every change notification: a load that started before a change is not kept.
+    _generations: dict[str, int] = field(default_factory=dict)
+    _loading: dict[tuple[str, int], asyncio.Task[list[ledger_pb2.ActiveSubscription]]] = field(default_factory=dict)
+
+    def invalidate(self, tenant_id: str) -> None:
+        self._generations[tenant_id] = self._generations.get(tenant_id, 0) + 1
+        self._entries.pop(tenant_id, None)
+
+    async def on_change(self, message: Msg) -> None:
+        try:
+            tenant_id = orjson.loads(message.data).get("tenant_id")
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(tenant_id, str):
+            self.invalidate(tenant_id)
+
+    async def get(self, tenant_id: str) -> list[ledger_pb2.ActiveSubscription]:
+        entry = self._entries.get(tenant_id)
+        if entry is not None and time.monotonic() - entry.loaded_at < self.ttl_s:
+            return entry.subscriptions
+        generation = self._generations.get(tenant_id, 0)
+        key = (tenant_id, generation)
+        task = self._loading.get(key)
+        if task is None:
+            # Concurrent events of one tenant share one load of the same generation.
+            task = asyncio.ensure_future(self._load(tenant_id, generation))
+            self._loading[key] = task
+            task.add_done_callback(lambda _: self._loading.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _load(self, tenant_id: str, generation: int) -> list[ledger_pb2.ActiveSubscription]:
+        loaded_at = time.monotonic()
+        response = await self.ledger.ListActiveSubscriptions(
+            ledger_pb2.ListActiveSubscriptionsRequest(tenant_id=tenant_id)
+        )
+        subscriptions = list(response.subscriptions)
+        if self._generations.get(tenant_id, 0) == generation:
+            self._entries[tenant_id] = _Entry(subscriptions, loaded_at)
+        return subscriptions
