@@ -384,3 +384,26 @@ def test_an_event_over_quota_writes_nothing(gateway: str, operator_token: str, r
     retried = publish(gateway, tenant, "quota.v1", event_id="q-2")
     assert retried["replayed"] is False and len(retried["deliveries"]) == 3
     settle(gateway, tenant)
+
+
+def test_a_410_gone_disables_the_target(gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
+    receiver.behaviour.status = 410
+    ids = subscribe(gateway, tenant, receiver.url, ["accounts.closed.v1"])
+    [delivery] = publish(gateway, tenant, "accounts.closed.v1")["deliveries"]
+    job = wait_for_status(gateway, tenant, delivery["job_id"])
+    assert job["status"] == "failed" and job["attempt_count"] == 1, "410 stops at once"
+
+    def target() -> dict[str, Any]:
+        found: dict[str, Any] = httpx.get(
+            f"{gateway}/v1/webhooks/targets/{ids['target']}", headers=tenant.headers
+        ).json()
+        return found
+
+    deadline = time.monotonic() + 10
+    while target()["enabled"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert target()["enabled"] is False and "410" in target()["disabled_reason"]
+    deadline = time.monotonic() + 2
+    while publish(gateway, tenant, "accounts.closed.v1")["deliveries"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert publish(gateway, tenant, "accounts.closed.v1")["deliveries"] == [], "a disabled target gets nothing"

@@ -59,6 +59,7 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         created_at=timestamp(row.created_at),
         updated_at=timestamp(row.updated_at),
         ordering_key=row.ordering_key or "",
+        target_id=str(row.target_id) if row._mapping.get("target_id") else "",
         run=mapping.get("run") or 0,
         provider_id=mapping.get("provider_id") or "",
         provider_message_id=mapping.get("provider_message_id") or "",

@@ -47,6 +47,7 @@ def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
             priority=job.priority,
             request=job.webhook,
             ordering_key=job.ordering_key,
+            target_id=job.target_id,
         ).SerializeToString()
     subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
     return OutgoingMessage(subject=subject, msg_id=message_id(job), data=data)

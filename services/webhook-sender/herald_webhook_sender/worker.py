@@ -225,8 +225,28 @@ class WebhookWorker:
             if entry is not None:
                 log.warning("job dead-lettered", extra={"job_id": delivery.job_id, "attempts": attempt_number})
                 self.alerter.notify(entry)
+            if decision.verdict is Verdict.GONE and delivery.target_id:
+                await self._disable_target(delivery, decision.reason)
         finally:
             self.counters.in_flight -= 1
+
+    async def _disable_target(self, delivery: webhook_sender_pb2.WebhookDelivery, reason: str) -> None:
+        """410 Gone: the receiver says the endpoint is gone for good, so the target stops
+        receiving events (the ledger's change notification updates every router's cache)."""
+        try:
+            await self.ledger.UpdateWebhookTarget(
+                ledger_pb2.UpdateWebhookTargetRequest(
+                    tenant_id=delivery.tenant_id,
+                    target_id=delivery.target_id,
+                    enabled=False,
+                    disabled_reason=f"disabled automatically: {reason} (410 Gone)",
+                )
+            )
+            log.warning("target disabled after 410 Gone", extra={"target_id": delivery.target_id})
+        except Exception as error:
+            log.warning(
+                "could not disable a gone target", extra={"target_id": delivery.target_id, "error": repr(error)}
+            )
 
     async def _record(self, results: list[ledger_pb2.AttemptResult]) -> list[None]:
         await self.ledger.RecordAttempts(ledger_pb2.RecordAttemptsRequest(results=results))

@@ -366,7 +366,12 @@ class SubscriptionRpcs:
             fields, _ = webhook_request_to_row(draft.webhook)
             new_jobs.append(
                 job_store.NewJob(
-                    tenant_id=tenant_id, channel="webhook", priority=priority, request=fields, body=request.payload
+                    tenant_id=tenant_id,
+                    channel="webhook",
+                    priority=priority,
+                    request=fields,
+                    body=request.payload,
+                    target_id=parse_id(request.target_ids[i]),
                 )
             )
         rejection: tuple[int, str] | None = None

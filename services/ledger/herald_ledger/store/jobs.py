@@ -31,6 +31,7 @@ class NewJob:
     body: bytes
     idempotency_key: str | None = None
     ordering_key: str | None = None
+    target_id: uuid.UUID | None = None
     id: uuid.UUID = field(default_factory=new_id)
     # Set when admission wrote the job as SUPPRESSED.
     suppressed: str = ""
@@ -124,6 +125,7 @@ async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list
             "body": j.body,
             "idempotency_key": j.idempotency_key,
             "ordering_key": j.ordering_key,
+            "target_id": j.target_id,
             "last_error": j.suppressed or None,
         }
         for j in new_jobs

@@ -23,6 +23,8 @@ jobs = Table(
     # Set while one publisher owns republishing this PENDING job (outbox lease).
     Column("publish_claimed_until", DateTime(timezone=True)),
     Column("ordering_key", Text),
+    # The subscription target an event fanned this job out to; a 410 from it disables it.
+    Column("target_id", UUID(as_uuid=True)),
     # Explicit retries after FAILED: each run gets a fresh attempt budget and message id.
     Column("run", Integer, nullable=False, server_default="0"),
     # Email: the provider config that accepted, and its id for the message (provider
