@@ -22,18 +22,32 @@ class Batcher(Generic[Item, Result]):
         flush: Callable[[list[Item]], Awaitable[Sequence[Result]]],
         max_items: int = 500,
         max_wait: float = 0.002,
+        size_of: Callable[[Item], int] | None = None,
+        max_bytes: int = 8 * 1024 * 1024,
     ) -> None:
+        """With `size_of`, a batch is also flushed before it would exceed `max_bytes`, so a
+        few large items (multi-MB webhook bodies) never make one message over a transport's limit."""
         self._flush = flush
         self._max_items = max_items
         self._max_wait = max_wait
+        self._size_of = size_of
+        self._max_bytes = max_bytes
+        self._pending_bytes = 0
         self._pending: list[tuple[Item, asyncio.Future[Result]]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
 
     async def submit(self, item: Item) -> Result:
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        if self._size_of is not None:
+            size = self._size_of(item)
+            if self._pending and self._pending_bytes + size > self._max_bytes:
+                self._start_flush()
+            self._pending_bytes += size
         self._pending.append((item, future))
-        if len(self._pending) >= self._max_items:
+        if len(self._pending) >= self._max_items or (
+            self._size_of is not None and self._pending_bytes >= self._max_bytes
+        ):
             self._start_flush()
         elif self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self._max_wait, self._start_flush)
@@ -44,6 +58,7 @@ class Batcher(Generic[Item, Result]):
             self._timer.cancel()
             self._timer = None
         batch, self._pending = self._pending, []
+        self._pending_bytes = 0
         if batch:
             task = asyncio.create_task(self._run(batch))
             self._in_flight.add(task)

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     stream_retention: Retention = "workqueue"
     stream_max_age_s: float = Field(default=7 * 24 * 3600, gt=0)
     stream_duplicate_window_s: float = Field(default=120, gt=0)
+    # Webhook bodies above this travel in the JetStream object store, not in the work message.
+    payload_inline_max_bytes: int = Field(default=256 * 1024, ge=1024, le=900 * 1024)
     # Fair queueing: tenants are hashed onto this many lanes per class and priority.
     # Router and senders must agree; changing it needs the old lanes drained first.
     fairness_lanes: int = Field(default=16, ge=1, le=256)
@@ -130,6 +132,17 @@ class Settings(BaseSettings):
     outbox_republish_after_s: float = Field(default=5.0, gt=0)
     outbox_give_up_after_s: float = Field(default=900.0, gt=0)
 
+    # Inbound provider webhooks (the verifier). Payment providers are the platform's own accounts: Paystack's
+    # secret key (HMAC-SHA512 of the body) and Polar's webhook secret (Standard Webhooks, used as is).
+    paystack_secret_key: str = Field(default="", repr=False)
+    polar_webhook_secret: str = Field(default="", repr=False)
+    # A body larger than this is refused with 413 before it is read in full.
+    inbound_max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=32 * 1024 * 1024)
+    # Timestamped schemes (SendGrid, Resend, Polar) refuse requests further than this from now.
+    inbound_tolerance_s: float = Field(default=300.0, gt=0, le=3600)
+    # How long the verifier keeps a tenant's sealed verification material (a miss is kept as briefly).
+    inbound_key_cache_ttl_s: float = Field(default=10.0, ge=0)
+
     # When the shared rate-limit state (NATS KV) is unreachable: refuse (503) or admit.
     rate_limit_fail_open: bool = False
     # API keys are cached by the gateway for this long.
@@ -161,6 +174,10 @@ class Settings(BaseSettings):
 
     def subjects(self) -> Subjects:
         return Subjects(self.bus_prefix, self.fairness_lanes)
+
+    @property
+    def payload_bucket(self) -> str:
+        return self.stream_name("payloads")
 
     def stream_name(self, suffix: str) -> str:
         return f"{self.bus_prefix}_{suffix}".upper().replace(".", "_").replace("-", "_")

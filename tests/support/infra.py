@@ -39,8 +39,10 @@ async def _delete_streams(nats_url: str, prefix: str) -> None:
     try:
         js = nc.jetstream()
         for info in await js.streams_info():
-            if info.config.name and info.config.name.startswith(prefix.upper() + "_"):
-                await js.delete_stream(info.config.name)
+            name = info.config.name or ""
+            # Streams, and the KV bucket and object store that live in streams named after them.
+            if any(name.startswith(f"{kind}{prefix.upper()}") for kind in ("", "KV_", "OBJ_")):
+                await js.delete_stream(name)
     finally:
         await nc.close()
 

@@ -215,7 +215,7 @@ class Handlers:
         self.email_sender = email_sender
         # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs.
         self.submitter: Batcher[router_pb2.Submission, ledger_pb2.DraftOutcome] = Batcher(
-            self._submit_many, max_items=128, max_wait=0.002
+            self._submit_many, max_items=128, max_wait=0.002, size_of=lambda s: s.ByteSize()
         )
         self.dead_letter_reader = dead_letter_reader
 

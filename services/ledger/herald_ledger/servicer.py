@@ -91,7 +91,11 @@ class LedgerServicer(
         self.ring = ring
         self.webhook_secret_overlap_s = webhook_secret_overlap_s
         self.job_creator: Batcher[list[job_store.NewJob], list[ledger_pb2.DraftOutcome]] = Batcher(
-            self._create_many, max_items=64, max_wait=0.002
+            self._create_many,
+            max_items=64,
+            max_wait=0.002,
+            size_of=lambda jobs: sum(len(j.body) for j in jobs),
+            max_bytes=32 * 1024 * 1024,
         )
         # Herald's own mail (quota warnings) is written only when a platform provider is set.
         self.platform = platform

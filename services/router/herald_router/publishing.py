@@ -13,6 +13,7 @@ import logging
 from nats.js import JetStreamContext
 
 from herald.batching import Batcher
+from herald.bus.payloads import PayloadStore
 from herald.bus.publisher import OutgoingMessage, publish_all
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
@@ -28,7 +29,8 @@ def message_id(job: common_pb2.Job) -> str:
     return job.id if job.run == 0 else f"{job.id}.r{job.run}"
 
 
-def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
+def work_message(subjects: Subjects, job: common_pb2.Job, payload_object: str = "") -> OutgoingMessage:
+    """The work message for a job; `payload_object` names a body stored beside it."""
     data: bytes
     if job.WhichOneof("request") == "email":
         data = email_sender_pb2.EmailDelivery(
@@ -41,14 +43,18 @@ def work_message(subjects: Subjects, job: common_pb2.Job) -> OutgoingMessage:
             run=job.run,
         ).SerializeToString()
     else:
-        data = webhook_sender_pb2.WebhookDelivery(
+        delivery = webhook_sender_pb2.WebhookDelivery(
             job_id=job.id,
             tenant_id=job.tenant_id,
             priority=job.priority,
             request=job.webhook,
             ordering_key=job.ordering_key,
             target_id=job.target_id,
-        ).SerializeToString()
+            payload_object=payload_object,
+        )
+        if payload_object:
+            delivery.request.body = b""
+        data = delivery.SerializeToString()
     subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
     return OutgoingMessage(subject=subject, msg_id=message_id(job), data=data)
 
@@ -61,6 +67,7 @@ class Publisher:
         self.subjects = settings.subjects()
         self.js = js
         self.ledger = ledger
+        self.payloads = PayloadStore(js, settings.payload_bucket, settings.stream_replicas) if js else None
         # "Queued" marks of concurrent submissions go to the ledger as one call.
         self.queued_marker: Batcher[list[str], None] = Batcher(self._mark_queued, max_items=256, max_wait=0.002)
 
@@ -69,11 +76,30 @@ class Publisher:
         await self.ledger.MarkQueued(ledger_pb2.MarkQueuedRequest(job_ids=ids))
         return [None] * len(batches)
 
+    async def _store_large_bodies(self, jobs: list[common_pb2.Job]) -> tuple[list[common_pb2.Job], dict[str, str]]:
+        """Puts bodies too large for a message in the payload store; a job whose body could
+        not be stored is left out (it stays PENDING, and the outbox tries it again)."""
+        assert self.payloads is not None
+        limit = self.settings.payload_inline_max_bytes
+        objects: dict[str, str] = {}
+        ready = []
+        for job in jobs:
+            if job.WhichOneof("request") == "webhook" and len(job.webhook.body) > limit:
+                try:
+                    await self.payloads.put(job.id, job.webhook.body)
+                except Exception as error:
+                    log.warning("large payload not stored; job stays PENDING", extra={"error": repr(error)})
+                    continue
+                objects[job.id] = job.id
+            ready.append(job)
+        return ready, objects
+
     async def publish(self, jobs: list[common_pb2.Job]) -> set[str]:
         """Publishes and marks QUEUED; returns the ids the bus acknowledged."""
         if self.js is None or not jobs:
             return set()
-        outcomes = await publish_all(self.js, [work_message(self.subjects, j) for j in jobs])
+        jobs, objects = await self._store_large_bodies(jobs)
+        outcomes = await publish_all(self.js, [work_message(self.subjects, j, objects.get(j.id, "")) for j in jobs])
         acknowledged = {job.id for job, error in zip(jobs, outcomes, strict=True) if error is None}
         for job, error in zip(jobs, outcomes, strict=True):
             channel = label(common_pb2.Channel.Name(job.channel))

@@ -34,7 +34,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
         self.subscriptions = subscriptions or SubscriptionCache(ledger)
         # Concurrent submissions reach the ledger as one CreateJobs call (and, there, one transaction).
         self.creator: Batcher[list[ledger_pb2.JobDraft], list[ledger_pb2.DraftOutcome]] = Batcher(
-            self._create_many, max_items=64, max_wait=0.002
+            self._create_many, max_items=64, max_wait=0.002, size_of=lambda drafts: sum(d.ByteSize() for d in drafts)
         )
 
     async def _create_many(self, requests: list[list[ledger_pb2.JobDraft]]) -> list[list[ledger_pb2.DraftOutcome]]:

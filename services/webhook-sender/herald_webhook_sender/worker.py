@@ -24,6 +24,7 @@ from opentelemetry import trace
 from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
+from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label, observe_finished
 from herald.telemetry.propagation import extract_context
@@ -68,6 +69,7 @@ class WebhookWorker:
         self.js = js
         self.alerter = alerter
         self.subjects = settings.subjects()
+        self.payloads = PayloadStore(js, settings.payload_bucket, settings.stream_replicas)
         self.fetcher = fetcher
         self.ledger = ledger
         self.signer = signer
@@ -149,6 +151,13 @@ class WebhookWorker:
     async def _deliver(self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery, previous: int) -> None:
         self.counters.in_flight += 1
         try:
+            if delivery.payload_object:
+                try:
+                    delivery.request.body = await self.payloads.get(delivery.payload_object)
+                except Exception as error:
+                    log.warning("large payload unavailable; handed back", extra={"error": repr(error)})
+                    await message.nak(delay=2.0)
+                    return
             try:
                 signature = await self.signer.headers(delivery.tenant_id, delivery.job_id, delivery.request.body)
             except Exception as error:
@@ -225,6 +234,9 @@ class WebhookWorker:
             if entry is not None:
                 log.warning("job dead-lettered", extra={"job_id": delivery.job_id, "attempts": attempt_number})
                 self.alerter.notify(entry)
+            if delivery.payload_object and next_status != common_pb2.JOB_STATUS_QUEUED:
+                # The job has ended: its body is no longer needed beside the message.
+                await self.payloads.delete(delivery.payload_object)
             if decision.verdict is Verdict.GONE and delivery.target_id:
                 await self._disable_target(delivery, decision.reason)
         finally:
