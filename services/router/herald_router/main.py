@@ -10,6 +10,7 @@ from herald.service import ServiceRuntime, run_service
 from herald.telemetry.jetstream_metrics import JetStreamCollector
 from herald.v1 import ledger_pb2_grpc, router_pb2, router_pb2_grpc
 from herald_router.fanout import SubscriptionCache
+from herald_router.intake import Intake
 from herald_router.publishing import Publisher
 from herald_router.servicer import RouterServicer
 
@@ -26,9 +27,11 @@ async def build(runtime: ServiceRuntime) -> None:
     # targets, filters or subscriptions.
     subscriptions = SubscriptionCache(ledger)
     await nc.subscribe(settings.subjects().control("subscriptions"), cb=subscriptions.on_change)
-    router_pb2_grpc.add_RouterServiceServicer_to_server(
-        RouterServicer(ledger, publisher, subscriptions), runtime.grpc.server
-    )
+    servicer = RouterServicer(ledger, publisher, subscriptions)
+    intake = Intake(settings, js, ledger, servicer)
+    await intake.ensure()
+    runtime.add_loop(lambda: intake.run(runtime.stopping))
+    router_pb2_grpc.add_RouterServiceServicer_to_server(servicer, runtime.grpc.server)
     runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
     runtime.add_loop(lambda: publisher.outbox_loop(runtime.stopping))
     # Stream depth, consumer lag and dead-letter depth for /metrics (see docs/operations.md).

@@ -109,11 +109,14 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
     async def PublishEvent(
         self, request: router_pb2.PublishEventRequest, context: Context
     ) -> router_pb2.PublishEventResponse:
-        """Matches the event against the tenant's cached subscriptions, has the ledger record
-        it with one webhook job per matching target (or answer the first result of a repeated
-        event id), and publishes the new jobs."""
         if not request.tenant_id or not request.event_type:
             await abort_invalid(context, [("tenant_id/event_type", "are required")])
+        return await self.publish_event(request)
+
+    async def publish_event(self, request: router_pb2.PublishEventRequest) -> router_pb2.PublishEventResponse:
+        """Matches the event against the tenant's cached subscriptions, has the ledger record
+        it with one webhook job per matching target (or answer the first result of a repeated
+        event id), and publishes the new jobs. Shared by the RPC and the NATS intake."""
         event_id = request.event_id or str(new_id())
         targets = matching_targets(await self.subscriptions.get(request.tenant_id), request.event_type)
         priority = effective_priority(router_pb2.Submission(plan=request.plan, channel=common_pb2.CHANNEL_WEBHOOK))

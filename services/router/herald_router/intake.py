@@ -1,0 +1,148 @@
+"""Events that internal backends publish straight to NATS, with JetStream acks.
+
+Subject `<prefix>.intake.events.<tenant id>` on stream `<PREFIX>_INTAKE` (work-queue
+retention). The body is a `herald.v1.PublishEventRequest` protobuf, or JSON
+(`{"event_type": ..., "payload": <any JSON>, "event_id"?: ...}` with header
+`Content-Type: application/json`); the tenant comes from the subject. The publisher's
+JetStream ack means the event is durable on the bus; the router fans it out exactly
+like `POST /v1/events` and acknowledges the message only once the ledger recorded the
+event, so a crash replays it (event ids de-duplicate for 24 h, `Nats-Msg-Id` within the
+stream's window). Internal callers are trusted as the gRPC callers are: network policy,
+not API keys, keeps others out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import orjson
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType, StreamConfig
+from nats.js.errors import FetchTimeoutError, NotFoundError
+
+from herald.config import Settings
+from herald.ids import parse_id
+from herald.v1 import ledger_pb2, ledger_pb2_grpc, router_pb2
+from herald_router.servicer import RouterServicer
+
+log = logging.getLogger("herald.router.intake")
+DURABLE = "router-intake"
+PLAN_CACHE_S = 60.0
+
+
+def intake_subject(prefix: str, tenant_id: str) -> str:
+    return f"{prefix}.intake.events.{tenant_id}"
+
+
+def parse(message: Msg, tenant_id: str) -> router_pb2.PublishEventRequest:
+    headers = message.headers or {}
+    if "json" in headers.get("Content-Type", headers.get("content-type", "")):
+        fields = orjson.loads(message.data)
+        return router_pb2.PublishEventRequest(
+            tenant_id=tenant_id,
+            event_type=str(fields["event_type"]),
+            event_id=str(fields.get("event_id") or ""),
+            payload=orjson.dumps(fields.get("payload")),
+            content_type="application/json",
+        )
+    request = router_pb2.PublishEventRequest()
+    request.ParseFromString(message.data)
+    request.tenant_id = tenant_id
+    return request
+
+
+class Intake:
+    def __init__(
+        self,
+        settings: Settings,
+        js: JetStreamContext,
+        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        router: RouterServicer,
+    ) -> None:
+        self.settings = settings
+        self.js = js
+        self.ledger = ledger
+        self.router = router
+        self.stream = settings.stream_name("intake")
+        self._plans: dict[str, tuple[float, int, bool]] = {}
+
+    async def ensure(self) -> None:
+        config = StreamConfig(
+            name=self.stream,
+            subjects=[f"{self.settings.bus_prefix}.intake.events.*"],
+            retention=RetentionPolicy.WORK_QUEUE,
+            storage=StorageType.FILE,
+            num_replicas=self.settings.stream_replicas,
+            max_age=self.settings.stream_max_age_s,
+            duplicate_window=self.settings.stream_duplicate_window_s,
+        )
+        try:
+            await self.js.stream_info(self.stream)
+            await self.js.update_stream(config)
+        except NotFoundError:
+            await self.js.add_stream(config)
+        await self.js.add_consumer(
+            self.stream,
+            ConsumerConfig(durable_name=DURABLE, ack_policy=AckPolicy.EXPLICIT, ack_wait=30, max_deliver=-1),
+        )
+
+    async def _tenant(self, tenant_id: str) -> tuple[int, bool] | None:
+        """(plan, disabled), cached briefly; None for an unknown tenant."""
+        cached = self._plans.get(tenant_id)
+        if cached is not None and cached[0] > time.monotonic():
+            return cached[1], cached[2]
+        try:
+            found = (await self.ledger.GetTenant(ledger_pb2.GetTenantRequest(tenant_id=tenant_id))).tenant
+        except Exception as error:
+            if "NOT_FOUND" in repr(error):
+                return None
+            raise
+        self._plans[tenant_id] = (time.monotonic() + PLAN_CACHE_S, found.plan, found.disabled)
+        return found.plan, found.disabled
+
+    async def handle(self, message: Msg) -> None:
+        tenant_id = message.subject.rsplit(".", 1)[-1]
+        try:
+            request = parse(message, tenant_id)
+        except Exception:
+            log.error("unreadable intake event dropped", extra={"subject": message.subject})
+            await message.term()
+            return
+        try:
+            tenant = await self._tenant(tenant_id) if parse_id(tenant_id) else None
+        except Exception as error:
+            log.warning("ledger unavailable; intake event handed back", extra={"error": repr(error)})
+            await message.nak(delay=2.0)
+            return
+        if tenant is None or tenant[1] or not request.event_type:
+            log.error(
+                "intake event refused: unknown or disabled tenant, or no event type", extra={"tenant_id": tenant_id}
+            )
+            await message.term()
+            return
+        request.plan = tenant[0]  # type: ignore[assignment]
+        try:
+            answer = await self.router.publish_event(request)
+        except Exception as error:
+            log.warning("intake event not recorded; handed back", extra={"error": repr(error)})
+            await message.nak(delay=2.0)
+            return
+        if answer.rejection != ledger_pb2.REJECTION_UNSPECIFIED:
+            log.warning("intake event refused at admission", extra={"tenant_id": tenant_id, "detail": answer.detail})
+        await message.ack()
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        subscription = await self.js.pull_subscribe_bind(DURABLE, stream=self.stream)
+        while not stopping.is_set():
+            try:
+                messages = await subscription.fetch(batch=32, timeout=1.0)
+            except (FetchTimeoutError, TimeoutError):
+                continue
+            except Exception as error:
+                log.warning("intake fetch failed", extra={"error": repr(error)})
+                await asyncio.sleep(0.5)
+                continue
+            await asyncio.gather(*(self.handle(m) for m in messages))
