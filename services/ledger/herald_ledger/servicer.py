@@ -29,6 +29,7 @@ from herald_ledger.rpc.access import AccessRpcs, valid_contact
 from herald_ledger.rpc.admission import AdmissionRpcs
 from herald_ledger.rpc.delivery import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
+from herald_ledger.rpc.inbound import InboundRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.store import jobs as job_store
@@ -76,6 +77,7 @@ class LedgerServicer(
     DeliveryRpcs,
     DomainRpcs,
     SubscriptionRpcs,
+    InboundRpcs,
     ledger_pb2_grpc.LedgerServiceServicer,
 ):
     def __init__(

@@ -1,17 +1,27 @@
-"""`herald run verifier`: gRPC status service plus the public HTTP receiver."""
+"""`herald run verifier`: gRPC status service plus the public HTTP receivers."""
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 import grpc
 
 from herald.asgi import serve_asgi
+from herald.bus.connection import close as close_bus
+from herald.bus.connection import connect_with_retry
+from herald.bus.streams import ensure_streams
+from herald.grpcio.client import open_channel
+from herald.secrets import KeyRing
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import verifier_pb2, verifier_pb2_grpc
-from herald_verifier.http import create_app
+from herald.v1 import ledger_pb2_grpc, verifier_pb2, verifier_pb2_grpc
+from herald_verifier.http import PAYMENT_PROVIDERS, TENANT_PROVIDERS, KeyCache, Receivers, create_app
+from herald_verifier.schemes import paystack, polar
 
-SUPPORTED_PROVIDERS: list[str] = []
+log = logging.getLogger("herald.verifier")
+
+SUPPORTED_PROVIDERS: list[str] = [*TENANT_PROVIDERS, *PAYMENT_PROVIDERS]
 
 
 class VerifierServicer(verifier_pb2_grpc.VerifierServiceServicer):
@@ -25,8 +35,37 @@ async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     verifier_pb2_grpc.add_VerifierServiceServicer_to_server(VerifierServicer(), runtime.grpc.server)
     runtime.grpc.register([verifier_pb2.DESCRIPTOR.services_by_name["VerifierService"].full_name])
-    app = create_app()
+    channel = open_channel(settings.ledger_addr)
+    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+    ring: KeyRing | None = None
+    if settings.master_keys:
+        ring = settings.key_ring()
+    else:
+        log.warning("no master keys (HERALD_MASTER_KEYS): tenants' inbound webhooks are refused")
+    nc = await connect_with_retry(settings.nats_url, "verifier", runtime.stopping)
+    js = nc.jetstream(timeout=5)
+    await ensure_streams(js, settings)
+    keys = KeyCache(ledger, ring, settings.inbound_key_cache_ttl_s, time.monotonic)
+    # A replaced or deleted key applies at once (the TTL only bounds a lost notification).
+    await nc.subscribe(settings.subjects().control("inbound"), cb=keys.on_change)
+    receivers = Receivers(
+        ledger=ledger,
+        publisher=js,
+        keys=keys,
+        subjects=settings.subjects(),
+        paystack_key=paystack.load_secret(settings.paystack_secret_key) if settings.paystack_secret_key else None,
+        polar_key=polar.load_secret(settings.polar_webhook_secret) if settings.polar_webhook_secret else None,
+        max_body_bytes=settings.inbound_max_body_bytes,
+        tolerance_s=settings.inbound_tolerance_s,
+    )
+    app = create_app(receivers)
     runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
+
+    async def close() -> None:
+        await close_bus(nc)
+        await channel.close()
+
+    runtime.on_stop(close)
 
 
 def run() -> None:

@@ -33,12 +33,17 @@ _RETENTION = {
 class Topology:
     work_stream: str
     dead_letter_stream: str
+    inbound_stream: str = ""
     webhook_consumer: str = "webhook-sender"
     email_consumer: str = "email-sender"
 
 
 def topology(settings: Settings) -> Topology:
-    return Topology(work_stream=settings.stream_name("work"), dead_letter_stream=settings.stream_name("dlq"))
+    return Topology(
+        work_stream=settings.stream_name("work"),
+        dead_letter_stream=settings.stream_name("dlq"),
+        inbound_stream=settings.stream_name("inbound"),
+    )
 
 
 def stream_configs(settings: Settings) -> list[StreamConfig]:
@@ -61,6 +66,17 @@ def stream_configs(settings: Settings) -> list[StreamConfig]:
             storage=StorageType.FILE,
             num_replicas=settings.stream_replicas,
             max_age=max(settings.stream_max_age_s, 30 * 24 * 3600),
+            duplicate_window=settings.stream_duplicate_window_s,
+        ),
+        # Verified, normalised provider events (`Nats-Msg-Id` = provider:event id), a feed for consumers and
+        # an audit trail; the ledger's copy (recorded before the provider gets its 200) is the canonical one.
+        StreamConfig(
+            name=names.inbound_stream,
+            subjects=[subjects.all_inbound()],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            num_replicas=settings.stream_replicas,
+            max_age=settings.stream_max_age_s,
             duplicate_window=settings.stream_duplicate_window_s,
         ),
     ]

@@ -2,6 +2,7 @@
 
     <prefix>.work.<class>.<priority>.<lane>.<tenant>
     <prefix>.dlq.<class>.<tenant>
+    <prefix>.inbound.<provider>.<tenant>  (verified, normalised provider events)
     <prefix>.control.<topic>          (core NATS, not stored: cache invalidations)
 
 The lane is a hash of the tenant onto a fixed number of lanes (stochastic fair
@@ -64,6 +65,12 @@ class Subjects:
 
     def all_dead_letters(self) -> str:
         return f"{self.prefix}.dlq.>"
+
+    def inbound(self, provider: str, tenant_id: str) -> str:
+        return f"{self.prefix}.inbound.{provider}.{tenant_id}"
+
+    def all_inbound(self) -> str:
+        return f"{self.prefix}.inbound.>"
 
     def control(self, topic: str) -> str:
         return f"{self.prefix}.control.{topic}"

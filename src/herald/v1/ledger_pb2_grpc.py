@@ -361,6 +361,41 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.RecordEventRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.RecordEventResponse.FromString,
                 _registered_method=True)
+        self.PutInboundConfig = channel.unary_unary(
+                '/herald.v1.LedgerService/PutInboundConfig',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.PutInboundConfigRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.PutInboundConfigResponse.FromString,
+                _registered_method=True)
+        self.ListInboundConfigs = channel.unary_unary(
+                '/herald.v1.LedgerService/ListInboundConfigs',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListInboundConfigsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListInboundConfigsResponse.FromString,
+                _registered_method=True)
+        self.DeleteInboundConfig = channel.unary_unary(
+                '/herald.v1.LedgerService/DeleteInboundConfig',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteInboundConfigRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteInboundConfigResponse.FromString,
+                _registered_method=True)
+        self.GetInboundKey = channel.unary_unary(
+                '/herald.v1.LedgerService/GetInboundKey',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetInboundKeyRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetInboundKeyResponse.FromString,
+                _registered_method=True)
+        self.RecordInboundEvents = channel.unary_unary(
+                '/herald.v1.LedgerService/RecordInboundEvents',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.RecordInboundEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.RecordInboundEventsResponse.FromString,
+                _registered_method=True)
+        self.ListJobEvents = channel.unary_unary(
+                '/herald.v1.LedgerService/ListJobEvents',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListJobEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListJobEventsResponse.FromString,
+                _registered_method=True)
+        self.ListBillingEvents = channel.unary_unary(
+                '/herald.v1.LedgerService/ListBillingEvents',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -783,6 +818,52 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PutInboundConfig(self, request, context):
+        """Inbound provider webhooks (the verifier): a tenant's verification material per provider, sealed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListInboundConfigs(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteInboundConfig(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInboundKey(self, request, context):
+        """The sealed material, for the verifier only; it opens it with the master keys.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordInboundEvents(self, request, context):
+        """Verified, normalised provider events, in one transaction: de-duplicated on (provider, tenant, event id),
+        stored against their job, suppressing on hard bounces and complaints, changing plans on payments.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListJobEvents(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBillingEvents(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1110,6 +1191,41 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.RecordEvent,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.RecordEventRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.RecordEventResponse.SerializeToString,
+            ),
+            'PutInboundConfig': grpc.unary_unary_rpc_method_handler(
+                    servicer.PutInboundConfig,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.PutInboundConfigRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.PutInboundConfigResponse.SerializeToString,
+            ),
+            'ListInboundConfigs': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInboundConfigs,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListInboundConfigsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListInboundConfigsResponse.SerializeToString,
+            ),
+            'DeleteInboundConfig': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteInboundConfig,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteInboundConfigRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteInboundConfigResponse.SerializeToString,
+            ),
+            'GetInboundKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInboundKey,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetInboundKeyRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetInboundKeyResponse.SerializeToString,
+            ),
+            'RecordInboundEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordInboundEvents,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.RecordInboundEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.RecordInboundEventsResponse.SerializeToString,
+            ),
+            'ListJobEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListJobEvents,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListJobEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListJobEventsResponse.SerializeToString,
+            ),
+            'ListBillingEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBillingEvents,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -2869,6 +2985,195 @@ class LedgerService:
             '/herald.v1.LedgerService/RecordEvent',
             herald_dot_v1_dot_ledger__pb2.RecordEventRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.RecordEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutInboundConfig(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/PutInboundConfig',
+            herald_dot_v1_dot_ledger__pb2.PutInboundConfigRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.PutInboundConfigResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInboundConfigs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListInboundConfigs',
+            herald_dot_v1_dot_ledger__pb2.ListInboundConfigsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListInboundConfigsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteInboundConfig(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/DeleteInboundConfig',
+            herald_dot_v1_dot_ledger__pb2.DeleteInboundConfigRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.DeleteInboundConfigResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInboundKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetInboundKey',
+            herald_dot_v1_dot_ledger__pb2.GetInboundKeyRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetInboundKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordInboundEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/RecordInboundEvents',
+            herald_dot_v1_dot_ledger__pb2.RecordInboundEventsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.RecordInboundEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListJobEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListJobEvents',
+            herald_dot_v1_dot_ledger__pb2.ListJobEventsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListJobEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBillingEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListBillingEvents',
+            herald_dot_v1_dot_ledger__pb2.ListBillingEventsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListBillingEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -130,6 +130,18 @@ class LedgerServiceStub:
     applies per job; any job refused refuses the whole event and writes nothing). An
     event id seen in the last 24 h writes nothing and answers the first result.
     """
+    PutInboundConfig: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.PutInboundConfigRequest, _ledger_pb2.PutInboundConfigResponse]
+    """Inbound provider webhooks (the verifier): a tenant's verification material per provider, sealed."""
+    ListInboundConfigs: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListInboundConfigsRequest, _ledger_pb2.ListInboundConfigsResponse]
+    DeleteInboundConfig: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteInboundConfigRequest, _ledger_pb2.DeleteInboundConfigResponse]
+    GetInboundKey: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetInboundKeyRequest, _ledger_pb2.GetInboundKeyResponse]
+    """The sealed material, for the verifier only; it opens it with the master keys."""
+    RecordInboundEvents: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RecordInboundEventsRequest, _ledger_pb2.RecordInboundEventsResponse]
+    """Verified, normalised provider events, in one transaction: de-duplicated on (provider, tenant, event id),
+    stored against their job, suppressing on hard bounces and complaints, changing plans on payments.
+    """
+    ListJobEvents: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListJobEventsRequest, _ledger_pb2.ListJobEventsResponse]
+    ListBillingEvents: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListBillingEventsRequest, _ledger_pb2.ListBillingEventsResponse]
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -233,6 +245,18 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     applies per job; any job refused refuses the whole event and writes nothing). An
     event id seen in the last 24 h writes nothing and answers the first result.
     """
+    PutInboundConfig: _aio.UnaryUnaryMultiCallable[_ledger_pb2.PutInboundConfigRequest, _ledger_pb2.PutInboundConfigResponse]  # type: ignore[assignment]
+    """Inbound provider webhooks (the verifier): a tenant's verification material per provider, sealed."""
+    ListInboundConfigs: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListInboundConfigsRequest, _ledger_pb2.ListInboundConfigsResponse]  # type: ignore[assignment]
+    DeleteInboundConfig: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteInboundConfigRequest, _ledger_pb2.DeleteInboundConfigResponse]  # type: ignore[assignment]
+    GetInboundKey: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetInboundKeyRequest, _ledger_pb2.GetInboundKeyResponse]  # type: ignore[assignment]
+    """The sealed material, for the verifier only; it opens it with the master keys."""
+    RecordInboundEvents: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RecordInboundEventsRequest, _ledger_pb2.RecordInboundEventsResponse]  # type: ignore[assignment]
+    """Verified, normalised provider events, in one transaction: de-duplicated on (provider, tenant, event id),
+    stored against their job, suppressing on hard bounces and complaints, changing plans on payments.
+    """
+    ListJobEvents: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListJobEventsRequest, _ledger_pb2.ListJobEventsResponse]  # type: ignore[assignment]
+    ListBillingEvents: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListBillingEventsRequest, _ledger_pb2.ListBillingEventsResponse]  # type: ignore[assignment]
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The canonical state. Every RPC that changes jobs takes a batch, so callers can
@@ -723,5 +747,59 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         applies per job; any job refused refuses the whole event and writes nothing). An
         event id seen in the last 24 h writes nothing and answers the first result.
         """
+
+    @_abc_1.abstractmethod
+    def PutInboundConfig(
+        self,
+        request: _ledger_pb2.PutInboundConfigRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.PutInboundConfigResponse, _abc.Awaitable[_ledger_pb2.PutInboundConfigResponse]]:
+        """Inbound provider webhooks (the verifier): a tenant's verification material per provider, sealed."""
+
+    @_abc_1.abstractmethod
+    def ListInboundConfigs(
+        self,
+        request: _ledger_pb2.ListInboundConfigsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListInboundConfigsResponse, _abc.Awaitable[_ledger_pb2.ListInboundConfigsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def DeleteInboundConfig(
+        self,
+        request: _ledger_pb2.DeleteInboundConfigRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.DeleteInboundConfigResponse, _abc.Awaitable[_ledger_pb2.DeleteInboundConfigResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetInboundKey(
+        self,
+        request: _ledger_pb2.GetInboundKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetInboundKeyResponse, _abc.Awaitable[_ledger_pb2.GetInboundKeyResponse]]:
+        """The sealed material, for the verifier only; it opens it with the master keys."""
+
+    @_abc_1.abstractmethod
+    def RecordInboundEvents(
+        self,
+        request: _ledger_pb2.RecordInboundEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.RecordInboundEventsResponse, _abc.Awaitable[_ledger_pb2.RecordInboundEventsResponse]]:
+        """Verified, normalised provider events, in one transaction: de-duplicated on (provider, tenant, event id),
+        stored against their job, suppressing on hard bounces and complaints, changing plans on payments.
+        """
+
+    @_abc_1.abstractmethod
+    def ListJobEvents(
+        self,
+        request: _ledger_pb2.ListJobEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListJobEventsResponse, _abc.Awaitable[_ledger_pb2.ListJobEventsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListBillingEvents(
+        self,
+        request: _ledger_pb2.ListBillingEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListBillingEventsResponse, _abc.Awaitable[_ledger_pb2.ListBillingEventsResponse]]: ...
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

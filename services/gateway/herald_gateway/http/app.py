@@ -19,6 +19,7 @@ from herald_gateway.http.routes import (
     domains,
     emails,
     events,
+    inbound,
     jobs,
     providers,
     subscriptions,
@@ -63,9 +64,11 @@ def create_app(
         providers,
         domains,
         webhook_secret,
+        inbound,
         admin,
     ):
         app.include_router(module.router)
+    app.include_router(inbound.admin_router)
 
     @app.middleware("http")
     async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from herald.secrets import KeyRing, SecretUnavailable
-from herald_ledger.db.models import provider_credentials, webhook_secrets
+from herald.secrets import KeyRing, SecretUnavailable, associated_data
+from herald_ledger.db.models import inbound_configs, provider_credentials, webhook_secrets
 from herald_ledger.store.providers import credential_aad
 from herald_ledger.store.webhook_secrets import secret_aad
 
@@ -74,8 +74,34 @@ async def reencrypt_all(engine: AsyncEngine, ring: KeyRing, batch_size: int) -> 
                     result.resealed += 1
         if len(rows) < batch_size:
             break
+    ic = inbound_configs
+    skipped_configs: list[tuple[uuid.UUID, str]] = []
+    while True:
+        async with engine.begin() as conn:
+            query = select(ic).where(ic.c.key_id != active)
+            for tenant_id, provider in skipped_configs:
+                query = query.where(or_(ic.c.tenant_id != tenant_id, ic.c.provider != provider))
+            rows = (await conn.execute(query.limit(batch_size).with_for_update(skip_locked=True))).all()
+            for row in rows:
+                # As herald_ledger.rpc.inbound.inbound_aad seals it.
+                aad = associated_data(f"inbound:{row.provider}", str(row.tenant_id), "config")
+                try:
+                    sealed = ring.seal(ring.open(row.sealed, aad), aad)
+                except SecretUnavailable:
+                    skipped_configs.append((row.tenant_id, row.provider))
+                    result.unreadable.append(f"inbound:{row.provider}:{row.tenant_id}")
+                    continue
+                await conn.execute(
+                    update(ic)
+                    .where(ic.c.tenant_id == row.tenant_id, ic.c.provider == row.provider)
+                    .values(sealed=sealed.envelope, key_id=active)
+                )
+                result.resealed += 1
+        if len(rows) < batch_size:
+            break
     async with engine.connect() as conn:
         current = (await conn.execute(select(func.count()).select_from(pc).where(pc.c.key_id == active))).scalar_one()
+        current += (await conn.execute(select(func.count()).select_from(ic).where(ic.c.key_id == active))).scalar_one()
         current += (
             await conn.execute(select(func.count()).select_from(ws).where(ws.c.current_key_id == active))
         ).scalar_one()

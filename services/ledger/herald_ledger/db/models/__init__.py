@@ -7,6 +7,8 @@ from herald_ledger.db.models.dead_letter import dead_letters
 from herald_ledger.db.models.event import events
 from herald_ledger.db.models.event_filter import event_filters
 from herald_ledger.db.models.idempotency_key import idempotency_keys
+from herald_ledger.db.models.inbound_config import inbound_configs
+from herald_ledger.db.models.inbound_event import inbound_events
 from herald_ledger.db.models.job import jobs
 from herald_ledger.db.models.job_event import job_events
 from herald_ledger.db.models.platform_email import platform_emails
@@ -26,6 +28,8 @@ __all__ = [
     "event_filters",
     "events",
     "idempotency_keys",
+    "inbound_configs",
+    "inbound_events",
     "job_events",
     "jobs",
     "metadata",

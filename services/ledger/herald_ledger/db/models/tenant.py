@@ -17,4 +17,6 @@ tenants = Table(
     Column("emails_per_month", Integer),
     # Where Herald's own mail to the tenant (quota warnings) goes; NULL: none is sent.
     Column("contact_email", Text),
+    # The time of the payment event that last set the plan: an older event arriving late does not override it.
+    Column("plan_event_at", DateTime(timezone=True)),
 )

@@ -1,0 +1,239 @@
+"""A tenant's inbound provider webhooks: the verification material per provider (SendGrid's public key,
+Resend's signing secret, Postmark Basic credentials Herald issues), the provider events of a job, and the
+billing history (payment events from Paystack and Polar)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+import grpc
+import orjson
+from fastapi import APIRouter
+from herald_verifier.schemes import postmark, resend, sendgrid
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import Response
+
+from herald.ids import parse_id
+from herald.v1 import ledger_pb2
+from herald_gateway.errors import Invalid, NotFound
+from herald_gateway.handlers import Handlers, _translate
+from herald_gateway.http.deps import HandlersDep, Operator, Tenant
+
+router = APIRouter(tags=["inbound webhooks"])
+# Operators read any tenant's billing history.
+admin_router = APIRouter(prefix="/admin/v1", tags=["admin"], dependencies=[Operator])
+
+Provider = Literal["sendgrid", "resend", "postmark"]
+
+
+class InboundConfigIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # SendGrid: the Event Webhook verification key (base64 DER, or PEM).
+    public_key: str | None = Field(default=None, max_length=4096)
+    # Resend: the webhook signing secret (`whsec_...`).
+    secret: str | None = Field(default=None, max_length=1024)
+
+
+class InboundConfigOut(BaseModel):
+    provider: str
+    # The path Herald receives this provider's webhooks on (behind the public ingress).
+    webhook_path: str
+    public_key: str | None = None
+    username: str | None = None
+    updated_at: datetime
+
+
+class InboundConfigCreated(InboundConfigOut):
+    # Postmark only, shown once: put `https://<username>:<password>@<host><webhook_path>` in Postmark.
+    password: str | None = None
+
+
+class InboundConfigList(BaseModel):
+    data: list[InboundConfigOut]
+
+
+class ProviderEventOut(BaseModel):
+    event_id: str
+    provider: str
+    type: str
+    recipient: str | None
+    job_id: str | None
+    occurred_at: datetime
+    received_at: datetime
+
+
+class ProviderEventList(BaseModel):
+    data: list[ProviderEventOut]
+
+
+class BillingEventOut(BaseModel):
+    event_id: str
+    provider: str
+    type: str
+    plan: str | None
+    # Whether this event set the plan (false: it named none, or a newer event had already set it).
+    applied: bool
+    occurred_at: datetime
+    received_at: datetime
+
+
+class BillingEventList(BaseModel):
+    data: list[BillingEventOut]
+
+
+def _config_out(tenant_id: str, config: ledger_pb2.InboundConfig) -> InboundConfigOut:
+    return InboundConfigOut(
+        provider=config.provider,
+        webhook_path=f"/inbound/{config.provider}/{tenant_id}",
+        public_key=config.public_info if config.provider == "sendgrid" else None,
+        username=config.public_info if config.provider == "postmark" else None,
+        updated_at=config.updated_at.ToDatetime(tzinfo=UTC),
+    )
+
+
+@router.put("/v1/inbound/{provider}", response_model=InboundConfigCreated, response_model_exclude_none=True)
+async def put_config(
+    provider: Provider, body: InboundConfigIn, principal: Tenant, handlers: HandlersDep
+) -> InboundConfigCreated:
+    """Sets (or replaces) what Herald checks this provider's webhooks with. Postmark: new credentials each
+    time, the password shown only in this answer."""
+    password = None
+    if provider == "sendgrid":
+        if not body.public_key or body.secret is not None:
+            raise Invalid([("public_key", "SendGrid needs its verification public key (and nothing else)")])
+        try:
+            sendgrid.load_public_key(body.public_key)
+        except ValueError as error:
+            raise Invalid([("public_key", str(error))]) from None
+        material = {"public_key": body.public_key.strip()}
+        public_info = body.public_key.strip()
+    elif provider == "resend":
+        if not body.secret or body.public_key is not None:
+            raise Invalid([("secret", "Resend needs its webhook signing secret (and nothing else)")])
+        try:
+            resend.load_secret(body.secret)
+        except ValueError as error:
+            raise Invalid([("secret", str(error))]) from None
+        material = {"secret": body.secret.strip()}
+        public_info = ""
+    else:
+        if body.secret is not None or body.public_key is not None:
+            raise Invalid([("body", "Postmark credentials are issued by Herald; send an empty object")])
+        issued = postmark.issue_credentials()
+        material = {
+            "username": issued.stored.username,
+            "username_sha256": issued.stored.username_sha256.hex(),
+            "password_sha256": issued.stored.password_sha256.hex(),
+        }
+        public_info = issued.username
+        password = issued.password
+    try:
+        saved = await handlers.ledger.PutInboundConfig(
+            ledger_pb2.PutInboundConfigRequest(
+                tenant_id=principal.tenant_id,
+                provider=provider,
+                material=orjson.dumps(material),
+                public_info=public_info,
+            )
+        )
+    except grpc.aio.AioRpcError as error:
+        raise _translate(error, "inbound configuration") from error
+    out = _config_out(principal.tenant_id, saved.config)
+    return InboundConfigCreated(**out.model_dump(), password=password)
+
+
+@router.get("/v1/inbound", response_model=InboundConfigList, response_model_exclude_none=True)
+async def list_configs(principal: Tenant, handlers: HandlersDep) -> InboundConfigList:
+    """Which providers are configured; never a secret."""
+    try:
+        found = await handlers.ledger.ListInboundConfigs(
+            ledger_pb2.ListInboundConfigsRequest(tenant_id=principal.tenant_id)
+        )
+    except grpc.aio.AioRpcError as error:
+        raise _translate(error, "inbound configuration") from error
+    return InboundConfigList(data=[_config_out(principal.tenant_id, c) for c in found.configs])
+
+
+@router.get("/v1/inbound/{provider}", response_model=InboundConfigOut, response_model_exclude_none=True)
+async def get_config(provider: Provider, principal: Tenant, handlers: HandlersDep) -> InboundConfigOut:
+    listed = await list_configs(principal, handlers)
+    for config in listed.data:
+        if config.provider == provider:
+            return config
+    raise NotFound("inbound configuration not found")
+
+
+@router.delete("/v1/inbound/{provider}", status_code=204)
+async def delete_config(provider: Provider, principal: Tenant, handlers: HandlersDep) -> Response:
+    """This provider's webhooks are refused (401 unknown_tenant) from then on (within the verifier's cache TTL)."""
+    try:
+        await handlers.ledger.DeleteInboundConfig(
+            ledger_pb2.DeleteInboundConfigRequest(tenant_id=principal.tenant_id, provider=provider)
+        )
+    except grpc.aio.AioRpcError as error:
+        raise _translate(error, "inbound configuration") from error
+    return Response(status_code=204)
+
+
+@router.get("/v1/jobs/{job_id}/events", response_model=ProviderEventList)
+async def job_events(job_id: str, principal: Tenant, handlers: HandlersDep) -> ProviderEventList:
+    """The provider events (delivered, bounced, opened, ...) recorded against this job, oldest first."""
+    if parse_id(job_id) is None:
+        raise NotFound("job not found")
+    try:
+        found = await handlers.ledger.ListJobEvents(
+            ledger_pb2.ListJobEventsRequest(tenant_id=principal.tenant_id, job_id=job_id)
+        )
+    except grpc.aio.AioRpcError as error:
+        raise _translate(error, "job") from error
+    return ProviderEventList(
+        data=[
+            ProviderEventOut(
+                event_id=e.event_id,
+                provider=e.provider,
+                type=e.type,
+                recipient=e.recipient or None,
+                job_id=e.job_id or None,
+                occurred_at=e.occurred_at.ToDatetime(tzinfo=UTC),
+                received_at=e.received_at.ToDatetime(tzinfo=UTC),
+            )
+            for e in found.events
+        ]
+    )
+
+
+@router.get("/v1/billing", response_model=BillingEventList)
+async def billing(principal: Tenant, handlers: HandlersDep) -> BillingEventList:
+    """Payment events naming this tenant, newest first."""
+    return await _billing(handlers, principal.tenant_id)
+
+
+@admin_router.get("/tenants/{tenant_id}/billing", response_model=BillingEventList)
+async def tenant_billing(tenant_id: str, handlers: HandlersDep) -> BillingEventList:
+    """A tenant's payment events, newest first (empty for an unknown tenant)."""
+    if parse_id(tenant_id) is None:
+        raise NotFound("tenant not found")
+    return await _billing(handlers, tenant_id)
+
+
+async def _billing(handlers: Handlers, tenant_id: str) -> BillingEventList:
+    try:
+        found = await handlers.ledger.ListBillingEvents(ledger_pb2.ListBillingEventsRequest(tenant_id=tenant_id))
+    except grpc.aio.AioRpcError as error:
+        raise _translate(error, "billing") from error
+    return BillingEventList(
+        data=[
+            BillingEventOut(
+                event_id=e.event_id,
+                provider=e.provider,
+                type=e.type,
+                plan=e.plan or None,
+                applied=e.applied,
+                occurred_at=e.occurred_at.ToDatetime(tzinfo=UTC),
+                received_at=e.received_at.ToDatetime(tzinfo=UTC),
+            )
+            for e in found.events
+        ]
+    )

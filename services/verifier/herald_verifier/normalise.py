@@ -1,0 +1,260 @@
+"""Turns a verified provider body into Herald's normalised events. Called only after the scheme verified the
+raw body; anything unexpected in an authentic body becomes `other` (recorded, acted on by nobody) rather
+than an error, so a provider adding a field or an event type never makes it retry forever.
+
+Email events: delivered, deferred, bounced_hard, bounced_soft, complained, opened, clicked, unsubscribed.
+Payment events: payment_succeeded, payment_failed, subscription_created, subscription_cancelled.
+
+A payment event names its tenant in its metadata, which Herald sets when it creates the checkout or the
+subscription: `metadata.tenant_id` (Polar: `data.metadata`; Paystack: `data.metadata`, also looked for in
+`data.subscription.metadata` / `data.customer.metadata`), and the plan bought in `metadata.plan`
+(free | indie | startup). An event naming no tenant is acknowledged and dropped (logged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from herald_verifier.schemes import MalformedPayload
+
+
+@dataclass(frozen=True, slots=True)
+class Normalised:
+    provider: str
+    tenant_id: str
+    event_id: str
+    type: str
+    provider_message_id: str = ""
+    recipient: str = ""
+    occurred_at: datetime | None = None
+    plan: str = ""
+    raw: bytes = b""
+
+
+def _loads(body: bytes) -> Any:
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise MalformedPayload("body is not JSON") from None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return ""
+    return str(value)
+
+
+def _time(value: Any) -> datetime | None:
+    """Unix seconds or an ISO 8601 string; None when absent or unreadable."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        try:
+            return datetime.fromtimestamp(value, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+# --- SendGrid -------------------------------------------------------------
+
+_SENDGRID_TYPES = {
+    "delivered": "delivered",
+    "deferred": "deferred",
+    "open": "opened",
+    "click": "clicked",
+    "spamreport": "complained",
+    "unsubscribe": "unsubscribed",
+    "group_unsubscribe": "unsubscribed",
+}
+
+
+def sendgrid(tenant_id: str, body: bytes, ids: list[str]) -> list[Normalised]:
+    events = _loads(body)
+    out = []
+    for event, event_id in zip(events, ids, strict=True):
+        kind = _text(event.get("event"))
+        if kind == "bounce":
+            # `type` is "bounce" (permanent) or "blocked" (temporary, e.g. a receiving server refusing for now).
+            normalised = "bounced_soft" if _text(event.get("type")) == "blocked" else "bounced_hard"
+        else:
+            normalised = _SENDGRID_TYPES.get(kind, "other")
+        # sg_message_id is the X-Message-Id the send returned, followed by ".filter..." routing parts.
+        message_id = _text(event.get("sg_message_id")).split(".", 1)[0]
+        out.append(
+            Normalised(
+                provider="sendgrid",
+                tenant_id=tenant_id,
+                event_id=event_id,
+                type=normalised,
+                provider_message_id=message_id,
+                recipient=_text(event.get("email")),
+                occurred_at=_time(event.get("timestamp")),
+                raw=orjson.dumps(event),
+            )
+        )
+    return out
+
+
+# --- Resend ---------------------------------------------------------------
+
+_RESEND_TYPES = {
+    "email.delivered": "delivered",
+    "email.delivery_delayed": "deferred",
+    "email.complained": "complained",
+    "email.opened": "opened",
+    "email.clicked": "clicked",
+}
+
+
+def resend(tenant_id: str, body: bytes, ids: list[str]) -> list[Normalised]:
+    event = _dict(_loads(body))
+    data = _dict(event.get("data"))
+    kind = _text(event.get("type"))
+    if kind == "email.bounced":
+        bounce_type = _text(_dict(data.get("bounce")).get("type"))
+        normalised = "bounced_hard" if bounce_type == "Permanent" else "bounced_soft"
+    else:
+        normalised = _RESEND_TYPES.get(kind, "other")
+    to = data.get("to")
+    recipient = _text(to[0]) if isinstance(to, list) and to else _text(to)
+    return [
+        Normalised(
+            provider="resend",
+            tenant_id=tenant_id,
+            event_id=ids[0],
+            type=normalised,
+            provider_message_id=_text(data.get("email_id")),
+            recipient=recipient,
+            occurred_at=_time(event.get("created_at")),
+            raw=body,
+        )
+    ]
+
+
+# --- Postmark -------------------------------------------------------------
+
+_POSTMARK_HARD = frozenset({"HardBounce", "BadEmailAddress", "ManuallyDeactivated", "SpamNotification"})
+_POSTMARK_TYPES = {"Delivery": "delivered", "SpamComplaint": "complained", "Open": "opened", "Click": "clicked"}
+_POSTMARK_TIME = ("DeliveredAt", "BouncedAt", "ReceivedAt", "ChangedAt")
+
+
+def postmark(tenant_id: str, body: bytes, ids: list[str]) -> list[Normalised]:
+    event = _dict(_loads(body))
+    kind = _text(event.get("RecordType"))
+    if kind == "Bounce":
+        bounce_type = _text(event.get("Type"))
+        normalised = "bounced_hard" if bounce_type in _POSTMARK_HARD else "bounced_soft"
+    elif kind == "SubscriptionChange":
+        normalised = "unsubscribed" if event.get("SuppressSending") is True else "other"
+    else:
+        normalised = _POSTMARK_TYPES.get(kind, "other")
+    recipient = _text(event.get("Recipient")) or _text(event.get("Email"))
+    occurred = next((t for t in (_time(event.get(name)) for name in _POSTMARK_TIME) if t is not None), None)
+    return [
+        Normalised(
+            provider="postmark",
+            tenant_id=tenant_id,
+            event_id=ids[0],
+            type=normalised,
+            provider_message_id=_text(event.get("MessageID")),
+            recipient=recipient,
+            occurred_at=occurred,
+            raw=body,
+        )
+    ]
+
+
+# --- Payments -------------------------------------------------------------
+
+_PAYSTACK_TYPES = {
+    "charge.success": "payment_succeeded",
+    "invoice.payment_failed": "payment_failed",
+    "charge.failed": "payment_failed",
+    "subscription.create": "subscription_created",
+    "subscription.disable": "subscription_cancelled",
+    "subscription.not_renew": "subscription_cancelled",
+}
+
+_POLAR_TYPES = {
+    "order.paid": "payment_succeeded",
+    "order.created": "other",
+    "subscription.created": "subscription_created",
+    "subscription.active": "subscription_created",
+    "subscription.canceled": "subscription_cancelled",
+    "subscription.revoked": "subscription_cancelled",
+}
+
+
+def _metadata(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    for candidate in (
+        data.get("metadata"),
+        _dict(data.get("subscription")).get("metadata"),
+        _dict(data.get("customer")).get("metadata"),
+    ):
+        found = _dict(candidate)
+        if found.get("tenant_id") or found.get("herald_tenant"):
+            return found
+    return {}
+
+
+def _tenant_and_plan(data: Mapping[str, Any]) -> tuple[str, str]:
+    metadata = _metadata(data)
+    tenant = _text(metadata.get("tenant_id")) or _text(metadata.get("herald_tenant"))
+    return tenant, _text(metadata.get("plan")).lower()
+
+
+def paystack(body: bytes, ids: list[str]) -> list[Normalised]:
+    event = _dict(_loads(body))
+    data = _dict(event.get("data"))
+    tenant_id, plan = _tenant_and_plan(data)
+    occurred = _time(data.get("paid_at")) or _time(data.get("paidAt")) or _time(data.get("created_at"))
+    if not tenant_id:
+        return []
+    return [
+        Normalised(
+            provider="paystack",
+            tenant_id=tenant_id,
+            event_id=ids[0],
+            type=_PAYSTACK_TYPES.get(_text(event.get("event")), "other"),
+            recipient=_text(_dict(data.get("customer")).get("email")),
+            occurred_at=occurred,
+            plan=plan,
+            raw=body,
+        )
+    ]
+
+
+def polar(body: bytes, ids: list[str]) -> list[Normalised]:
+    event = _dict(_loads(body))
+    data = _dict(event.get("data"))
+    tenant_id, plan = _tenant_and_plan(data)
+    if not tenant_id:
+        return []
+    return [
+        Normalised(
+            provider="polar",
+            tenant_id=tenant_id,
+            event_id=ids[0],
+            type=_POLAR_TYPES.get(_text(event.get("type")), "other"),
+            recipient=_text(_dict(data.get("customer")).get("email")),
+            occurred_at=_time(event.get("timestamp")) or _time(data.get("modified_at")),
+            plan=plan,
+            raw=body,
+        )
+    ]
