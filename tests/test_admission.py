@@ -174,7 +174,7 @@ def test_idempotency_replay_conflict_and_mismatch(
 
 
 def test_jobs_sharing_an_ordering_key_arrive_in_order(
-    gateway: str, operator_token: str, tenant: TenantKey, receiver: Receiver
+    gateway: str, operator_token: str, tenant: TenantKey, receiver: Receiver, infra: dict[str, str]
 ) -> None:
     set_limits(gateway, operator_token, tenant, rate_per_min="unlimited", webhooks_per_month="unlimited")
     ordered: list[str] = []
@@ -187,6 +187,8 @@ def test_jobs_sharing_an_ordering_key_arrive_in_order(
             free.append(httpx.post(f"{gateway}/v1/webhooks", json=loose, headers=tenant.headers).json()["id"])
     for job_id in ordered[-1:] + free:
         assert wait_for_status(gateway, tenant, job_id, timeout=120)["status"] == "delivered"
+    stored = query(infra["database_url"], "SELECT count(*) FROM jobs WHERE ordering_key = 'customer-7'")[0][0]
+    assert stored == len(ordered), "the ordering key reached the ledger"
     arrival = [r.headers["webhook-id"] for r in receiver.requests if r.headers["webhook-id"] in set(ordered)]
     assert arrival == ordered, "one at a time, in submission order"
     first_free = min(i for i, r in enumerate(receiver.requests) if r.headers["webhook-id"] in set(free))

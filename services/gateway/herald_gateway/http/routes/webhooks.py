@@ -50,6 +50,7 @@ async def send_webhook(
             headers=body.headers,
             priority=PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
             idempotency_key=idempotency_key or "",
+            ordering_key=body.ordering_key or "",
         ),
     )
     response.headers["Location"] = f"/v1/jobs/{job.id}"

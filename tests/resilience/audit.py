@@ -1,0 +1,375 @@
+"""The audit after a fault run: the client's record, the database, the receivers, the
+provider stand-ins and the streams, each read on its own and checked against the others.
+
+`problems` are broken promises (the test fails on them); `findings` are things worth a
+decision that the design does not promise against; `figures` go to the closing report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from herald.config import Settings
+from tests.resilience.bus import streams
+from tests.resilience.load import LoadGenerator, LogicalJob
+from tests.resilience.receivers import FlakyReceiver, FlakySendGrid
+from tests.resilience.report import Fault
+from tests.standins.sendgrid import SEND_PATH
+from tests.support.infra import query
+
+TERMINAL = {"DELIVERED", "FAILED", "SUPPRESSED"}
+# After a fault is over (the service SERVING again, the server back), callers may still see it
+# for a moment: gRPC channels reconnect with backoff, NATS clients after a wait. A 503 or a
+# refused connection this long after the window still counts as inside it.
+GRACE_S = 10.0
+# A receiver request arriving this long after the ledger recorded its job DELIVERED is a
+# delivery after the fact (the ledger's timestamp is its transaction's start).
+LATE_SLACK_S = 2.0
+# A job not yet settled is "still retrying" if the ledger touched it this recently.
+MOVING_S = 15.0
+# Attempts per job in the test environment (tests/conftest.py: two retries for webhooks and emails).
+MAX_ATTEMPTS = 3
+
+
+@dataclass
+class Windows:
+    faults: list[Fault]
+
+    def inside(self, moment: float, names: tuple[str, ...] | None = None) -> bool:
+        return any(
+            w.started - 0.5 <= moment <= w.ended + GRACE_S
+            for w in self.faults
+            if names is None or any(n in w.name for n in names)
+        )
+
+
+@dataclass
+class Audit:
+    jobs: list[LogicalJob]
+    generator: LoadGenerator
+    windows: Windows
+    rows: list[Any]
+    tenant_ids: list[str]
+    receivers: Sequence[FlakyReceiver]
+    sendgrids: Sequence[FlakySendGrid]
+    database_url: str
+    nats_url: str
+    bus_prefix: str
+    problems: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    figures: dict[str, int | str] = field(default_factory=dict)
+    email_problems: list[str] = field(default_factory=list)
+    email_figures: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_key = {job.key: job for job in self.jobs}
+        self.by_id = {r["id"]: r for r in self.rows}
+        self.accepted = [j for j in self.jobs if j.outcome == "accepted"]
+
+    def run(self) -> None:
+        self.client()
+        self.database()
+        self.dead_letters()
+        self.receivers_view()
+        self.ordering()
+        self.streams_view()
+        self.emails()
+
+    def _moment(self, monotonic: float) -> float:
+        return monotonic - self.generator.started_at
+
+    # -- the client's record: every response against the fault windows.
+    def client(self) -> None:
+        exchanges = self.generator.exchanges
+        for e in exchanges:
+            moment = self._moment(e.ended)
+            if e.status is None:
+                if not self.windows.inside(moment, ("gateway",)):
+                    self.problems.append(
+                        f"{e.key}: no answer ({e.error}) at {moment:.1f}s, outside the gateway's restart"
+                    )
+            elif e.status >= 500 and e.status != 503:
+                self.problems.append(f"{e.key}: HTTP {e.status} {e.problem} at {moment:.1f}s")
+            elif e.status == 503 and not self.windows.inside(moment):
+                self.problems.append(f"{e.key}: 503 {e.problem} at {moment:.1f}s, outside every fault window")
+        for job in self.jobs:
+            if job.outcome.startswith("refused"):
+                self.problems.append(f"{job.key} ({job.kind}): {job.outcome}")
+        for job in self.accepted:
+            if len(set(job.job_ids)) > 1:
+                self.problems.append(f"{job.key}: one Idempotency-Key answered 202 with {sorted(set(job.job_ids))}")
+        for e in exchanges:
+            first = self.by_key[e.key].job_ids[:1]
+            if e.replayed and e.job_id and first and e.job_id != first[0]:
+                self.problems.append(f"{e.key}: a replay answered {e.job_id}, the first answer was {first[0]}")
+        statuses = Counter(str(e.status) if e.status is not None else e.error for e in exchanges)
+        in_flight = [self._moment(e.ended) for e in exchanges if e.status == 409]
+        if in_flight:
+            self.findings.append(
+                f"{len(in_flight)} answers 409 idempotency-in-flight between {min(in_flight):.0f}s and "
+                f"{max(in_flight):.0f}s: a claim left in flight by a crash (or a release that failed) holds its key "
+                "for 60 s, so the client's retry waits that long"
+            )
+        late_503 = []
+        for e in exchanges:
+            moment = self._moment(e.ended)
+            ended = [w.ended for w in self.windows.faults if w.started - 0.5 <= moment]
+            if e.status == 503 and ended:
+                late_503.append(moment - max(ended))
+        self.figures.update(
+            {
+                "logical jobs (webhooks + emails)": (
+                    f"{len(self.jobs)} ({sum(j.kind == 'webhook' for j in self.jobs)} + "
+                    f"{sum(j.kind == 'email' for j in self.jobs)})"
+                ),
+                "load time (s)": f"{self.generator.finished_at - self.generator.started_at:.0f}",
+                "HTTP exchanges": f"{len(exchanges)} ({', '.join(f'{k}: {v}' for k, v in sorted(statuses.items()))})",
+                "accepted (202)": len(self.accepted),
+                "not accepted: client gave up retrying": sum(j.outcome.startswith("gave up") for j in self.jobs),
+                "two 202 job ids for one Idempotency-Key (must be 0)": sum(
+                    len(set(j.job_ids)) > 1 for j in self.accepted
+                ),
+                "5xx other than 503 (must be 0)": sum(
+                    1 for e in exchanges if e.status and e.status >= 500 and e.status != 503
+                ),
+                "503 answers (allowed inside fault windows only)": statuses.get("503", 0),
+                "latest 503 after its window ended (s)": f"{max(late_503):.1f}" if late_503 else "-",
+            }
+        )
+
+    # -- the database: nothing lost, nothing stuck, one job per key.
+    def database(self) -> None:
+        lost = [(j.key, jid) for j in self.accepted for jid in set(j.job_ids) if jid not in self.by_id]
+        self.problems += [f"lost: {key} was answered 202 with {jid}, not in the database" for key, jid in lost]
+        for job in self.accepted:
+            for jid in set(job.job_ids):
+                row = self.by_id.get(jid)
+                if row is not None and row["tenant_id"] != self.tenant_ids[job.tenant]:
+                    self.problems.append(f"{job.key}: job {jid} belongs to another tenant")
+        per_key: dict[str, list[Any]] = defaultdict(list)
+        for r in self.rows:
+            per_key[r["idempotency_key"] or ""].append(r)
+            if (r["idempotency_key"] or "") not in self.by_key:
+                self.problems.append(f"job {r['id']} of a load tenant has no idempotency key of this run")
+        second = {key: rs for key, rs in per_key.items() if key in self.by_key and len(rs) > 1}
+        for key, rs in second.items():
+            self.problems.append(
+                f"second job for one Idempotency-Key: {key} has {len(rs)} jobs "
+                f"({', '.join(r['status'] for r in rs)}); the client saw {self.by_key[key].outcome}"
+            )
+        unseen = [
+            r
+            for r in self.rows
+            if r["idempotency_key"] in self.by_key and self.by_key[r["idempotency_key"]].outcome != "accepted"
+        ]
+        stuck, retrying = [], []
+        for r in self.rows:
+            if r["status"] not in TERMINAL:
+                (retrying if r["idle_s"] < MOVING_S and r["attempt_count"] < MAX_ATTEMPTS else stuck).append(r)
+        for r in stuck:
+            outcomes = [
+                a[0]
+                for a in query(
+                    self.database_url, "SELECT outcome FROM attempts WHERE job_id = $1::uuid ORDER BY id", r["id"]
+                )
+            ]
+            self.problems.append(
+                f"stuck: job {r['id']} {r['status']} after {r['attempt_count']} attempts, idle {r['idle_s']:.0f}s "
+                f"(attempts: {', '.join(outcomes) or 'none'})"
+                + ("; a succeeded attempt is recorded, yet the job is not DELIVERED" if "succeeded" in outcomes else "")
+            )
+        self.open_jobs = len(stuck) + len(retrying)
+        status = Counter(r["status"] for r in self.rows)
+        self.figures.update(
+            {
+                "jobs in the database for load tenants": len(self.rows),
+                "  of which the client never saw a 202": len(unseen),
+                "delivered": status.get("DELIVERED", 0),
+                "failed": status.get("FAILED", 0),
+                "still retrying (moving)": len(retrying),
+                "stuck (must be 0)": len(stuck),
+                "lost (must be 0)": len(lost),
+                "second jobs for one Idempotency-Key (must be 0)": sum(len(rs) - 1 for rs in second.values()),
+            }
+        )
+
+    # -- dead letters: every job that ran out of attempts has its entry (permanent failures need none).
+    def dead_letters(self) -> None:
+        dead = {
+            r[0]
+            for r in query(
+                self.database_url,
+                "SELECT job_id::text FROM dead_letters WHERE tenant_id = ANY($1::uuid[])",
+                self.tenant_ids,
+            )
+        }
+        last_outcome = {
+            r[0]: r[1]
+            for r in query(
+                self.database_url,
+                "SELECT DISTINCT ON (job_id) job_id::text, outcome FROM attempts"
+                " WHERE job_id IN (SELECT id FROM jobs WHERE tenant_id = ANY($1::uuid[])) ORDER BY job_id, id DESC",
+                self.tenant_ids,
+            )
+        }
+        exhausted = [
+            r
+            for r in self.rows
+            if r["status"] == "FAILED"
+            and r["attempt_count"] >= MAX_ATTEMPTS
+            and last_outcome.get(r["id"]) != "permanent_failure"
+        ]
+        missing = [r for r in exhausted if r["id"] not in dead]
+        self.problems += [
+            f"{r['channel']} job {r['id']} FAILED after {r['attempt_count']} attempts without a dead-letter entry"
+            for r in missing
+        ]
+        by_channel = Counter(r["channel"] for r in exhausted)
+        self.figures["out of attempts, dead-lettered (must be all)"] = (
+            ", ".join(
+                f"{channel} {n - sum(r['channel'] == channel for r in missing)} of {n}"
+                for channel, n in sorted(by_channel.items())
+            )
+            or "none ran out"
+        )
+
+    # -- the receivers: right tenant, every DELIVERED job really answered, nothing after the fact.
+    def receivers_view(self) -> None:
+        delivered_at = {
+            r[0]: float(r[1])
+            for r in query(
+                self.database_url,
+                "SELECT job_id::text, extract(epoch FROM min(created_at)) FROM job_events WHERE to_status = 'DELIVERED'"
+                " AND job_id IN (SELECT id FROM jobs WHERE tenant_id = ANY($1::uuid[])) GROUP BY job_id",
+                self.tenant_ids,
+            )
+        }
+        self.hits: dict[str, list[Any]] = defaultdict(list)
+        cross = truncated = 0
+        for index, receiver in enumerate(self.receivers):
+            for hit in receiver.snapshot():
+                self.hits[hit.webhook_id].append(hit)
+                owner = self.by_id.get(hit.webhook_id)
+                said = hit.payload.get("tenant") if isinstance(hit.payload, dict) else None
+                truncated += hit.truncated
+                if hit.truncated and owner is not None and owner["tenant_id"] == self.tenant_ids[index]:
+                    continue  # a body cut short by a killed sender: its owner is known from the webhook-id
+                if owner is None or owner["tenant_id"] != self.tenant_ids[index] or said != self.tenant_ids[index]:
+                    cross += 1
+                    self.problems.append(
+                        f"the receiver of tenant {index} got {hit.path} (webhook-id {hit.webhook_id}, payload tenant "
+                        f"{said}), a job of {owner['tenant_id'] if owner else 'nobody'}"
+                    )
+        duplicates = late = phantom = unexpected = 0
+        for r in self.rows:
+            if r["channel"] != "webhook":
+                continue
+            hits = self.hits.get(r["id"], [])
+            # A 2xx the receiver wrote, whether or not the sender was still there to read it.
+            duplicates += max(sum(200 <= abs(h.status) < 300 for h in hits) - 1, 0)
+            job = self.by_key.get(r["idempotency_key"] or "")
+            if r["status"] == "DELIVERED":
+                if not any(200 <= h.status < 300 for h in hits):
+                    phantom += 1
+                    self.problems.append(f"job {r['id']} DELIVERED, but its receiver never answered it 2xx")
+                recorded = delivered_at.get(r["id"])
+                after = [h for h in hits if recorded is not None and h.arrived_at > recorded + LATE_SLACK_S]
+                if after:
+                    late += len(after)
+                    self.problems.append(
+                        f"job {r['id']}: {len(after)} request(s) reached the receiver "
+                        f"{after[0].arrived_at - (recorded or 0):.1f}s after the ledger recorded it DELIVERED"
+                    )
+                if job is not None and job.mode in ("fail", "reject"):
+                    self.problems.append(f"job {r['id']} ({job.mode}) DELIVERED, its receiver never accepts it")
+            # Tenant 0's receiver is stalled on purpose: its timeouts may use up a job's attempts.
+            if r["status"] == "FAILED" and job is not None and job.mode in ("ok", "slow", "flaky") and job.tenant != 0:
+                unexpected += 1
+                self.problems.append(f"job {r['id']} ({job.mode}, tenant {job.tenant}) FAILED: {r['last_error']}")
+        self.cross_tenant = cross
+        self.figures.update(
+            {
+                "delivered to another tenant (must be 0)": cross,
+                "duplicate deliveries at receivers (at least once)": duplicates,
+                "requests cut off mid-body (sender killed)": truncated,
+                "delivered again after recorded DELIVERED (must be 0)": late,
+                "DELIVERED without a 2xx at the receiver (must be 0)": phantom,
+                "failed although the receiver would accept (must be 0)": unexpected,
+            }
+        )
+
+    # -- ordering keys: kept by the ledger, and the first accepted delivery of each job in submission (id) order.
+    def ordering(self) -> None:
+        sent = [j for j in self.accepted if j.ordering_key]
+        kept = [r for r in self.rows if r["ordering_key"]]
+        if sent and not kept:
+            self.problems.append(
+                f"ordering keys dropped: {len(sent)} webhook jobs were sent with an ordering_key, "
+                "the ledger stored it for none"
+            )
+        violations = 0
+        keys = sorted({r["ordering_key"] for r in kept})
+        for key in keys:
+            keyed = sorted(
+                (r for r in kept if r["ordering_key"] == key and r["status"] == "DELIVERED"), key=lambda r: r["id"]
+            )
+            firsts = [min(h.arrived_at for h in self.hits[r["id"]] if 200 <= abs(h.status) < 300) for r in keyed]
+            if firsts != sorted(firsts):
+                violations += 1
+                self.problems.append(f"ordering key {key}: deliveries out of submission order")
+        self.figures["ordering keys delivered out of order (must be 0)"] = (
+            f"{violations} of {len(keys)} keys ({len(sent)} jobs sent with a key, {len(kept)} stored with one)"
+        )
+
+    # -- the streams: nothing left for settled jobs.
+    def streams_view(self) -> None:
+        work = Settings(bus_prefix=self.bus_prefix).stream_name("work")
+        left = 0
+        lines = []
+        for state in streams(self.nats_url, self.bus_prefix, subjects_filter=f"{self.bus_prefix}.work.>"):
+            if state.name == work:
+                left = sum(n for subject, n in state.subjects.items() if subject.rsplit(".", 1)[-1] in self.tenant_ids)
+            pending = sum(a + p for a, p in state.consumers.values())
+            lines.append(f"{state.name} {state.messages} messages, {pending} pending on its consumers")
+        if left > self.open_jobs:
+            self.problems.append(
+                f"the work stream holds {left} messages of load tenants, {self.open_jobs} jobs are open"
+            )
+        self.figures["work messages left for load tenants"] = left
+        self.figures["streams"] = "; ".join(lines)
+
+    # -- emails: provider stand-ins, dead letters.
+    def emails(self) -> None:
+        email_rows = [r for r in self.rows if r["channel"] == "email"]
+        if not any(j.kind == "email" for j in self.jobs):
+            return
+        sent: dict[int, set[str]] = {}
+        duplicates = 0
+        for index, sendgrid in enumerate(self.sendgrids):
+            texts: Counter[str] = Counter()
+            sent[index] = set()
+            for message_id, body in list(sendgrid.sent):
+                text = " ".join(str(part.get("value", "")) for part in body.get("content", []))
+                if not text.startswith("tenant="):
+                    continue  # the probe
+                sent[index].add(message_id)
+                texts[text] += 1
+                if f"tenant={self.tenant_ids[index]} " not in text:
+                    self.cross_tenant += 1
+                    self.email_problems.append(f"tenant {index}'s provider sent another tenant's email: {text}")
+            duplicates += sum(n - 1 for n in texts.values() if n > 1)
+        for r in email_rows:
+            index = self.tenant_ids.index(r["tenant_id"])
+            if r["status"] == "DELIVERED" and r["provider_message_id"] not in sent[index]:
+                self.email_problems.append(f"email job {r['id']} DELIVERED, its provider has no such message")
+        self.email_figures = {
+            "accepted": sum(1 for j in self.accepted if j.kind == "email"),
+            "delivered": sum(1 for r in email_rows if r["status"] == "DELIVERED"),
+            "failed": sum(1 for r in email_rows if r["status"] == "FAILED"),
+            "duplicate sends at providers (at least once)": duplicates,
+            "provider calls": sum(len(s.received("POST", SEND_PATH)) for s in self.sendgrids),
+        }
+        self.figures["delivered to another tenant (must be 0)"] = self.cross_tenant

@@ -1,0 +1,442 @@
+"""Isolation (issue 10, part 3): tenant B's key on tenant A's resources answers 404 and
+changes nothing, for every tenant-scoped operation, over REST and gRPC.
+
+Nothing here lists routes. REST operations come from the gateway's /openapi.json and gRPC
+methods from the NotificationService descriptor, so a route added later is called the day
+it appears. A path parameter or a field naming a kind of resource this test cannot create
+fails the test, saying where to teach it (`RESOURCE_OF_PARAM`, `RESOURCE_OF_FIELD`,
+`KIND_OF_WORD`, and the `world` fixture).
+
+Every call is made twice with B's key: naming A's resources, and naming resources that do
+not exist (the control). Then:
+- where the control answers 404 (NOT_FOUND), the call naming A's resource must too: another
+  tenant's resource is indistinguishable from a missing one;
+- otherwise (a value in B's own namespace, such as an address, an event id to de-duplicate
+  on, a tenant id the API ignores) both answers must be the same;
+- no answer carries any of A's identifiers that B did not send itself;
+- and afterwards every database row of A (every table with a tenant_id, and those hanging off
+  A's jobs) is exactly as before.
+Operator routes are called with B's key too: refused (401/403), A unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import secrets
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import httpx
+import pytest
+from google.protobuf import descriptor as pb_descriptor
+from google.protobuf import json_format, message_factory
+from google.protobuf.message import Message
+
+from herald.v1 import gateway_pb2
+from tests.resilience.conftest import Resilient, remember
+from tests.resilience.openapi import Operation, minimal, operations
+from tests.resilience.receivers import FlakyReceiver
+from tests.resilience.report import REPORT
+from tests.standins.sendgrid import SEND_PATH, SendGridStandIn
+from tests.support.api import TenantKey, wait_for_status
+from tests.support.infra import query
+
+# A path parameter -> the kind of A's resource it names.
+RESOURCE_OF_PARAM = {
+    "job_id": "job",
+    "key_id": "api_key",
+    "provider_id": "provider",
+    "address": "suppression",
+    "domain_id": "domain",
+    "target_id": "target",
+    "filter_id": "filter",
+    "subscription_id": "subscription",
+    "tenant_id": "tenant",  # operator routes only
+    "provider": "inbound_provider",  # /v1/inbound/{provider}: a name in each tenant's own namespace
+}
+# Kinds whose value is a name every tenant has its own of (not an identifier): the "missing" control uses
+# the same name, so the check is that B's answer is about B's own, and A's rows stay as they are.
+NAMESPACE_KINDS = {"inbound_provider"}
+# A field (JSON body or protobuf, at any depth) -> the kind of A's resource it names.
+RESOURCE_OF_FIELD = {
+    "job_id": "job",
+    "key_id": "api_key",
+    "provider_id": "provider",
+    "fallback_provider_id": "provider",
+    "provider": "provider",  # POST /v1/emails: pin a provider (the enum `provider` of a provider body is left alone)
+    "fallback": "provider",
+    "address": "suppression",
+    "target_id": "target",
+    "filter_id": "filter",
+    "subscription_id": "subscription",
+    "event_id": "event",
+    "tenant_id": "tenant",
+}
+# gRPC: the kind a method's top-level `id` names, from the words of its name (GetJob, RetryJob, ...).
+KIND_OF_WORD = {
+    "Job": "job",
+    "Jobs": "job",
+    "ApiKey": "api_key",
+    "Provider": "provider",
+    "Suppression": "suppression",
+    "Domain": "domain",
+    "WebhookTarget": "target",
+    "EventFilter": "filter",
+    "Subscription": "subscription",
+}
+EVENT_TYPE = "isolation.checked.v1"
+
+
+@dataclass
+class World:
+    a: TenantKey
+    b: TenantKey
+    receiver: FlakyReceiver
+    sendgrid: SendGridStandIn
+    b_sendgrid_key: str
+    resources: dict[str, str] = field(default_factory=dict)
+    # Identifiers of A's that no answer to B may carry (besides the resources): secrets, jobs of A's event.
+    private: list[str] = field(default_factory=list)
+    # Everything B has sent so far: B's own jobs may echo what B put in them (a provider id it pinned).
+    sent_by_b: list[str] = field(default_factory=list)
+
+    @property
+    def identifiers(self) -> dict[str, str]:
+        named = {v: k for k, v in self.resources.items() if k not in NAMESPACE_KINDS}
+        return {**named, **{v: "private" for v in self.private}}
+
+    def missing(self) -> dict[str, str]:
+        """Resources of every kind that do not exist, shaped like A's."""
+        out = {}
+        for kind, value in self.resources.items():
+            if kind in NAMESPACE_KINDS:
+                out[kind] = value
+            else:
+                out[kind] = f"nobody-{secrets.token_hex(4)}@example.com" if "@" in value else str(uuid.uuid4())
+        out["event"] = f"evt-{secrets.token_hex(6)}"
+        return out
+
+
+def a_snapshot(database_url: str, tenant_id: str) -> dict[str, list[str]]:
+    """Every row of the tenant: tables with a tenant_id column, the tenant row, rows of its jobs."""
+    columns = query(
+        database_url,
+        "SELECT table_name, column_name FROM information_schema.columns"
+        " WHERE table_schema = 'public' AND column_name IN ('tenant_id', 'job_id')",
+    )
+    snapshot: dict[str, list[str]] = {}
+    tenant_rows = query(database_url, "SELECT t::text FROM tenants t WHERE id = $1::uuid", tenant_id)
+    snapshot["tenants"] = [r[0] for r in tenant_rows]
+    for table, column in sorted({(r[0], r[1]) for r in columns}):
+        if column == "tenant_id":
+            sql = f'SELECT t::text FROM "{table}" t WHERE tenant_id = $1::uuid'
+        else:
+            sql = f'SELECT t::text FROM "{table}" t WHERE job_id IN (SELECT id FROM jobs WHERE tenant_id = $1::uuid)'
+        snapshot[f"{table}.{column}"] = sorted(r[0] for r in query(database_url, sql, tenant_id))
+    return snapshot
+
+
+def changed(before: dict[str, list[str]], after: dict[str, list[str]]) -> list[str]:
+    return [
+        f"{table}: {before.get(table)} -> {after.get(table)}" for table in after if before.get(table) != after[table]
+    ]
+
+
+@pytest.fixture(scope="module")
+def world(resilient: Resilient) -> Iterator[World]:
+    """Tenant A with one resource of every kind the gateway offers today, and tenant B."""
+    gateway = resilient.gateway
+    paths = set(httpx.get(f"{gateway}/openapi.json", timeout=10).json()["paths"])
+    receiver = FlakyReceiver("isolation")
+    sendgrid = SendGridStandIn()
+    try:
+        a = resilient.tenant("isolation-a", unlimited=False)
+        b = resilient.tenant("isolation-b", unlimited=False)
+        a_key = remember(sendgrid.add_key(f"SG.isolation-a-{secrets.token_hex(8)}.{secrets.token_hex(12)}"))
+        b_key = remember(sendgrid.add_key(f"SG.isolation-b-{secrets.token_hex(8)}.{secrets.token_hex(12)}"))
+        w = World(a, b, receiver, sendgrid, b_key)
+        w.resources["tenant"] = a.tenant_id
+
+        def post(path: str, body: Any = None, expect: int = 201) -> dict[str, Any]:
+            response = httpx.post(f"{gateway}{path}", json=body, headers=a.headers, timeout=30)
+            assert response.status_code == expect, f"setting up {path}: {response.status_code} {response.text}"
+            return response.json() if response.content else {}
+
+        delivered = post("/v1/webhooks", {"url": f"{receiver.base_url}/a", "payload": {"mode": "ok"}}, 202)["id"]
+        failed = post("/v1/webhooks", {"url": f"{receiver.base_url}/a", "payload": {"mode": "reject"}}, 202)["id"]
+        assert wait_for_status(gateway, a, delivered)["status"] == "delivered"
+        assert wait_for_status(gateway, a, failed)["status"] == "failed"
+        # The failed one: a retry leaking across tenants would show as a status change.
+        w.resources["job"] = failed
+        w.private.append(delivered)
+        created_key = post("/v1/api-keys", {"name": "second"})
+        w.resources["api_key"] = created_key["id"]
+        w.private.append(remember(created_key["api_key"]))
+        provider = post(
+            "/v1/providers",
+            {"provider": "sendgrid", "api_key": a_key, "priority": 5, "base_url": sendgrid.base_url},
+        )
+        w.resources["provider"] = provider["id"]
+        w.private.append(a_key)
+        address = f"victim-{secrets.token_hex(4)}@example.com"
+        post("/v1/suppressions", {"address": address})
+        w.resources["suppression"] = address
+        w.private.append(remember(post("/v1/webhook-secret")["secret"]))
+        domain = post(
+            "/v1/domains", {"domain": f"mail-{secrets.token_hex(3)}.a.example", "provider_id": provider["id"]}
+        )
+        w.resources["domain"] = domain["id"]
+        if "/v1/webhooks/targets" in paths:
+            target = post("/v1/webhooks/targets", {"url": f"{receiver.base_url}/a-target"})
+            w.resources["target"] = target["id"]
+            event_filter = post("/v1/webhooks/filters", {"event_types": [EVENT_TYPE]})
+            w.resources["filter"] = event_filter["id"]
+            subscription = post(
+                "/v1/webhooks/subscriptions", {"target_id": target["id"], "filter_id": event_filter["id"]}
+            )
+            w.resources["subscription"] = subscription["id"]
+        if "/v1/inbound/{provider}" in paths:
+            inbound_secret = remember("whsec_" + base64.b64encode(secrets.token_bytes(24)).decode())
+            response = httpx.put(
+                f"{gateway}/v1/inbound/resend", json={"secret": inbound_secret}, headers=a.headers, timeout=30
+            )
+            assert response.status_code == 200, response.text
+            w.resources["inbound_provider"] = "resend"
+            w.private.append(inbound_secret)
+        if "/v1/events" in paths:
+            event_id = f"evt-a-{secrets.token_hex(6)}"
+            event = post("/v1/events", {"event_type": EVENT_TYPE, "payload": {"a": 1}, "event_id": event_id}, 202)
+            w.resources["event"] = event_id
+            # Replaying A's event id as B must not answer A's deliveries.
+            w.private += [d["job_id"] for d in event.get("deliveries", [])]
+            for job_id in [d["job_id"] for d in event.get("deliveries", [])]:
+                wait_for_status(gateway, a, job_id)
+        yield w
+    finally:
+        receiver.close()
+        sendgrid.close()
+
+
+def settled_snapshot(resilient: Resilient, tenant: TenantKey) -> dict[str, list[str]]:
+    # API-key last-used times are written in batches (0.5 s in tests): let the last one land.
+    time.sleep(1.2)
+    return a_snapshot(resilient.database_url, tenant.tenant_id)
+
+
+def kind_of(name: str, table: dict[str, str], where: str) -> str:
+    kind = table.get(name)
+    if kind is None:
+        pytest.fail(
+            f"{where}: {name!r} names a resource this test cannot create; teach tests/resilience/test_isolation.py "
+            "(RESOURCE_OF_PARAM / RESOURCE_OF_FIELD / KIND_OF_WORD, and the `world` fixture)"
+        )
+    return kind
+
+
+def fill_path(operation: Operation, references: dict[str, str]) -> str:
+    path = operation.path
+    for name in operation.path_params:
+        kind = kind_of(name, RESOURCE_OF_PARAM, operation.label)
+        if kind not in references:
+            pytest.fail(f"{operation.label}: the `world` fixture made no {kind} for tenant A")
+        path = path.replace("{" + name + "}", references[kind])
+    return path
+
+
+def body_values(world: World, references: dict[str, str]) -> dict[str, Any]:
+    """What to put in a body: B's own receiver and credentials, and `references` (A's things, or missing ones)."""
+    values: dict[str, Any] = {
+        "url": f"{world.receiver.base_url}/b",
+        "payload": {"from": "b"},
+        "email": "b-user@example.com",
+        "subject": "isolation",
+        "text": "isolation",
+        "domain": f"mail-{secrets.token_hex(3)}.b.example",
+        "api_key": world.b_sendgrid_key,
+        "base_url": world.sendgrid.base_url,
+        "name": "b",
+        "event_type": EVENT_TYPE,
+        "event_types": [EVENT_TYPE],
+    }
+    for name, kind in RESOURCE_OF_FIELD.items():
+        if kind in references:
+            values[name] = references[kind]
+    return values
+
+
+def problem_kind(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("type", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
+def leaked(text: str, world: World, sent: str) -> list[str]:
+    """A's identifiers in an answer to B, except those B itself sent, now or before (a provider id it
+    pinned, echoed back in B's own job, is not a leak)."""
+    world.sent_by_b.append(sent)
+    said = "\n".join(world.sent_by_b)
+    return [f"{kind} {value}" for value, kind in world.identifiers.items() if value in text and value not in said]
+
+
+def call(resilient: Resilient, operation: Operation, path: str, key: TenantKey, body: Any) -> httpx.Response:
+    return httpx.request(
+        operation.method.upper(), f"{resilient.gateway}{path}", json=body, headers=key.headers, timeout=30
+    )
+
+
+def test_rest_operations_with_another_tenants_key(resilient: Resilient, world: World) -> None:
+    document = httpx.get(f"{resilient.gateway}/openapi.json", timeout=10).json()
+    # Operations on A's resources (by path) first, before B has made anything of its own with the
+    # same values (B may suppress the same address); deletions last within each group.
+    ordered = sorted(operations(document), key=lambda op: (not op.path_params, op.method == "delete", op.path))
+    before = settled_snapshot(resilient, world.a)
+    wrong: list[str] = []
+    counted = {"404 like a missing one": 0, "same answer as for a missing one": 0, "names none of A's": 0}
+    for operation in ordered:
+        label = f"{operation.label} as B"
+        missing = world.missing()
+        schema = operation.body_schema()
+        body = minimal(document, schema, body_values(world, world.resources)) if schema is not None else None
+        control_body = minimal(document, schema, body_values(world, missing)) if schema is not None else None
+        path = fill_path(operation, world.resources)
+        response = call(resilient, operation, path, world.b, body)
+        sent = f"{path} {body}"
+        if response.status_code >= 500:
+            wrong.append(f"{label}: {response.status_code} {response.text[:200]}")
+        if leaked(response.text, world, sent):
+            wrong.append(f"{label}: the answer carries A's identifiers {leaked(response.text, world, sent)}")
+        if operation.is_admin:
+            if response.status_code not in (401, 403):
+                wrong.append(f"{label}: an operator route answered a tenant key with {response.status_code}")
+            continue
+        names_a = bool(operation.path_params) or any(v in str(body) for k, v in world.resources.items())
+        if not names_a:
+            counted["names none of A's"] += 1
+            continue
+        control = call(resilient, operation, fill_path(operation, missing), world.b, control_body)
+        ours, theirs = (response.status_code, problem_kind(response)), (control.status_code, problem_kind(control))
+        if control.status_code == 404:
+            counted["404 like a missing one"] += 1
+            if response.status_code != 404:
+                wrong.append(f"{label} on A's resource: {response.status_code}, not 404: {response.text[:200]}")
+        else:
+            counted["same answer as for a missing one"] += 1
+            if ours != theirs:
+                wrong.append(f"{label} naming A's resources answered {ours}, naming missing ones {theirs}")
+    after = settled_snapshot(resilient, world.a)
+    wrong.extend(f"A's rows changed: {c}" for c in changed(before, after))
+    assert not world.sendgrid.received("POST", SEND_PATH), "A's provider was called on B's behalf"
+    assert not wrong, "\n".join(wrong)
+    assert counted["404 like a missing one"] >= 5, counted  # the route table was really walked
+    REPORT.add(
+        "isolation (REST, walked from /openapi.json)",
+        f"{len(ordered)} operations: " + ", ".join(f"{k} {v}" for k, v in counted.items()),
+    )
+
+
+# --- gRPC ----------------------------------------------------------------------------------
+
+
+def method_kind(method: pb_descriptor.MethodDescriptor) -> str | None:
+    words = re.findall(r"[A-Z][a-z]+|[A-Z]+(?![a-z])", method.name)
+    for size in (2, 1):
+        for i in range(len(words) - size + 1):
+            kind = KIND_OF_WORD.get("".join(words[i : i + size]))
+            if kind is not None:
+                return kind
+    return None
+
+
+def fill(message: Message, world: World, references: dict[str, str], method: pb_descriptor.MethodDescriptor) -> None:
+    """Fills what a request needs to be valid, and every field that names a resource with `references`."""
+    plain = body_values(world, {})
+    top = message.DESCRIPTOR.full_name == method.input_type.full_name
+    for fd in message.DESCRIPTOR.fields:
+        name = fd.name
+        if fd.type == fd.TYPE_MESSAGE:
+            if fd.message_type.GetOptions().map_entry or fd.message_type.full_name.startswith("google.protobuf."):
+                continue
+            if name in ("cc", "bcc", "reply_to"):
+                continue
+            child = getattr(message, name).add() if fd.is_repeated else getattr(message, name)
+            fill(child, world, references, method)
+            if not fd.is_repeated:
+                getattr(message, name).SetInParent()
+        elif fd.type == fd.TYPE_STRING:
+            if name == "id" and not top:
+                continue  # the id of a thing being created: the server assigns it
+            if name == "id" or name.endswith("_id"):
+                kind = method_kind(method) if name == "id" else None
+                kind = kind or kind_of(name, RESOURCE_OF_FIELD, f"{message.DESCRIPTOR.full_name}.{name}")
+                if kind not in references:
+                    pytest.fail(f"{method.name}: the `world` fixture made no {kind} for tenant A")
+                setattr(message, name, references[kind])
+            elif fd.is_repeated and name in plain and isinstance(plain[name], list):
+                getattr(message, name).extend(plain[name])
+            elif not fd.is_repeated and name in plain and isinstance(plain[name], str):
+                setattr(message, name, plain[name])
+        elif fd.type == fd.TYPE_BYTES and not fd.is_repeated:
+            setattr(message, name, b'{"from": "b"}')
+
+
+def grpc_call(
+    channel: grpc.Channel, method: pb_descriptor.MethodDescriptor, request: Message, key: TenantKey
+) -> tuple[grpc.StatusCode, str]:
+    invoke = channel.unary_unary(
+        f"/{method.containing_service.full_name}/{method.name}",
+        request_serializer=lambda m: m.SerializeToString(),
+        response_deserializer=message_factory.GetMessageClass(method.output_type).FromString,
+    )
+    try:
+        answer = invoke(request, metadata=[("authorization", f"Bearer {key.api_key}")], timeout=30)
+    except grpc.RpcError as error:
+        return error.code(), str(error.details())
+    return grpc.StatusCode.OK, json_format.MessageToJson(answer)
+
+
+def test_grpc_methods_with_another_tenants_key(resilient: Resilient, world: World) -> None:
+    service = gateway_pb2.DESCRIPTOR.services_by_name["NotificationService"]
+    # Lookups and changes of A's things first, deletions last (as over REST).
+    methods = sorted(service.methods, key=lambda m: (m.name.startswith("Delete"), m.name))
+    before = settled_snapshot(resilient, world.a)
+    wrong: list[str] = []
+    counted = {"NOT_FOUND like a missing one": 0, "same answer as for a missing one": 0, "names none of A's": 0}
+    with grpc.insecure_channel(resilient.gateway_grpc) as channel:
+        for method in methods:
+            request_class = message_factory.GetMessageClass(method.input_type)
+            request, control = request_class(), request_class()
+            fill(request, world, world.resources, method)
+            fill(control, world, world.missing(), method)
+            code, text = grpc_call(channel, method, request, world.b)
+            label = f"{method.name} as B"
+            sent = str(request)
+            if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
+                wrong.append(f"{label}: {code.name} {text[:200]}")
+            if leaked(text, world, sent):
+                wrong.append(f"{label}: the answer carries A's identifiers {leaked(text, world, sent)}")
+            if request == control:
+                counted["names none of A's"] += 1
+                continue
+            control_code, _ = grpc_call(channel, method, control, world.b)
+            if control_code == grpc.StatusCode.NOT_FOUND:
+                counted["NOT_FOUND like a missing one"] += 1
+                if code != grpc.StatusCode.NOT_FOUND:
+                    wrong.append(f"{label} on A's resource: {code.name}, not NOT_FOUND ({text[:200]})")
+            else:
+                counted["same answer as for a missing one"] += 1
+                if code != control_code:
+                    wrong.append(f"{label} naming A's resources: {code.name}, naming missing ones: {control_code.name}")
+    after = settled_snapshot(resilient, world.a)
+    wrong.extend(f"A's rows changed: {c}" for c in changed(before, after))
+    assert not wrong, "\n".join(wrong)
+    assert counted["NOT_FOUND like a missing one"] >= 2, counted
+    REPORT.add(
+        "isolation (gRPC, walked from NotificationService)",
+        f"{len(methods)} methods: " + ", ".join(f"{k} {v}" for k, v in counted.items()),
+    )
