@@ -9,6 +9,7 @@ on whatever response goes out, errors included.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Annotated
 
@@ -20,6 +21,8 @@ from herald_gateway.errors import GatewayError, RateLimited, Unavailable
 from herald_gateway.http import problems
 from herald_gateway.idempotency import Idempotency, request_hash
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable, RateState
+
+log = logging.getLogger("herald.gateway.admission")
 
 
 async def counted_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
@@ -100,7 +103,12 @@ async def with_idempotency(
         return response
     chunks = [chunk async for chunk in response.body_iterator]  # type: ignore[attr-defined]
     content = b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks)
-    await idempotency.complete(principal.tenant_id, key, response.status_code, content)
+    try:
+        await idempotency.complete(principal.tenant_id, key, response.status_code, content)
+    except Exception as error:
+        # The work is done: the client gets its real answer. The key stays claimed until
+        # the claim expires (a retry meanwhile answers 409), never a 500 for done work.
+        log.warning("idempotent response not stored", extra={"error": repr(error)})
     return Response(
         content,
         status_code=response.status_code,
