@@ -3,7 +3,7 @@ and /v1/webhooks/{targets,filters,subscriptions}, over the same `Subscriptions` 
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
@@ -23,14 +23,13 @@ class SubscriptionGrpc:
     handlers: Handlers
     _subscriptions: Subscriptions | None = None
 
-    async def _principal(self, context: Context) -> Principal:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by NotificationServicer; declared here for the type checker only
 
-    async def _spend_rate(self, context: Context, principal: Principal) -> None:
-        raise NotImplementedError
+        async def _principal(self, context: Context) -> Principal: ...
 
-    async def _fail(self, context: Context, error: GatewayError) -> NoReturn:
-        raise NotImplementedError
+        async def _spend_rate(self, context: Context, principal: Principal) -> None: ...
+
+        async def _fail(self, context: Context, error: GatewayError) -> NoReturn: ...
 
     @property
     def subscriptions(self) -> Subscriptions:
