@@ -16,6 +16,7 @@ class Rejection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECTION_UNSPECIFIED: _ClassVar[Rejection]
     REJECTION_QUOTA_EXCEEDED: _ClassVar[Rejection]
     REJECTION_SENDER_DOMAIN_UNVERIFIED: _ClassVar[Rejection]
+    REJECTION_IDEMPOTENCY_MISMATCH: _ClassVar[Rejection]
 
 class IdempotencyState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -27,6 +28,7 @@ class IdempotencyState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 REJECTION_UNSPECIFIED: Rejection
 REJECTION_QUOTA_EXCEEDED: Rejection
 REJECTION_SENDER_DOMAIN_UNVERIFIED: Rejection
+REJECTION_IDEMPOTENCY_MISMATCH: Rejection
 IDEMPOTENCY_STATE_UNSPECIFIED: IdempotencyState
 IDEMPOTENCY_STATE_NEW: IdempotencyState
 IDEMPOTENCY_STATE_IN_FLIGHT: IdempotencyState
@@ -34,7 +36,7 @@ IDEMPOTENCY_STATE_COMPLETED: IdempotencyState
 IDEMPOTENCY_STATE_MISMATCH: IdempotencyState
 
 class JobDraft(_message.Message):
-    __slots__ = ("tenant_id", "channel", "priority", "idempotency_key", "webhook", "email", "ordering_key")
+    __slots__ = ("tenant_id", "channel", "priority", "idempotency_key", "webhook", "email", "ordering_key", "request_hash")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
@@ -42,6 +44,7 @@ class JobDraft(_message.Message):
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HASH_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     channel: _common_pb2.Channel
     priority: _common_pb2.Priority
@@ -49,7 +52,8 @@ class JobDraft(_message.Message):
     webhook: _common_pb2.WebhookRequest
     email: _common_pb2.EmailRequest
     ordering_key: str
-    def __init__(self, tenant_id: _Optional[str] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ...) -> None: ...
+    request_hash: bytes
+    def __init__(self, tenant_id: _Optional[str] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ..., request_hash: _Optional[bytes] = ...) -> None: ...
 
 class CreateJobsRequest(_message.Message):
     __slots__ = ("drafts",)
@@ -58,14 +62,16 @@ class CreateJobsRequest(_message.Message):
     def __init__(self, drafts: _Optional[_Iterable[_Union[JobDraft, _Mapping]]] = ...) -> None: ...
 
 class DraftOutcome(_message.Message):
-    __slots__ = ("job", "rejection", "detail")
+    __slots__ = ("job", "rejection", "detail", "replayed")
     JOB_FIELD_NUMBER: _ClassVar[int]
     REJECTION_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     job: _common_pb2.Job
     rejection: Rejection
     detail: str
-    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., rejection: _Optional[_Union[Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+    replayed: bool
+    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., rejection: _Optional[_Union[Rejection, str]] = ..., detail: _Optional[str] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
 class CreateJobsResponse(_message.Message):
     __slots__ = ("outcomes",)

@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Submission(_message.Message):
-    __slots__ = ("tenant_id", "plan", "channel", "requested_priority", "idempotency_key", "webhook", "email", "ordering_key")
+    __slots__ = ("tenant_id", "plan", "channel", "requested_priority", "idempotency_key", "webhook", "email", "ordering_key", "request_hash")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +21,7 @@ class Submission(_message.Message):
     WEBHOOK_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HASH_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     plan: _common_pb2.Plan
     channel: _common_pb2.Channel
@@ -29,7 +30,8 @@ class Submission(_message.Message):
     webhook: _common_pb2.WebhookRequest
     email: _common_pb2.EmailRequest
     ordering_key: str
-    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., requested_priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ...) -> None: ...
+    request_hash: bytes
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., requested_priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., webhook: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[_common_pb2.EmailRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ..., request_hash: _Optional[bytes] = ...) -> None: ...
 
 class SubmitJobsRequest(_message.Message):
     __slots__ = ("submissions",)
