@@ -144,16 +144,16 @@ def test_idempotency_replay_conflict_and_mismatch(
     assert first.status_code == 202
     before = jobs()
     replay = httpx.post(f"{gateway}/v1/webhooks", json=body, headers=headers)
-    assert replay.status_code == 202 and replay.json() == first.json()
+    assert replay.status_code == 202 and replay.json()["id"] == first.json()["id"]
+    assert replay.json()["status"] in {"queued", "delivering", "delivered"}, "the first job, as it is now"
     assert replay.headers["idempotent-replayed"] == "true"
     assert jobs() == before, "a replay creates nothing"
 
     different = httpx.post(f"{gateway}/v1/webhooks", json={**body, "payload": {"order": 2}}, headers=headers)
     assert different.status_code == 422 and different.json()["type"].endswith("/idempotency-mismatch")
 
-    # A duplicate arriving while the first is still being processed gets 409. Hold the
-    # first "in flight" deterministically: claim the key in the ledger exactly as the
-    # gateway does at the start of a request (same tenant, key and request hash).
+    # A key held by a request still being processed (the claim-and-store protocol of the
+    # other POST routes) gets 409: claim it in the ledger as that protocol does.
     raw = json.dumps({"url": receiver.url, "payload": {"order": 3}}).encode()
     with grpc.insecure_channel(stack.services["ledger"].grpc_addr) as channel:
         claim = ledger_pb2_grpc.LedgerServiceStub(channel).BeginIdempotent(
@@ -171,6 +171,59 @@ def test_idempotency_replay_conflict_and_mismatch(
     assert in_flight.status_code == 409
     assert in_flight.json()["type"].endswith("/idempotency-in-flight")
     assert jobs() == before
+
+
+def test_one_idempotency_key_never_makes_two_jobs(
+    gateways: list[str], operator_token: str, receiver: Receiver, infra: dict[str, str]
+) -> None:
+    """The same keyed request sent many times at once, over two gateways (a client retrying
+    after a lost answer, a proxy resending): one job, and every answer names it. A key whose
+    request was refused leaves nothing behind, so it can be used again."""
+    tenant = create_tenant(gateways[0], operator_token, "retrying-client", plan="startup")
+    set_limits(gateways[0], operator_token, tenant, rate_per_min="unlimited")
+    body = {"url": receiver.url, "payload": {"invoice": 42}}
+    headers = {**tenant.headers, "Idempotency-Key": "invoice-42"}
+
+    def send(i: int) -> httpx.Response:
+        return httpx.post(f"{gateways[i % 2]}/v1/webhooks", json=body, headers=headers, timeout=30)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+        responses = list(pool.map(send, range(40)))
+    assert {r.status_code for r in responses} == {202}
+    assert len({r.json()["id"] for r in responses}) == 1
+    assert sum(r.headers.get("idempotent-replayed") == "true" for r in responses) == 39
+    stored = query(infra["database_url"], "SELECT count(*) FROM jobs WHERE tenant_id = $1::uuid", tenant.tenant_id)
+    assert stored[0][0] == 1
+    job_id = responses[0].json()["id"]
+    assert wait_for_status(gateways[0], tenant, job_id)["status"] == "delivered"
+    assert [r.headers["webhook-id"] for r in receiver.requests].count(job_id) == 1
+
+    set_limits(gateways[0], operator_token, tenant, webhooks_per_month=1)
+    refused = httpx.post(
+        f"{gateways[1]}/v1/webhooks", json=body, headers={**tenant.headers, "Idempotency-Key": "invoice-43"}
+    )
+    assert refused.status_code == 429 and refused.json()["type"].endswith("/quota-exceeded")
+    set_limits(gateways[0], operator_token, tenant, webhooks_per_month="unlimited")
+    again = httpx.post(
+        f"{gateways[1]}/v1/webhooks", json=body, headers={**tenant.headers, "Idempotency-Key": "invoice-43"}
+    )
+    assert again.status_code == 202 and "idempotent-replayed" not in again.headers
+
+
+def test_other_posts_replay_their_stored_answer(gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
+    """A POST that creates something other than a job (here a webhook target) stores its
+    answer under the key: a repeat gets the same answer back, another body 422."""
+    headers = {**tenant.headers, "Idempotency-Key": "target-1"}
+    body = {"url": receiver.url, "description": "orders"}
+    first = httpx.post(f"{gateway}/v1/webhooks/targets", json=body, headers=headers)
+    assert first.status_code == 201, first.text
+    again = httpx.post(f"{gateway}/v1/webhooks/targets", json=body, headers=headers)
+    assert again.status_code == 201 and again.json() == first.json()
+    assert again.headers["idempotent-replayed"] == "true"
+    listed = httpx.get(f"{gateway}/v1/webhooks/targets", headers=tenant.headers).json()
+    assert len(listed["data"]) == 1
+    other = httpx.post(f"{gateway}/v1/webhooks/targets", json={**body, "description": "x"}, headers=headers)
+    assert other.status_code == 422 and other.json()["type"].endswith("/idempotency-mismatch")
 
 
 def test_jobs_sharing_an_ordering_key_arrive_in_order(

@@ -29,6 +29,8 @@ async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event) ->
             port=port,
             log_config=None,
             access_log=False,
+            # Herald does not use client addresses; parsing X-Forwarded-* costs every request.
+            proxy_headers=False,
             timeout_graceful_shutdown=10,
             limit_concurrency=10_000,
             h11_max_incomplete_event_size=64 * 1024,

@@ -351,13 +351,6 @@ class KnownDefect:
 
 KNOWN_DEFECTS = [
     KnownDefect(
-        "Idempotency-Key: a job created by a request that then failed (5xx, crash, ledger gone before the answer "
-        "was stored) is not found by the retry; once the claim is released (at once, or after 60 s in flight) the "
-        "retry creates a second job, delivered a second time",
-        lambda problem: problem.startswith("second job for one Idempotency-Key:"),
-        None,
-    ),
-    KnownDefect(
         "a job stranded in QUEUED: two deliveries of one work message at once (after a NATS restart) were "
         "recorded in one batch, the success and then a retry; one copy was acknowledged, so no message is left "
         "and nothing (the outbox takes PENDING jobs only) ever runs it again",

@@ -117,8 +117,10 @@ class EmailWorker:
         self.subjects = subjects
         self.alerter = alerter
         self.counters = counters or Counters()
-        self.recorder: Batcher[ledger_pb2.WalkRecord, None] = Batcher(self._record, max_items=200)
-        self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(self._start_many, max_items=200)
+        self.recorder: Batcher[ledger_pb2.WalkRecord, None] = Batcher(self._record, max_items=200, max_concurrent=1)
+        self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(
+            self._start_many, max_items=200, max_concurrent=1
+        )
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(config.concurrency)
 

@@ -35,7 +35,7 @@ from herald_gateway.errors import (
 from herald_gateway.grpc_subscriptions import SubscriptionGrpc
 from herald_gateway.handlers import Handlers, WebhookInput
 from herald_gateway.http.admission import rate_headers
-from herald_gateway.idempotency import Idempotency, request_hash
+from herald_gateway.idempotency import Idempotency, check_idempotency_key, request_hash
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -103,77 +103,49 @@ class NotificationServicer(SubscriptionGrpc, gateway_pb2_grpc.NotificationServic
     async def SendWebhook(
         self, request: gateway_pb2.SendWebhookRequest, context: Context
     ) -> gateway_pb2.SendWebhookResponse:
+        """An idempotency key is written with the job (see herald_gateway.idempotency): a
+        repeat answers with the first job."""
         principal = await self._principal(context)
-        key = request.idempotency_key
-        if key:
-            digest = request_hash("grpc", "SendWebhook", request.SerializeToString(deterministic=True))
-            try:
-                replay = await self.idempotency.begin(principal.tenant_id, key, digest)
-            except GatewayError as error:
-                await _abort(context, error)
-            if replay is not None:
-                answer = gateway_pb2.SendWebhookResponse()
-                answer.ParseFromString(replay.body)
-                return answer
-        try:
-            answer = await self._send_webhook(request, context, principal)
-        except BaseException:
-            if key:
-                await self.idempotency.abandon(principal.tenant_id, key)
-            raise
-        if key:
-            await self.idempotency.complete(principal.tenant_id, key, 200, answer.SerializeToString())
-        return answer
-
-    async def _send_webhook(
-        self, request: gateway_pb2.SendWebhookRequest, context: Context, principal: Principal
-    ) -> gateway_pb2.SendWebhookResponse:
         await self._spend_rate(context, principal)
-        item = WebhookInput(
-            url=request.url,
-            body=request.body,
-            content_type=request.content_type or "application/json",
-            headers=dict(request.headers),
-            priority=request.priority,
-            idempotency_key=request.idempotency_key,
-        )
         try:
-            job = await self.handlers.send_webhook(principal, item)
+            item = WebhookInput(
+                url=request.url,
+                body=request.body,
+                content_type=request.content_type or "application/json",
+                headers=dict(request.headers),
+                priority=request.priority,
+                idempotency_key=request.idempotency_key,
+                request_hash=self._digest("SendWebhook", request),
+            )
+            sent = await self.handlers.send_webhook(principal, item)
         except GatewayError as error:
             await _abort(context, error)
-        return gateway_pb2.SendWebhookResponse(id=job.id, status=job.status)
+        return gateway_pb2.SendWebhookResponse(id=sent.job.id, status=sent.job.status)
 
     async def SendEmail(self, request: gateway_pb2.SendEmailRequest, context: Context) -> gateway_pb2.SendEmailResponse:
         principal = await self._principal(context)
-        key = request.idempotency_key
-        if key:
-            digest = request_hash("grpc", "SendEmail", request.SerializeToString(deterministic=True))
-            try:
-                replay = await self.idempotency.begin(principal.tenant_id, key, digest)
-            except GatewayError as error:
-                await _abort(context, error)
-            if replay is not None:
-                answer = gateway_pb2.SendEmailResponse()
-                answer.ParseFromString(replay.body)
-                return answer
+        await self._spend_rate(context, principal)
+        email = common_pb2.EmailRequest()
+        email.CopyFrom(request.email)
         try:
-            await self._spend_rate(context, principal)
-            email = common_pb2.EmailRequest()
-            email.CopyFrom(request.email)
-            try:
-                job = await self.handlers.send_email(
-                    principal, email, request.priority, request.idempotency_key, request.ordering_key
-                )
-            except GatewayError as error:
-                await _abort(context, error)
-            answer = gateway_pb2.SendEmailResponse(id=job.id, status=job.status)
-        except BaseException:
-            if key:
-                await self.idempotency.abandon(principal.tenant_id, key)
-            raise
-        if key:
-            await self.idempotency.complete(principal.tenant_id, key, 200, answer.SerializeToString())
-        return answer
+            sent = await self.handlers.send_email(
+                principal,
+                email,
+                request.priority,
+                request.idempotency_key,
+                request.ordering_key,
+                self._digest("SendEmail", request),
+            )
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.SendEmailResponse(id=sent.job.id, status=sent.job.status)
+
+    @staticmethod
+    def _digest(method: str, request: gateway_pb2.SendWebhookRequest | gateway_pb2.SendEmailRequest) -> bytes:
+        if not request.idempotency_key:
+            return b""
+        check_idempotency_key(request.idempotency_key)
+        return request_hash("grpc", method, request.SerializeToString(deterministic=True))
 
     async def RetryJob(self, request: gateway_pb2.RetryJobRequest, context: Context) -> gateway_pb2.RetryJobResponse:
         principal = await self._principal(context)

@@ -27,6 +27,9 @@ from herald.v1 import (
 from herald_gateway.auth import Principal
 from herald_gateway.errors import (
     Conflict,
+    GatewayError,
+    IdempotencyConflict,
+    IdempotencyMismatch,
     Invalid,
     InvalidCredential,
     NotFound,
@@ -79,6 +82,15 @@ class WebhookInput:
     priority: int = common_pb2.PRIORITY_UNSPECIFIED
     idempotency_key: str = ""
     ordering_key: str = ""
+    # With an idempotency key: the digest of the request (see herald_gateway.idempotency.request_hash).
+    request_hash: bytes = b""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    job: common_pb2.Job
+    # The idempotency key named a job created by an earlier request: this is that job.
+    replayed: bool = False
 
 
 # A DNS name: labels of letters, digits and hyphens, at least two of them, 253 characters at most.
@@ -168,6 +180,23 @@ def validate_webhook(item: WebhookInput) -> list[tuple[str, str]]:
     return problems
 
 
+def submitted(outcome: ledger_pb2.DraftOutcome) -> Submitted:
+    """The job a submission created (or named again), or the error its refusal is."""
+    if not outcome.HasField("job"):
+        raise refusal(outcome)
+    return Submitted(outcome.job, outcome.replayed)
+
+
+def refusal(outcome: ledger_pb2.DraftOutcome) -> GatewayError:
+    if outcome.rejection == ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED:
+        return SenderDomainUnverified(outcome.detail)
+    if outcome.rejection == ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH:
+        return IdempotencyMismatch(outcome.detail)
+    if outcome.rejection == ledger_pb2.REJECTION_IDEMPOTENCY_IN_FLIGHT:
+        return IdempotencyConflict(outcome.detail)
+    return QuotaExceeded(outcome.detail or "monthly quota reached")
+
+
 def _translate(error: grpc.aio.AioRpcError, what: str) -> Exception:
     code = error.code()
     if code == grpc.StatusCode.NOT_FOUND:
@@ -215,11 +244,15 @@ class Handlers:
         self.email_sender = email_sender
         # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs.
         self.submitter: Batcher[router_pb2.Submission, ledger_pb2.DraftOutcome] = Batcher(
-            self._submit_many, max_items=128, max_wait=0.002, size_of=lambda s: s.ByteSize()
+            self._submit_many,
+            max_items=256,
+            max_wait=0.002,
+            size_of=lambda s: s.ByteSize(),
+            max_concurrent=2,
         )
         self.dead_letter_reader = dead_letter_reader
 
-    async def send_webhook(self, principal: Principal, item: WebhookInput) -> common_pb2.Job:
+    async def send_webhook(self, principal: Principal, item: WebhookInput) -> Submitted:
         problems = validate_webhook(item)
         if problems:
             raise Invalid(problems)
@@ -230,6 +263,7 @@ class Handlers:
             requested_priority=item.priority,  # type: ignore[arg-type]
             idempotency_key=item.idempotency_key,
             ordering_key=item.ordering_key,
+            request_hash=item.request_hash if item.idempotency_key else b"",
             webhook=common_pb2.WebhookRequest(
                 url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
             ),
@@ -243,7 +277,8 @@ class Handlers:
         priority: int,
         idempotency_key: str,
         ordering_key: str,
-    ) -> common_pb2.Job:
+        request_hash: bytes = b"",
+    ) -> Submitted:
         problems = email_problems(email)
         if len(idempotency_key) > 255 or len(ordering_key) > 255:
             problems.append(("idempotency_key/ordering_key", "at most 255 characters"))
@@ -256,6 +291,7 @@ class Handlers:
             requested_priority=priority,  # type: ignore[arg-type]
             idempotency_key=idempotency_key,
             ordering_key=ordering_key,
+            request_hash=request_hash if idempotency_key else b"",
             email=email,
         )
         return await self._submit_one(submission, "email")
@@ -264,17 +300,12 @@ class Handlers:
         response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))
         return list(response.outcomes)
 
-    async def _submit_one(self, submission: router_pb2.Submission, what: str) -> common_pb2.Job:
+    async def _submit_one(self, submission: router_pb2.Submission, what: str) -> Submitted:
         try:
             outcome = await self.submitter.submit(submission)
         except grpc.aio.AioRpcError as error:
             raise _translate(error, what) from error
-        if not outcome.HasField("job"):
-            if outcome.rejection == ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED:
-                raise SenderDomainUnverified(outcome.detail)
-            raise QuotaExceeded(outcome.detail or "monthly quota reached")
-        job: common_pb2.Job = outcome.job
-        return job
+        return submitted(outcome)
 
     async def usage(self, tenant_id: str) -> common_pb2.Usage:
         try:

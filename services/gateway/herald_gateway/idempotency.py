@@ -1,5 +1,9 @@
 """Idempotency-Key handling, shared by HTTP and gRPC.
 
+Routes that create a job (a webhook, an email) send the key with the job: the
+ledger writes both in one transaction (see `request_hash`). Every other tenant
+POST goes through the claim-and-store protocol below.
+
 Before the work: claim the key in the ledger (with a hash of the request). A key
 done before replays its stored response; one in progress answers 409; one used for
 a different request answers 422. After the work: store the response (2xx-4xx), or
@@ -26,6 +30,11 @@ class Replay:
     body: bytes
 
 
+def check_idempotency_key(key: str) -> None:
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
+        raise Invalid([("Idempotency-Key", f"must be 1-{MAX_KEY_LENGTH} printable characters")])
+
+
 def request_hash(method: str, route: str, body: bytes) -> bytes:
     return hashlib.sha256(method.encode() + b" " + route.encode() + b"\n" + body).digest()
 
@@ -37,10 +46,10 @@ class Idempotency:
     def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub) -> None:
         self.ledger = ledger
         self.claims: Batcher[ledger_pb2.BeginIdempotentRequest, ledger_pb2.BeginIdempotentResponse] = Batcher(
-            self._claim_many, max_items=256, max_wait=0.002
+            self._claim_many, max_items=256, max_wait=0.002, max_concurrent=2
         )
         self.completions: Batcher[ledger_pb2.CompleteIdempotentRequest, None] = Batcher(
-            self._complete_many, max_items=256, max_wait=0.002
+            self._complete_many, max_items=256, max_wait=0.002, max_concurrent=2
         )
 
     async def _claim_many(
@@ -55,8 +64,7 @@ class Idempotency:
 
     async def begin(self, tenant_id: str, key: str, digest: bytes) -> Replay | None:
         """None: the caller owns the key now and must `complete` or `abandon` it."""
-        if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
-            raise Invalid([("Idempotency-Key", f"must be 1-{MAX_KEY_LENGTH} printable characters")])
+        check_idempotency_key(key)
         try:
             claim = await self.claims.submit(
                 ledger_pb2.BeginIdempotentRequest(tenant_id=tenant_id, key=key, request_hash=digest)

@@ -32,6 +32,7 @@ from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.inbound import InboundRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
+from herald_ledger.store import idempotency as idempotency_store
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store import tenants as tenant_store
 from herald_ledger.store.admission import admit
@@ -43,6 +44,7 @@ from herald_ledger.store.codes import (
     STATUS_FROM_PROTO,
     STATUS_TO_PROTO,
 )
+from herald_ledger.store.idempotency import KeyedDraft
 from herald_ledger.store.platform_email import PlatformMail
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -98,6 +100,7 @@ class LedgerServicer(
             max_wait=0.002,
             size_of=lambda jobs: sum(len(j.body) for j in jobs),
             max_bytes=32 * 1024 * 1024,
+            max_concurrent=1,
         )
         # Herald's own mail (quota warnings) is written only when a platform provider is set.
         self.platform = platform
@@ -129,6 +132,7 @@ class LedgerServicer(
                     body=body,
                     idempotency_key=draft.idempotency_key or None,
                     ordering_key=draft.ordering_key or None,
+                    request_hash=draft.request_hash,
                 )
             )
         # Group commit: concurrent calls share one transaction (one fsync, one usage lock
@@ -138,23 +142,70 @@ class LedgerServicer(
 
     async def _create_many(self, requests: list[list[job_store.NewJob]]) -> list[list[ledger_pb2.DraftOutcome]]:
         new_jobs = [job for request in requests for job in request]
+        keyed = {
+            i: KeyedDraft(j.tenant_id, j.idempotency_key, j.request_hash, j.id)
+            for i, j in enumerate(new_jobs)
+            if j.idempotency_key and j.request_hash
+        }
         async with self.engine.begin() as conn:
-            verdicts = await admit(conn, new_jobs, self.platform)
+            # The keys first: a repeat waits for (then answers with) the job its key names.
+            earlier = await idempotency_store.claim_for_jobs(conn, keyed)
+            fresh = [j for i, j in enumerate(new_jobs) if i not in earlier]
+            verdicts = await admit(conn, fresh, self.platform)
             for verdict in verdicts:
                 if verdict.job is not None:
                     verdict.job.suppressed = verdict.suppressed
             rows = await job_store.create_jobs(conn, [v.job for v in verdicts if v.job is not None])
+            refused = {id(job) for job, v in zip(fresh, verdicts, strict=True) if v.job is None}
+            await idempotency_store.release(
+                conn,
+                [(d.tenant_id, d.key) for i, d in keyed.items() if i not in earlier and id(new_jobs[i]) in refused],
+            )
+            replayed = await job_store.job_summaries(conn, [e.job_id for e in earlier.values() if e.job_id])
         by_id = {row.id: row for row in rows}
-        outcomes = []
-        for verdict in verdicts:
-            if verdict.job is None:
-                rejection = REJECTIONS.get(verdict.rejection_kind, ledger_pb2.REJECTION_QUOTA_EXCEEDED)
-                outcomes.append(ledger_pb2.DraftOutcome(rejection=rejection, detail=verdict.rejection))  # type: ignore[arg-type]
+        outcomes: list[ledger_pb2.DraftOutcome | None] = []
+        fresh_verdicts = iter(verdicts)
+        for i in range(len(new_jobs)):
+            use = earlier.get(i)
+            if use is None:
+                verdict = next(fresh_verdicts)
+                if verdict.job is None:
+                    rejection = REJECTIONS.get(verdict.rejection_kind, ledger_pb2.REJECTION_QUOTA_EXCEEDED)
+                    outcomes.append(ledger_pb2.DraftOutcome(rejection=rejection, detail=verdict.rejection))  # type: ignore[arg-type]
+                else:
+                    outcomes.append(ledger_pb2.DraftOutcome(job=job_to_proto(by_id[verdict.job.id])))
+            elif use.in_flight:
+                outcomes.append(
+                    ledger_pb2.DraftOutcome(
+                        rejection=ledger_pb2.REJECTION_IDEMPOTENCY_IN_FLIGHT,
+                        detail="the first request with this key has not finished; retry shortly",
+                    )
+                )
+            elif use.mismatch:
+                outcomes.append(
+                    ledger_pb2.DraftOutcome(rejection=ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH, detail=use.mismatch)
+                )
+            elif use.job_id is not None and use.job_id in replayed:
+                outcomes.append(ledger_pb2.DraftOutcome(job=job_to_proto(replayed[use.job_id]), replayed=True))
+            elif use.job_id is not None:
+                detail = "the job this key named no longer exists"
+                outcomes.append(
+                    ledger_pb2.DraftOutcome(rejection=ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH, detail=detail)
+                )
             else:
-                outcomes.append(ledger_pb2.DraftOutcome(job=job_to_proto(by_id[verdict.job.id])))
+                outcomes.append(None)  # the same as an earlier draft of this batch: filled below
+        for i, use in earlier.items():
+            if use.same_as is not None:
+                first = outcomes[use.same_as]
+                assert first is not None
+                repeat = ledger_pb2.DraftOutcome()
+                repeat.CopyFrom(first)
+                repeat.replayed = first.HasField("job")
+                outcomes[i] = repeat
+        complete = [o for o in outcomes if o is not None]
         split, start = [], 0
         for request in requests:
-            split.append(outcomes[start : start + len(request)])
+            split.append(complete[start : start + len(request)])
             start += len(request)
         return split
 

@@ -39,6 +39,7 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(lambda: jetstream_metrics.run(js, runtime.stopping))
 
     async def close() -> None:
+        await publisher.close()
         await close_bus(nc)
         await channel.close()
 

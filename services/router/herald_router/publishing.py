@@ -69,7 +69,10 @@ class Publisher:
         self.ledger = ledger
         self.payloads = PayloadStore(js, settings.payload_bucket, settings.stream_replicas) if js else None
         # "Queued" marks of concurrent submissions go to the ledger as one call.
-        self.queued_marker: Batcher[list[str], None] = Batcher(self._mark_queued, max_items=256, max_wait=0.002)
+        self._marking: set[asyncio.Task[None]] = set()
+        self.queued_marker: Batcher[list[str], None] = Batcher(
+            self._mark_queued, max_items=1024, max_wait=0.002, max_concurrent=1
+        )
 
     async def _mark_queued(self, batches: list[list[str]]) -> list[None]:
         ids = sorted({job_id for batch in batches for job_id in batch})
@@ -114,8 +117,25 @@ class Publisher:
                 extra={"unacknowledged": len(jobs) - len(acknowledged), "error": repr(first)},
             )
         if acknowledged:
-            await self.queued_marker.submit(sorted(acknowledged))
+            # Not awaited: the answer rests on the committed row and the bus's ack, not on
+            # the QUEUED mark. A mark that fails leaves the row PENDING for the outbox,
+            # whose republish the bus de-duplicates by message id (or the sender skips).
+            marking = asyncio.create_task(self._mark(sorted(acknowledged)))
+            self._marking.add(marking)
+            marking.add_done_callback(self._marking.discard)
         return acknowledged
+
+    async def _mark(self, job_ids: list[str]) -> None:
+        try:
+            await self.queued_marker.submit(job_ids)
+        except Exception as error:
+            log.warning("jobs not marked QUEUED; the outbox will see them", extra={"error": repr(error)})
+
+    async def close(self) -> None:
+        """Finishes the QUEUED marks under way (graceful shutdown)."""
+        if self._marking:
+            await asyncio.gather(*self._marking, return_exceptions=True)
+        await self.queued_marker.drain()
 
     async def release_dead_letters(self, sequences: list[int]) -> None:
         """Removes dead-letter entries whose jobs run again: the stream then holds only

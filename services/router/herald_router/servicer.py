@@ -19,6 +19,8 @@ Context = grpc.aio.ServicerContext[Any, Any]
 REJECTION_LABELS = {
     ledger_pb2.REJECTION_QUOTA_EXCEEDED: "quota",
     ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED: "sender_domain",
+    ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH: "idempotency",
+    ledger_pb2.REJECTION_IDEMPOTENCY_IN_FLIGHT: "idempotency",
 }
 
 
@@ -34,7 +36,11 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
         self.subscriptions = subscriptions or SubscriptionCache(ledger)
         # Concurrent submissions reach the ledger as one CreateJobs call (and, there, one transaction).
         self.creator: Batcher[list[ledger_pb2.JobDraft], list[ledger_pb2.DraftOutcome]] = Batcher(
-            self._create_many, max_items=64, max_wait=0.002, size_of=lambda drafts: sum(d.ByteSize() for d in drafts)
+            self._create_many,
+            max_items=64,
+            max_wait=0.002,
+            size_of=lambda drafts: sum(d.ByteSize() for d in drafts),
+            max_concurrent=2,
         )
 
     async def _create_many(self, requests: list[list[ledger_pb2.JobDraft]]) -> list[list[ledger_pb2.DraftOutcome]]:
@@ -61,6 +67,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
                 priority=effective_priority(submission),  # type: ignore[arg-type]
                 idempotency_key=submission.idempotency_key,
                 ordering_key=submission.ordering_key,
+                request_hash=submission.request_hash,
             )
             if kind == "webhook":
                 draft.webhook.CopyFrom(submission.webhook)
@@ -68,9 +75,16 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
                 draft.email.CopyFrom(submission.email)
             drafts.append(draft)
         outcomes = await self.creator.submit(drafts)
-        admitted = [o.job for o in outcomes if o.HasField("job") and o.job.status == common_pb2.JOB_STATUS_PENDING]
+        # A replayed outcome names a job published (or being published) by its first request.
+        admitted = [
+            o.job
+            for o in outcomes
+            if o.HasField("job") and not o.replayed and o.job.status == common_pb2.JOB_STATUS_PENDING
+        ]
         for submission, outcome in zip(request.submissions, outcomes, strict=True):
             channel = label(common_pb2.Channel.Name(submission.channel))
+            if outcome.replayed:
+                continue
             if outcome.HasField("job"):
                 JOBS_ACCEPTED.labels(channel).inc()
             else:

@@ -88,8 +88,10 @@ class WebhookWorker:
             timeout=settings.webhook_timeout_s,
             follow_redirects=False,
         )
-        self.recorder: Batcher[ledger_pb2.AttemptResult, None] = Batcher(self._record, max_items=200)
-        self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(self._start_many, max_items=200)
+        self.recorder: Batcher[ledger_pb2.AttemptResult, None] = Batcher(self._record, max_items=200, max_concurrent=1)
+        self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(
+            self._start_many, max_items=200, max_concurrent=1
+        )
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(settings.webhook_concurrency)
 

@@ -17,6 +17,7 @@ class Rejection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECTION_QUOTA_EXCEEDED: _ClassVar[Rejection]
     REJECTION_SENDER_DOMAIN_UNVERIFIED: _ClassVar[Rejection]
     REJECTION_IDEMPOTENCY_MISMATCH: _ClassVar[Rejection]
+    REJECTION_IDEMPOTENCY_IN_FLIGHT: _ClassVar[Rejection]
 
 class IdempotencyState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -29,6 +30,7 @@ REJECTION_UNSPECIFIED: Rejection
 REJECTION_QUOTA_EXCEEDED: Rejection
 REJECTION_SENDER_DOMAIN_UNVERIFIED: Rejection
 REJECTION_IDEMPOTENCY_MISMATCH: Rejection
+REJECTION_IDEMPOTENCY_IN_FLIGHT: Rejection
 IDEMPOTENCY_STATE_UNSPECIFIED: IdempotencyState
 IDEMPOTENCY_STATE_NEW: IdempotencyState
 IDEMPOTENCY_STATE_IN_FLIGHT: IdempotencyState

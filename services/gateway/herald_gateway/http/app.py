@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable, Callable
+from fastapi import FastAPI
 
-from fastapi import FastAPI, Request
-from starlette.responses import Response
-
-from herald.telemetry.metrics import HTTP_SECONDS
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.handlers import Handlers
 from herald_gateway.http import problems
-from herald_gateway.http.admission import rate_limit_headers, with_idempotency
+from herald_gateway.http.middleware import GatewayMiddleware
 from herald_gateway.http.routes import (
     admin,
     api_keys,
@@ -31,8 +26,6 @@ from herald_gateway.http.routes import (
 from herald_gateway.idempotency import Idempotency
 from herald_gateway.rate_limit import RateLimiter
 
-MAX_REQUEST_BYTES = 8 * 1024 * 1024
-
 
 def create_app(
     handlers: Handlers,
@@ -46,6 +39,10 @@ def create_app(
         version="0.1.0",
         description="Multi-tenant notification delivery: webhooks and email, delivered through flaky receivers "
         "and providers without losing a request.",
+        # FastAPI's own OpenTelemetry: the HTTP server span only, the parent of the gRPC hops.
+        # Its per-operation spans, metrics and logs cost CPU on every request for what
+        # Prometheus (herald_http_request_duration_seconds) and our logs already record.
+        telemetry={"tracing": True, "operation_spans": False, "metrics": False, "logs": False},
     )
     app.state.handlers = handlers
     app.state.tenants = tenants
@@ -70,20 +67,5 @@ def create_app(
         app.include_router(module.router)
     app.include_router(inbound.admin_router)
 
-    @app.middleware("http")
-    async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_REQUEST_BYTES):
-            return problems.problem(413, "payload-too-large", "Payload too large", "the request body is too large")
-        started = time.perf_counter()
-        response = await with_idempotency(request, call_next, tenants, idempotency)
-        await rate_limit_headers(request, response, tenants, rate_limiter)
-        # The router records the route it matched in the scope: label by its template, never the raw path.
-        matched = request.scope.get("route")
-        route = getattr(matched, "path", None) or "unmatched"
-        HTTP_SECONDS.labels("gateway", request.method, route, str(response.status_code)).observe(
-            time.perf_counter() - started
-        )
-        return response
-
+    app.add_middleware(GatewayMiddleware, tenants=tenants, rate_limiter=rate_limiter, idempotency=idempotency)
     return app

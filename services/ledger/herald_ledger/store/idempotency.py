@@ -102,3 +102,120 @@ async def complete_many(conn: AsyncConnection, completions: list[tuple[uuid.UUID
         ),
         {"tenants": list(tenants), "keys": list(keys), "codes": list(codes), "bodies": list(bodies)},
     )
+
+
+# ---- keys sent with a job: claimed in the job's own transaction ---------------------
+
+
+@dataclass(frozen=True)
+class KeyedDraft:
+    """A draft's key as `claim_for_jobs` sees it."""
+
+    tenant_id: uuid.UUID
+    key: str
+    request_hash: bytes
+    job_id: uuid.UUID
+
+
+@dataclass(frozen=True)
+class EarlierUse:
+    """What a key already names: a job to answer again (`job_id`), or why not (`mismatch`)."""
+
+    job_id: uuid.UUID | None = None
+    mismatch: str = ""
+    # Held by a request of the claim-and-store protocol that has not finished.
+    in_flight: bool = False
+    # Another draft of the same batch carries the key first: this one shares its outcome.
+    same_as: int | None = None
+
+
+_CLAIM_FOR_JOBS = text(
+    """
+    INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, status_code, job_id)
+    SELECT t, k, h, 'job', 202, j
+    FROM unnest(CAST(:tenants AS uuid[]), CAST(:keys AS text[]), CAST(:hashes AS bytea[]), CAST(:jobs AS uuid[]))
+        AS u(t, k, h, j)
+    ON CONFLICT (tenant_id, key) DO UPDATE SET
+        request_hash = EXCLUDED.request_hash, state = 'job', status_code = 202, body = NULL,
+        job_id = EXCLUDED.job_id, created_at = now(), updated_at = now()
+    WHERE (idempotency_keys.state = 'in_flight'
+           AND idempotency_keys.updated_at < now() - make_interval(secs => :in_flight_s))
+       OR idempotency_keys.created_at < now() - make_interval(secs => :retention_s)
+    RETURNING tenant_id, key
+    """
+)
+
+_EARLIER_USES = text(
+    """
+    SELECT i.tenant_id, i.key, i.request_hash, i.state, i.job_id
+    FROM idempotency_keys i
+    JOIN unnest(CAST(:tenants AS uuid[]), CAST(:keys AS text[])) AS u(t, k) ON i.tenant_id = u.t AND i.key = u.k
+    """
+)
+
+_RELEASE = text(
+    """
+    DELETE FROM idempotency_keys i
+    USING unnest(CAST(:tenants AS uuid[]), CAST(:keys AS text[])) AS u(t, k)
+    WHERE i.tenant_id = u.t AND i.key = u.k AND i.state = 'job'
+    """
+)
+
+
+async def claim_for_jobs(conn: AsyncConnection, drafts: dict[int, KeyedDraft]) -> dict[int, EarlierUse]:
+    """Claims each draft's key for its (not yet written) job, in the caller's transaction.
+
+    Returns, by draft index, the drafts that must not create a job: a key another
+    request used before (its job, or a mismatch when the request differed) or a
+    repeat of a key earlier in the same batch. A concurrent transaction claiming the
+    same key makes this one wait on the key's row, then see its committed claim, so
+    one key never yields two jobs. Call `release` for claimed drafts that end up refused."""
+    earlier: dict[int, EarlierUse] = {}
+    first: dict[tuple[uuid.UUID, str], int] = {}
+    for index, draft in drafts.items():
+        seen = first.get((draft.tenant_id, draft.key))
+        if seen is None:
+            first[(draft.tenant_id, draft.key)] = index
+        elif hmac.compare_digest(drafts[seen].request_hash, draft.request_hash):
+            earlier[index] = EarlierUse(same_as=seen)
+        else:
+            earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
+    if not first:
+        return earlier
+    claiming = [drafts[i] for i in first.values()]
+    claimed = {
+        (row.tenant_id, row.key)
+        for row in await conn.execute(
+            _CLAIM_FOR_JOBS,
+            {
+                "tenants": [d.tenant_id for d in claiming],
+                "keys": [d.key for d in claiming],
+                "hashes": [d.request_hash for d in claiming],
+                "jobs": [d.job_id for d in claiming],
+                "in_flight_s": IN_FLIGHT_TIMEOUT_S,
+                "retention_s": RETENTION_S,
+            },
+        )
+    }
+    taken = {pair: index for pair, index in first.items() if pair not in claimed}
+    if not taken:
+        return earlier
+    rows = await conn.execute(_EARLIER_USES, {"tenants": [t for t, _ in taken], "keys": [k for _, k in taken]})
+    for row in rows:
+        index = taken.pop((row.tenant_id, row.key))
+        if not hmac.compare_digest(bytes(row.request_hash), drafts[index].request_hash):
+            earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
+        elif row.state != "job" or row.job_id is None:
+            earlier[index] = EarlierUse(in_flight=True)
+        else:
+            earlier[index] = EarlierUse(job_id=row.job_id)
+    for index in taken.values():  # claimed by a transaction that has since let it go: never guess
+        earlier[index] = EarlierUse(in_flight=True)
+    return earlier
+
+
+async def release(conn: AsyncConnection, pairs: list[tuple[uuid.UUID, str]]) -> None:
+    """Drops keys claimed for drafts that were refused: nothing was written for them, so
+    the client may send the same key again."""
+    if pairs:
+        await conn.execute(_RELEASE, {"tenants": [t for t, _ in pairs], "keys": [k for _, k in pairs]})

@@ -33,6 +33,8 @@ class NewJob:
     ordering_key: str | None = None
     target_id: uuid.UUID | None = None
     id: uuid.UUID = field(default_factory=new_id)
+    # With an idempotency key: the digest of the request, to claim the key with the job.
+    request_hash: bytes = b""
     # Set when admission wrote the job as SUPPRESSED.
     suppressed: str = ""
 
@@ -145,6 +147,13 @@ async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list
     )
     by_id = {row.id: row for row in created}
     return [by_id[j.id] for j in new_jobs]
+
+
+async def job_summaries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, Row[Any]]:
+    if not job_ids:
+        return {}
+    rows = (await conn.execute(select(*JOB_SUMMARY_COLUMNS).where(jobs.c.id.in_(list(job_ids))))).all()
+    return {row.id: row for row in rows}
 
 
 async def get_job(

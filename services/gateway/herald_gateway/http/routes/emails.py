@@ -5,13 +5,14 @@ from __future__ import annotations
 from email.utils import parseaddr
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from starlette.responses import Response
 
 from herald.v1 import common_pb2
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep
 from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, AddressIn, EmailIn, JobAccepted
+from herald_gateway.idempotency import check_idempotency_key, request_hash
 
 router = APIRouter(tags=["emails"])
 
@@ -30,9 +31,11 @@ async def send_email(
     principal: Counted,
     handlers: HandlersDep,
     response: Response,
+    request: Request,
     idempotency_key: Annotated[str | None, Header()] = None,
 ) -> JobAccepted:
-    """Accepts an email for delivery. The job is durable when this answers 202.
+    """Accepts an email for delivery. The job is durable when this answers 202. An
+    Idempotency-Key is written with the job, as for `POST /v1/webhooks`.
 
     Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
     sending domains that is not verified yet; a domain you never registered is not
@@ -53,12 +56,19 @@ async def send_email(
             getattr(email, field).append(address(value))
     if body.reply_to is not None:
         email.reply_to.CopyFrom(address(body.reply_to))
-    job = await handlers.send_email(
+    digest = b""
+    if idempotency_key is not None:
+        check_idempotency_key(idempotency_key)
+        digest = request_hash("POST", "/v1/emails", await request.body())
+    sent = await handlers.send_email(
         principal,
         email,
         PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
         idempotency_key or "",
         body.ordering_key or "",
+        digest,
     )
-    response.headers["Location"] = f"/v1/jobs/{job.id}"
-    return JobAccepted(id=job.id, status=STATUS_NAMES.get(job.status, "pending"))
+    response.headers["Location"] = f"/v1/jobs/{sent.job.id}"
+    if sent.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return JobAccepted(id=sent.job.id, status=STATUS_NAMES.get(sent.job.status, "pending"))

@@ -7,7 +7,7 @@ import binascii
 from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from starlette.responses import Response
 
 from herald.v1 import common_pb2
@@ -16,6 +16,7 @@ from herald_gateway.handlers import WebhookInput
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep
 from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn
+from herald_gateway.idempotency import check_idempotency_key, request_hash
 
 router = APIRouter(tags=["webhooks"])
 
@@ -26,9 +27,14 @@ async def send_webhook(
     principal: Counted,
     handlers: HandlersDep,
     response: Response,
+    request: Request,
     idempotency_key: Annotated[str | None, Header()] = None,
 ) -> JobAccepted:
-    """Accepts a webhook for delivery. The job is durable when this answers 202."""
+    """Accepts a webhook for delivery. The job is durable when this answers 202.
+
+    With an Idempotency-Key, the key is written with the job in one transaction: a
+    repeat answers 202 with the first job (`Idempotent-Replayed: true`), one with
+    another body 422, and a repeat after a lost answer never makes a second job."""
     has_json = "payload" in body.model_fields_set
     if has_json == (body.payload_base64 is not None):
         raise Invalid([("payload", "give exactly one of payload and payload_base64")])
@@ -41,7 +47,11 @@ async def send_webhook(
     else:
         raw = orjson.dumps(body.payload)
         content_type = body.content_type or "application/json"
-    job = await handlers.send_webhook(
+    digest = b""
+    if idempotency_key is not None:
+        check_idempotency_key(idempotency_key)
+        digest = request_hash("POST", "/v1/webhooks", await request.body())
+    sent = await handlers.send_webhook(
         principal,
         WebhookInput(
             url=body.url,
@@ -51,7 +61,10 @@ async def send_webhook(
             priority=PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
             idempotency_key=idempotency_key or "",
             ordering_key=body.ordering_key or "",
+            request_hash=digest,
         ),
     )
-    response.headers["Location"] = f"/v1/jobs/{job.id}"
-    return JobAccepted(id=job.id, status=STATUS_NAMES.get(job.status, "pending"))
+    response.headers["Location"] = f"/v1/jobs/{sent.job.id}"
+    if sent.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return JobAccepted(id=sent.job.id, status=STATUS_NAMES.get(sent.job.status, "pending"))
