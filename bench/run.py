@@ -421,6 +421,13 @@ def create_tenants(gateway: str, token: str, count: int = 16) -> list[str]:
             )
             answer.raise_for_status()
             keys.append(answer.json()["api_key"])
+            # Benchmark tenants get unlimited limits (issue 9): the bench measures delivery, not refusals.
+            limits = client.patch(
+                f"{gateway}/admin/v1/tenants/{answer.json()['tenant_id']}/limits",
+                json={"rate_per_min": "unlimited", "webhooks_per_month": "unlimited", "emails_per_month": "unlimited"},
+                headers={"authorization": f"Bearer {token}"},
+            )
+            limits.raise_for_status()
     return keys
 
 

@@ -155,7 +155,8 @@ class LedgerServicer(
             for verdict in verdicts:
                 if verdict.job is not None:
                     verdict.job.suppressed = verdict.suppressed
-            rows = await job_store.create_jobs(conn, [v.job for v in verdicts if v.job is not None])
+            # The caller has each request: the rows come back without it (see CreateJobsResponse).
+            rows = await job_store.create_jobs(conn, [v.job for v in verdicts if v.job is not None], with_request=False)
             refused = {id(job) for job, v in zip(fresh, verdicts, strict=True) if v.job is None}
             await idempotency_store.release(
                 conn,

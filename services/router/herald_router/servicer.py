@@ -75,6 +75,13 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
                 draft.email.CopyFrom(submission.email)
             drafts.append(draft)
         outcomes = await self.creator.submit(drafts)
+        for draft, outcome in zip(drafts, outcomes, strict=True):
+            if outcome.HasField("job") and not outcome.replayed:
+                # The ledger answers without the request we sent it: the work message needs it.
+                if draft.HasField("webhook"):
+                    outcome.job.webhook.CopyFrom(draft.webhook)
+                else:
+                    outcome.job.email.CopyFrom(draft.email)
         # A replayed outcome names a job published (or being published) by its first request.
         admitted = [
             o.job

@@ -48,7 +48,7 @@ async def build(runtime: ServiceRuntime) -> None:
         settings,
         WorkClass.WEBHOOK,
         settings.webhook_ack_wait_s,
-        buffer_per_lane=max(1, settings.webhook_concurrency // 2),
+        buffer_per_lane=max(2, settings.webhook_concurrency),
     )
     await fetcher.start()
     ledger = ledger_pb2_grpc.LedgerServiceStub(channel)

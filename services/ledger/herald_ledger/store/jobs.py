@@ -109,7 +109,10 @@ _BLOCKED_BY_ORDER = text(
 ).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))
 
 
-async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list[Row[Any]]:
+async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob], with_request: bool = True) -> list[Row[Any]]:
+    """Writes the jobs and their first history row; returns their rows in order.
+    `with_request=False` leaves the request and body out of the returned rows, for a
+    caller that has them already (decoding them back is most of the cost of a row)."""
     if not new_jobs:
         return []
 
@@ -132,7 +135,8 @@ async def create_jobs(conn: AsyncConnection, new_jobs: Sequence[NewJob]) -> list
         }
         for j in new_jobs
     ]
-    created = (await conn.execute(insert(jobs).returning(*jobs.c), rows)).all()
+    returned = jobs.c if with_request else JOB_SUMMARY_COLUMNS
+    created = (await conn.execute(insert(jobs).returning(*returned), rows)).all()
     await conn.execute(
         insert(job_events),
         [
@@ -218,12 +222,12 @@ _TRANSITION = text(
         UPDATE jobs SET status = :target, updated_at = now(),
             last_error = COALESCE(:reason_error, jobs.last_error)
         FROM current WHERE jobs.id = current.id
-        RETURNING jobs.id, current.status AS from_status, jobs.attempt_count
+        RETURNING jobs.id, current.status AS from_status, jobs.attempt_count, jobs.channel
     ), logged AS (
         INSERT INTO job_events (job_id, from_status, to_status, reason)
         SELECT id, from_status, :target, :reason FROM changed WHERE from_status <> :target AND :log_event
     )
-    SELECT id, from_status, attempt_count FROM changed
+    SELECT id, from_status, attempt_count, channel FROM changed
     """
 ).bindparams(_ids_param)
 
@@ -440,6 +444,7 @@ async def _apply_outcomes(conn: AsyncConnection, outcomes: Sequence[_Outcome]) -
     for o in outcomes:
         by_target.setdefault((o.next_status, o.job_error), []).append(o.job_id)
     moved: set[uuid.UUID] = set()
+    platform_mail: set[uuid.UUID] = set()
     for (target, error), ids in by_target.items():
         done = await transition(
             conn,
@@ -450,6 +455,7 @@ async def _apply_outcomes(conn: AsyncConnection, outcomes: Sequence[_Outcome]) -
             only_from=frozenset({JobStatus.DELIVERING}),
         )
         moved.update(row.id for row in done)
+        platform_mail.update(row.id for row in done if row.channel == "platform_email")
     finished = [o for o in outcomes if o.job_id in moved]
     delivered = [o for o in finished if o.next_status is JobStatus.DELIVERED and o.provider_message_id]
     if delivered:
@@ -465,7 +471,9 @@ async def _apply_outcomes(conn: AsyncConnection, outcomes: Sequence[_Outcome]) -
     dead = [o for o in finished if o.next_status is JobStatus.FAILED and o.dead_lettered]
     if dead:
         await conn.execute(_DEAD_LETTER, [{"job_id": o.job_id, "sequence": o.dead_letter_sequence} for o in dead])
-    ended = [o for o in finished if o.next_status in (JobStatus.DELIVERED, JobStatus.FAILED)]
+    ended = [
+        o for o in finished if o.next_status in (JobStatus.DELIVERED, JobStatus.FAILED) and o.job_id in platform_mail
+    ]
     if ended:
         await conn.execute(
             _FINISH_PLATFORM_EMAIL,
