@@ -27,6 +27,13 @@ from herald_ledger.store.jobs import NewJob
 from herald_ledger.store.platform_email import PlatformMail, QuotaWarning, crossed, queue_quota_warnings
 
 QUOTA_CHANNELS = {"webhook": "webhooks", "email": "emails"}
+_SET_USAGE = text(
+    """
+    UPDATE usage_counters SET webhooks = u.webhooks, emails = u.emails
+    FROM unnest(CAST(:ids AS uuid[]), CAST(:webhooks AS bigint[]), CAST(:emails AS bigint[])) AS u(id, webhooks, emails)
+    WHERE usage_counters.tenant_id = u.id AND usage_counters.period = :period
+    """
+)
 
 
 @dataclass
@@ -167,13 +174,17 @@ async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: Platfor
         if counter is not None:
             used[job.tenant_id][counter] += 1
         verdicts.append(Verdict(job))
-    for tenant_id, counts in used.items():
-        if counts == before[tenant_id]:
-            continue
+    changed = [(t, counts) for t, counts in used.items() if counts != before[t]]
+    if changed:
+        # One statement for every tenant of the batch (a batch spans many tenants).
         await conn.execute(
-            usage_counters.update()
-            .where(and_(usage_counters.c.tenant_id == tenant_id, usage_counters.c.period == period))
-            .values(webhooks=counts["webhooks"], emails=counts["emails"])
+            _SET_USAGE,
+            {
+                "period": period,
+                "ids": [t for t, _ in changed],
+                "webhooks": [c["webhooks"] for _, c in changed],
+                "emails": [c["emails"] for _, c in changed],
+            },
         )
     warnings = [
         QuotaWarning(tenant_id, counter, threshold, after, limit, period)
