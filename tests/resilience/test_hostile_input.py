@@ -27,6 +27,7 @@ import pytest
 from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+from grpc_status import rpc_status
 
 from herald.grpcio.options import MAX_MESSAGE_BYTES
 from tests.resilience.conftest import Resilient
@@ -364,9 +365,12 @@ def unary_methods(channel: grpc.Channel) -> tuple[list[str], int]:
 def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, name: str) -> None:
     """Every unary method of the service (found by reflection, so new ones are covered) gets
     bytes that are no protobuf message, and one message over the size limit: each is
-    answered with an error status, promptly, and the process stays up and SERVING."""
+    answered promptly with a rich INVALID_ARGUMENT (RESOURCE_EXHAUSTED for the size), no
+    traceback is logged for it, and the process stays up and SERVING."""
     service = resilient.stack.services[name]
     pid = service.process.pid if service.process else None
+    log_path = resilient.stack.data_dir / "logs" / f"{name}.log"
+    log_offset = log_path.stat().st_size if log_path.exists() else 0
     wrong: list[str] = []
     codes: Counter[str] = Counter()
     with grpc.insecure_channel(service.grpc_addr) as channel:
@@ -380,8 +384,10 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
                     wrong.append(f"{method} ({label}): answered OK")
                 except grpc.RpcError as error:
                     codes[error.code().name] += 1
-                    if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                    if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
                         wrong.append(f"{method} ({label}): {error.code().name} {error.details()}")
+                    elif rpc_status.from_call(error) is None:
+                        wrong.append(f"{method} ({label}): INVALID_ARGUMENT without a google.rpc.Status")
         try:
             channel.unary_unary(methods[0])(b"\x0a" + b"x" * (MAX_MESSAGE_BYTES + 1024 * 1024), timeout=30)
             wrong.append(f"{methods[0]}: a message over {MAX_MESSAGE_BYTES} bytes answered OK")
@@ -390,6 +396,9 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
             if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
                 wrong.append(f"{methods[0]} over the size limit: {error.code().name}")
     assert_still_healthy(resilient, name)
+    logged = log_path.read_bytes()[log_offset:].decode(errors="replace") if log_path.exists() else ""
+    if "DecodeError" in logged:
+        wrong.append(f"{name} logged an error for an undecodable request")
     if service.process is not None and service.process.pid != pid:
         wrong.append(f"{name} was restarted during the test")
     REPORT.add(

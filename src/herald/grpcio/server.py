@@ -1,5 +1,6 @@
 """A grpc.aio server with what every Herald service needs: health checking,
-reflection, per-RPC metrics and spans (trace context read from metadata)."""
+reflection, per-RPC metrics and spans (trace context read from metadata), and a
+clear INVALID_ARGUMENT for request bytes that are no message of the method's type."""
 
 from __future__ import annotations
 
@@ -12,10 +13,39 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from opentelemetry import propagate, trace
 
+from herald.grpcio.errors import abort_invalid
 from herald.grpcio.options import CHANNEL_OPTIONS
 from herald.telemetry.metrics import RPC_SECONDS
 
 _tracer = trace.get_tracer("herald.grpc.server")
+
+
+class Undecodable:
+    """Handed to the handler in place of a request whose bytes did not decode.
+
+    grpc calls the request deserializer outside the handler: left to raise, the
+    exception becomes status UNKNOWN and a logged traceback, for what is only a
+    caller's mistake. The handler answers INVALID_ARGUMENT instead.
+    """
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """`deserializer` that returns an `Undecodable` rather than raising."""
+    if deserializer is None:
+        return None
+
+    def deserialize(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except Exception as error:  # protobuf's DecodeError; anything another deserializer raises
+            return Undecodable(type(error).__name__)
+
+    return deserialize
 
 
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
@@ -38,6 +68,9 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async def observed(request: Any, context: Any) -> Any:
             started = time.perf_counter()
             code = "OK"
+            if type(request) is Undecodable:
+                RPC_SECONDS.labels(service, method, "INVALID_ARGUMENT").observe(time.perf_counter() - started)
+                await abort_invalid(context, [("request", f"is not a valid message for {method} ({request.reason})")])
             with _tracer.start_as_current_span(method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER):
                 try:
                     return await inner(request, context)
@@ -50,7 +83,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         return grpc.unary_unary_rpc_method_handler(
             observed,
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=tolerant(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
 
