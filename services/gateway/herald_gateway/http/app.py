@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request
 from starlette.responses import Response
@@ -69,6 +70,14 @@ def create_app(
     ):
         app.include_router(module.router)
     app.include_router(inbound.admin_router)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            # FastAPI builds the document and caches it on the app; the errors are declared once, on the cache.
+            problems.document(FastAPI.openapi(app))
+        return app.openapi_schema  # type: ignore[return-value]
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.middleware("http")
     async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
