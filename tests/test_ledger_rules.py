@@ -7,7 +7,7 @@ import grpc
 import httpx
 
 from herald.cli.stack import Stack
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_pb2, ledger_pb2_grpc
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
@@ -120,3 +120,21 @@ def test_a_success_recorded_after_a_concurrent_copys_retry_still_ends_the_job(
     job = httpx.get(f"{gateway}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10).json()
     assert job["status"] == "delivered"
     assert len(job["attempts"]) == 2
+
+
+def test_a_value_the_database_cannot_hold_is_invalid_argument_not_a_retry(stack: Stack, operator_token: str) -> None:
+    """The HTTP schemas refuse NUL at the door; the gRPC surface has no such schema, so the ledger
+    says what PostgreSQL refused (INVALID_ARGUMENT with a reason), and the gateway passes it on
+    rather than answering UNAVAILABLE for a request that can never succeed."""
+    with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
+        try:
+            gateway_pb2_grpc.AdminServiceStub(channel).CreateTenant(
+                gateway_pb2.AdminServiceCreateTenantRequest(name="a\x00b", plan=common_pb2.PLAN_STARTUP),
+                metadata=(("authorization", f"Bearer {operator_token}"),),
+                timeout=10,
+            )
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error.details()  # type: ignore[attr-defined]
+            assert "NUL" in error.details()  # type: ignore[attr-defined]
+        else:
+            raise AssertionError("a tenant name with NUL was accepted")

@@ -48,9 +48,15 @@ def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
     return deserialize
 
 
+# Says why an exception a handler raised is the caller's mistake (answered INVALID_ARGUMENT
+# rather than UNKNOWN), or None when it is not.
+CallerMistake = Callable[[Exception], str | None]
+
+
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, service: str) -> None:
         self.service = service
+        self.caller_mistake: CallerMistake | None = None
 
     async def intercept_service(
         self,
@@ -63,6 +69,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         inner = handler.unary_unary
         method: str = details.method
         service = self.service
+        mistake = self.caller_mistake
         carrier = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
 
         async def observed(request: Any, context: Any) -> Any:
@@ -74,7 +81,11 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             with _tracer.start_as_current_span(method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER):
                 try:
                     return await inner(request, context)
-                except BaseException:
+                except BaseException as error:
+                    reason = mistake(error) if mistake is not None and isinstance(error, Exception) else None
+                    if reason is not None:
+                        code = "INVALID_ARGUMENT"
+                        await abort_invalid(context, [("request", reason)])
                     status = context.code()
                     code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
                     raise
@@ -93,10 +104,17 @@ class GrpcServer:
 
     def __init__(self, service: str) -> None:
         self.service = service
-        self.server = grpc.aio.server(interceptors=[TelemetryInterceptor(service)], options=CHANNEL_OPTIONS)
+        self._telemetry = TelemetryInterceptor(service)
+        self.server = grpc.aio.server(interceptors=[self._telemetry], options=CHANNEL_OPTIONS)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+
+    def refuse_as_invalid(self, mistake: CallerMistake) -> None:
+        """Exceptions `mistake` explains (a value the database cannot hold, say) are answered
+        INVALID_ARGUMENT with its reason, without a logged traceback: the request can never
+        succeed, so neither UNKNOWN nor a retry is right."""
+        self._telemetry.caller_mistake = mistake
 
     def register(self, full_names: Iterable[str]) -> None:
         self._service_names.extend(full_names)
