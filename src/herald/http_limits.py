@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -79,6 +80,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
     """uvicorn's httptools protocol with `limits` enforced (see the module docstring)."""
 
     limits: ClassVar[HttpLimits] = HttpLimits()
+    _max_body: ClassVar[float] = math.inf
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -91,7 +93,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
 
     @classmethod
     def with_limits(cls, limits: HttpLimits) -> type[GuardedHttpToolsProtocol]:
-        return type(cls.__name__, (cls,), {"limits": limits})
+        max_body = math.inf if limits.max_body_bytes is None else limits.max_body_bytes
+        return type(cls.__name__, (cls,), {"limits": limits, "_max_body": max_body})
 
     # --- asyncio.Protocol
 
@@ -108,15 +111,18 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
         if self._draining:
             return
         super().data_received(data)
-        if self._phase == _HEAD:
+        phase = self._phase
+        if phase == _IDLE or self._draining:
+            return  # the common case: the read held whole requests
+        if phase == _HEAD:
             # Counted after parsing, so that a read holding the end of the headers and body bytes is not
             # mistaken for a large head; the parser holds at most one read more than the limit.
             self._head_bytes += len(data)
-            if self._head_bytes > self.limits.max_head_bytes and not self._draining:
+            if self._head_bytes > self.limits.max_head_bytes:
                 self._refuse(HEAD_TOO_LARGE)
                 return
-        if self._phase != _IDLE and self._deadline is None and not self._draining and self.parser is not None:
-            timeout = self.limits.head_timeout_s if self._phase == _HEAD else self.limits.body_timeout_s
+        if self._deadline is None and self.parser is not None:
+            timeout = self.limits.head_timeout_s if phase == _HEAD else self.limits.body_timeout_s
             self._deadline = self.loop.call_later(timeout, self._expire)
 
     # --- parser callbacks
@@ -132,21 +138,24 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
             raise _Refused
         self._phase = _BODY
         self._body_bytes = 0
-        self._cancel_deadline()
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:
-        limit = self.limits.max_body_bytes
-        if limit is not None and self.cycle is not None and not self.cycle.response_started:
-            self._body_bytes += len(body)
-            if self._body_bytes > limit:
-                self._refusal = BODY_TOO_LARGE
-                raise _Refused
+        self._body_bytes += len(body)
+        # Not when the app has answered already (413 on a declared length): uvicorn drops the rest.
+        if self._body_bytes > self._max_body and self.cycle is not None and not self.cycle.response_started:
+            self._refusal = BODY_TOO_LARGE
+            raise _Refused
         super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._phase = _IDLE
-        self._cancel_deadline()
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
         super().on_message_complete()
 
     # --- refusing
