@@ -341,23 +341,30 @@ def assert_still_healthy(resilient: Resilient, name: str) -> None:
     assert answer.status == health_pb2.HealthCheckResponse.SERVING, f"{name} is {answer.status}"
 
 
-def unary_methods(channel: grpc.Channel) -> tuple[list[str], int]:
-    """Every unary method the server exposes, found through its own reflection service."""
+def unary_methods(channel: grpc.Channel) -> tuple[list[str], list[str], int]:
+    """Every method the server exposes that takes one request (unary, and server-streaming),
+    and how many take a stream, found through its own reflection service."""
     database = ProtoReflectionDescriptorDatabase(channel)
     pool = descriptor_pool.DescriptorPool(database)
-    methods, streaming = [], 0
+    methods, server_streaming, client_streaming = [], [], 0
     for name in database.get_services():
         for method in pool.FindServiceByName(name).methods:
-            if method.client_streaming or method.server_streaming:
-                streaming += 1
+            if method.client_streaming:
+                client_streaming += 1
+            elif method.server_streaming:
+                server_streaming.append(f"/{name}/{method.name}")
             else:
                 methods.append(f"/{name}/{method.name}")
-    return methods, streaming
+    return methods, server_streaming, client_streaming
+
+
+def _read_all(stream: Callable[..., Any]) -> Callable[..., list[Any]]:
+    return lambda garbage, **kwargs: list(stream(garbage, **kwargs))
 
 
 @pytest.mark.parametrize("name", SERVICES)
 def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, name: str) -> None:
-    """Every unary method of the service (found by reflection, so new ones are covered) gets
+    """Every method of the service taking one request (found by reflection, so new ones are covered) gets
     bytes that are no protobuf message, and one message over the size limit: each is
     answered promptly with a rich INVALID_ARGUMENT (RESOURCE_EXHAUSTED for the size), no
     traceback is logged for it, and the process stays up and SERVING."""
@@ -368,10 +375,13 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
     wrong: list[str] = []
     codes: Counter[str] = Counter()
     with grpc.insecure_channel(service.grpc_addr) as channel:
-        methods, streaming = unary_methods(channel)
+        methods, server_streaming, streaming = unary_methods(channel)
         assert methods, f"{name} exposes no unary method through reflection"
-        for method in methods:
-            call = channel.unary_unary(method)  # raw bytes in, raw bytes out
+        for method in methods + server_streaming:
+            # Raw bytes in, raw bytes out; a stream is read to its end (or its error).
+            call = (
+                _read_all(channel.unary_stream(method)) if method in server_streaming else channel.unary_unary(method)
+            )
             for label, garbage in GARBAGE.items():
                 try:
                     call(garbage, timeout=10, metadata=[("authorization", "Bearer not-a-key")])
@@ -397,8 +407,8 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
         wrong.append(f"{name} was restarted during the test")
     REPORT.add(
         "hostile input: garbage gRPC (status codes answered)",
-        f"{name:<15} {len(methods)} unary methods ({streaming} streaming not tried): "
-        + ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())),
+        f"{name:<15} {len(methods)} unary and {len(server_streaming)} server-streaming methods "
+        f"({streaming} client-streaming not tried): " + ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())),
     )
     assert not wrong, "\n".join(wrong[:40])
 

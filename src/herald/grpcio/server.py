@@ -4,8 +4,9 @@ clear INVALID_ARGUMENT for request bytes that are no message of the method's typ
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
@@ -64,8 +65,12 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         details: grpc.HandlerCallDetails,
     ) -> Any:
         handler = await continuation(details)
-        if handler is None or handler.unary_unary is None:
-            return handler
+        if handler is None:
+            return None
+        if handler.unary_stream is not None:
+            return _refusing_undecodable_stream(handler, details.method)
+        if handler.unary_unary is None:
+            return handler  # client streaming (reflection): messages are decoded inside the handler
         inner = handler.unary_unary
         method: str = details.method
         service = self.service
@@ -97,6 +102,38 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             request_deserializer=tolerant(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
+
+
+def _refusing_undecodable_stream(handler: Any, method: str) -> Any:
+    """A server-streaming method (health Watch) with the same INVALID_ARGUMENT for bytes that do not
+    decode; the handler keeps its own shape (an async generator, or a coroutine that writes)."""
+    inner = handler.unary_stream
+
+    async def refuse(request: Undecodable, context: Any) -> None:
+        await abort_invalid(context, [("request", f"is not a valid message for {method} ({request.reason})")])
+
+    if inspect.isasyncgenfunction(inner):
+
+        async def generated(request: Any, context: Any) -> AsyncIterator[Any]:
+            if type(request) is Undecodable:
+                await refuse(request, context)
+            async for response in inner(request, context):
+                yield response
+
+        guarded: Callable[..., Any] = generated
+    else:
+
+        async def written(request: Any, context: Any) -> Any:
+            if type(request) is Undecodable:
+                await refuse(request, context)
+            return await inner(request, context)
+
+        guarded = written
+    return grpc.unary_stream_rpc_method_handler(
+        guarded,
+        request_deserializer=tolerant(handler.request_deserializer),
+        response_serializer=handler.response_serializer,
+    )
 
 
 class GrpcServer:
