@@ -128,3 +128,22 @@ async def test_postgres_serves_herald_and_keeps_data_across_restarts(
     assert pid is not None
     assert _gone(pid)
     print(f"postgres first start {first_start_s:.2f}s, restart {restart_s:.2f}s")
+
+
+async def test_postgres_on_a_pinned_port_comes_back_on_it(data_dir: Path) -> None:
+    """A client whose URL is fixed (a service spawned with DATABASE_URL) finds a restarted cluster again."""
+    port = free_port()
+    server = EmbeddedPostgres(data_dir, port=port)
+    try:
+        url = server.start()
+        assert _port(url) == port
+        server.stop()
+        assert server.start() == url
+        conn = await asyncpg.connect(url)
+        try:
+            assert await conn.fetchval("select 1") == 1
+        finally:
+            await conn.close()
+    finally:
+        server.stop()
+    assert not server.stop_failures

@@ -7,7 +7,7 @@ import grpc
 import httpx
 
 from herald.cli.stack import Stack
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_pb2, ledger_pb2_grpc
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
@@ -50,3 +50,91 @@ def test_ledger_rejects_malformed_ids_with_a_field_violation(stack: Stack) -> No
             assert "job_ids[0]" in error.details()  # type: ignore[attr-defined]
         else:
             raise AssertionError("a malformed id was accepted")
+
+
+def _attempt_result(job_id: str, outcome: int, next_status: int) -> ledger_pb2.AttemptResult:
+    attempt = common_pb2.Attempt(job_id=job_id, target="copy", outcome=outcome, duration_ms=1)  # type: ignore[arg-type]
+    return ledger_pb2.AttemptResult(attempt=attempt, next_status=next_status)  # type: ignore[arg-type]
+
+
+def test_two_copies_of_one_delivery_recorded_in_one_batch_end_the_job_whatever_their_order(
+    stack: Stack, gateway: str, tenant: TenantKey
+) -> None:
+    """After a NATS restart one work message can be delivered twice at once: one copy succeeds,
+    the other schedules a retry, and the sender's batcher records both in one RecordAttempts.
+    The success is final in either order (a job left QUEUED would never run again: the
+    succeeding copy acknowledged the only message), and both attempts are kept."""
+    succeeded = (common_pb2.ATTEMPT_OUTCOME_SUCCEEDED, common_pb2.JOB_STATUS_DELIVERED)
+    retry = (common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE, common_pb2.JOB_STATUS_QUEUED)
+    failed = (common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE, common_pb2.JOB_STATUS_FAILED)
+    batches = {"success then retry": [succeeded, retry], "retry then success": [retry, succeeded]}
+    with grpc.insecure_channel(stack.services["ledger"].grpc_addr) as channel:
+        ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+        # Jobs written straight into the ledger (no work message), then started by "a sender": DELIVERING.
+        draft = ledger_pb2.JobDraft(
+            tenant_id=tenant.tenant_id,
+            channel=common_pb2.CHANNEL_WEBHOOK,
+            priority=common_pb2.PRIORITY_NORMAL,
+            webhook=common_pb2.WebhookRequest(url="http://127.0.0.1:9/copies", body=b"{}"),
+        )
+        created = ledger.CreateJobs(ledger_pb2.CreateJobsRequest(drafts=[draft] * len(batches)), timeout=10)
+        job_ids = [outcome.job.id for outcome in created.outcomes]
+        starts = ledger.StartDeliveries(ledger_pb2.StartDeliveriesRequest(job_ids=job_ids), timeout=10)
+        assert [s.proceed for s in starts.starts] == [True] * len(job_ids)
+        for job_id, batch in zip(job_ids, batches.values(), strict=True):
+            results = [_attempt_result(job_id, outcome, status) for outcome, status in batch]
+            ledger.RecordAttempts(ledger_pb2.RecordAttemptsRequest(results=results), timeout=10)
+        # A failure reported later, in its own batch, is kept as an attempt and changes nothing.
+        ledger.RecordAttempts(
+            ledger_pb2.RecordAttemptsRequest(results=[_attempt_result(job_ids[0], *failed)]), timeout=10
+        )
+    for (order, _), job_id in zip(batches.items(), job_ids, strict=True):
+        job = httpx.get(f"{gateway}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10).json()
+        assert job["status"] == "delivered", f"{order}: {job['status']}"
+    first = httpx.get(f"{gateway}/v1/jobs/{job_ids[0]}", headers=tenant.headers, timeout=10).json()
+    assert len(first["attempts"]) == 3
+
+
+def test_a_success_recorded_after_a_concurrent_copys_retry_still_ends_the_job(
+    stack: Stack, gateway: str, tenant: TenantKey
+) -> None:
+    """The same two copies recorded in two batches, the retry first: the job is QUEUED when the success
+    arrives, and the success ends it."""
+    with grpc.insecure_channel(stack.services["ledger"].grpc_addr) as channel:
+        ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+        draft = ledger_pb2.JobDraft(
+            tenant_id=tenant.tenant_id,
+            channel=common_pb2.CHANNEL_WEBHOOK,
+            priority=common_pb2.PRIORITY_NORMAL,
+            webhook=common_pb2.WebhookRequest(url="http://127.0.0.1:9/copies", body=b"{}"),
+        )
+        job_id = ledger.CreateJobs(ledger_pb2.CreateJobsRequest(drafts=[draft]), timeout=10).outcomes[0].job.id
+        ledger.StartDeliveries(ledger_pb2.StartDeliveriesRequest(job_ids=[job_id]), timeout=10)
+        for outcome, status in (
+            (common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE, common_pb2.JOB_STATUS_QUEUED),
+            (common_pb2.ATTEMPT_OUTCOME_SUCCEEDED, common_pb2.JOB_STATUS_DELIVERED),
+        ):
+            ledger.RecordAttempts(
+                ledger_pb2.RecordAttemptsRequest(results=[_attempt_result(job_id, outcome, status)]), timeout=10
+            )
+    job = httpx.get(f"{gateway}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10).json()
+    assert job["status"] == "delivered"
+    assert len(job["attempts"]) == 2
+
+
+def test_a_value_the_database_cannot_hold_is_invalid_argument_not_a_retry(stack: Stack, operator_token: str) -> None:
+    """The HTTP schemas refuse NUL at the door; the gRPC surface has no such schema, so the ledger
+    says what PostgreSQL refused (INVALID_ARGUMENT with a reason), and the gateway passes it on
+    rather than answering UNAVAILABLE for a request that can never succeed."""
+    with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
+        try:
+            gateway_pb2_grpc.AdminServiceStub(channel).CreateTenant(
+                gateway_pb2.AdminServiceCreateTenantRequest(name="a\x00b", plan=common_pb2.PLAN_STARTUP),
+                metadata=(("authorization", f"Bearer {operator_token}"),),
+                timeout=10,
+            )
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error.details()  # type: ignore[attr-defined]
+            assert "NUL" in error.details()  # type: ignore[attr-defined]
+        else:
+            raise AssertionError("a tenant name with NUL was accepted")

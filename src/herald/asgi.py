@@ -14,6 +14,8 @@ from typing import Any
 
 import uvicorn
 
+from herald.http_limits import GuardedHttpToolsProtocol, HttpLimits
+
 
 class _EmbeddedServer(uvicorn.Server):
     @contextlib.contextmanager
@@ -21,19 +23,20 @@ class _EmbeddedServer(uvicorn.Server):
         yield
 
 
-async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event) -> None:
+async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event, limits: HttpLimits | None = None) -> None:
+    """`limits` bound headers, body and the time a client takes to send its request (see http_limits)."""
     server = _EmbeddedServer(
         uvicorn.Config(
             app,
             host=host,
             port=port,
+            http=GuardedHttpToolsProtocol.with_limits(limits or HttpLimits()),
             log_config=None,
             access_log=False,
             # Herald does not use client addresses; parsing X-Forwarded-* costs every request.
             proxy_headers=False,
             timeout_graceful_shutdown=10,
             limit_concurrency=10_000,
-            h11_max_incomplete_event_size=64 * 1024,
         )
     )
     serving = asyncio.create_task(server.serve())

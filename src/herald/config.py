@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     grpc_port: int = 50051
     http_host: str = "127.0.0.1"
     http_port: int = 8080
+    # An HTTP client has this long from its first byte to the end of its headers, then this long
+    # (a deadline, not an idle timeout) for its body; then it is answered 408 and cut off.
+    http_head_timeout_s: float = Field(default=10.0, gt=0)
+    http_body_timeout_s: float = Field(default=30.0, gt=0)
     metrics_port: int = 9464
 
     # Where the other services are.

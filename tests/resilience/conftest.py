@@ -25,14 +25,19 @@ import pytest
 from herald.cli.stack import Stack
 from tests.conftest import start_stack
 from tests.resilience.infra import PrivateInfra
-from tests.resilience.profile import PROFILE
+from tests.resilience.profile import HTTP_BODY_TIMEOUT_S, HTTP_HEAD_TIMEOUT_S, PROFILE
 from tests.resilience.report import REPORT
 from tests.support.api import TenantKey, create_tenant, remember_secret
 
 # Deliveries run wider than the default 5 at once: thousands of jobs with slow receivers.
+# The HTTP read deadlines are shorter than the defaults (10 s, 30 s) so the slow-client test
+# sees the gateway cut slow clients off within its hold; every other client of the suite
+# sends its request at once.
 STACK_ENV = {
     "HERALD_WEBHOOK_CONCURRENCY": "20",
     "HERALD_EMAIL_CONCURRENCY": "10",
+    "HERALD_HTTP_HEAD_TIMEOUT_S": str(HTTP_HEAD_TIMEOUT_S),
+    "HERALD_HTTP_BODY_TIMEOUT_S": str(HTTP_BODY_TIMEOUT_S),
 }
 
 

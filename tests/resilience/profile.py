@@ -37,6 +37,11 @@ class Profile:
     timeout_s: int
 
 
+# The gateway's HTTP read deadlines in the suite's stack (HERALD_HTTP_HEAD_TIMEOUT_S /
+# HERALD_HTTP_BODY_TIMEOUT_S); `slow_client_hold_s` outlasts both.
+HTTP_HEAD_TIMEOUT_S = 2.0
+HTTP_BODY_TIMEOUT_S = 3.0
+
 REDUCED = Profile(
     name="reduced",
     tenants=3,
@@ -49,7 +54,7 @@ REDUCED = Profile(
     fuzz_examples=3,
     fuzz_examples_unauthenticated=1,
     slow_clients=20,
-    slow_client_hold_s=2.0,
+    slow_client_hold_s=5.0,
     nesting_depth=100_000,
     timeout_s=240,
 )

@@ -10,8 +10,7 @@ and with the other kind of key. What must hold:
 - every error is RFC 9457 problem+json whose `status` is the HTTP status;
 - without a valid key of the right kind, nothing succeeds.
 Whether the OpenAPI document *describes* the errors it answers (status codes, problem+json)
-is measured separately and reported; it does not today, which is marked as an expected
-failure (strict: it turns red the day the document is fixed, so the marker goes).
+is measured separately and reported, and must hold too.
 
 Outbound traffic stays on 127.0.0.1: every URL or host the fuzzer puts in a body (webhook
 targets, provider base URLs, SMTP hosts) is pinned to a local receiver or stand-in
@@ -135,8 +134,6 @@ class FuzzRun:
     undocumented_operations: dict[tuple[int, str], set[str]] = field(default_factory=dict)
     tolerated: int = 0
     operations: set[str] = field(default_factory=set)
-    # 500s explained by a known defect (see KNOWN_UNSTORABLE): the test ends xfail, naming them.
-    known: list[Finding] = field(default_factory=list)
 
 
 RUNS: dict[str, FuzzRun] = {}
@@ -210,14 +207,8 @@ def fuzz(
         problems: list[str] = []
         if response.status_code >= 500:
             shape = _problem_type(response)
-            if response.status_code == 503 and shape in TOLERATED_5XX and not _unstorable(case.body):
+            if response.status_code == 503 and shape in TOLERATED_5XX:
                 run.tolerated += 1
-            elif _unstorable(case.body) and response.status_code in (500, 503):
-                run.known.append(Finding(label, mode, KNOWN_UNSTORABLE, _describe(case)))
-            elif "/v1/providers" in label and _non_ascii_key(case.body) and response.status_code in (500, 503):
-                run.known.append(Finding(label, mode, KNOWN_NON_ASCII_KEY, _describe(case)))
-            elif _beyond_int32(case.body) and response.status_code == 500:
-                run.known.append(Finding(label, mode, KNOWN_BEYOND_INT32, _describe(case)))
             else:
                 problems.append(_check(case, response, not_a_server_error) or f"HTTP {response.status_code}")
         elif 200 <= response.status_code < 300:
@@ -270,45 +261,6 @@ def fuzz(
     return run
 
 
-KNOWN_UNSTORABLE = (
-    "known defect: a string with NUL or a lone surrogate is not refused at the door; it reaches PostgreSQL "
-    "(which refuses NUL in text) or a provider call (UTF-8 refuses lone surrogates) and answers 500 or 503"
-)
-
-
-KNOWN_NON_ASCII_KEY = (
-    "known defect: a provider API key with non-ASCII characters is not refused at the door; the email-sender's "
-    "validation call cannot encode it into a header (UnicodeEncodeError) and the gateway answers 500 or 503"
-)
-
-
-KNOWN_BEYOND_INT32 = (
-    "known defect: an integer the OpenAPI document allows but a protobuf int32 cannot hold (tenant limits) is not "
-    "refused at the door; setting the field raises ValueError and the gateway answers 500"
-)
-
-
-def _beyond_int32(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_beyond_int32(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_beyond_int32(v) for v in value)
-    return isinstance(value, int) and not isinstance(value, bool) and not -(2**31) <= value < 2**31
-
-
-def _non_ascii_key(body: Any) -> bool:
-    return isinstance(body, dict) and isinstance(body.get("api_key"), str) and not body["api_key"].isascii()
-
-
-def _unstorable(value: Any) -> bool:
-    """Whether a generated body holds a string PostgreSQL or UTF-8 cannot take (NUL, lone surrogates)."""
-    if isinstance(value, dict):
-        return any(_unstorable(k) or _unstorable(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_unstorable(v) for v in value)
-    return isinstance(value, str) and any(ch == "\x00" or "\ud800" <= ch <= "\udfff" for ch in value)
-
-
 def _has_input(definition: dict[str, Any]) -> bool:
     """Whether an operation takes a body or query parameters (what negative data can break)."""
     parameters = definition.get("parameters", [])
@@ -357,18 +309,8 @@ def test_fuzz_every_operation(resilient: Resilient, targets: Targets, fuzz_tenan
     )
     assert len(run.operations) >= 30, f"only {len(run.operations)} operations were exercised"
     assert not run.findings, f"{len(run.findings)} findings:\n" + "\n".join(f.line() for f in run.findings[:40])
-    if run.known:
-        for finding in run.known[:5]:
-            REPORT.add("hostile input: schemathesis, known defects (the test ends xfail)", finding.line())
-        kinds = sorted({finding.problem for finding in run.known})
-        pytest.xfail(f"{len(run.known)} answers 5xx, all known defects: " + " | ".join(kinds))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the gateway's OpenAPI documents only 2xx and FastAPI's 422 (application/json HTTPValidationError), "
-    "while it answers RFC 9457 problem+json for 401/404/409/413/422/429",
-)
 def test_openapi_documents_every_answer_the_gateway_gives() -> None:
     if not RUNS:
         pytest.skip("the fuzz runs did not run")

@@ -27,6 +27,7 @@ import pytest
 from google.protobuf import descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+from grpc_status import rpc_status
 
 from herald.grpcio.options import MAX_MESSAGE_BYTES
 from tests.resilience.conftest import Resilient
@@ -162,20 +163,10 @@ def _raw(head: bytes) -> Callable[[str, str, str], int | None]:
 
 OVERSIZED = b'{"url": "{URL}", "payload": "' + b"x" * (MAX_REQUEST_BYTES + 1024) + b'"}'
 NESTED = b'{"url": "{URL}", "payload": ' + b"[" * PROFILE.nesting_depth + b"]" * PROFILE.nesting_depth + b"}"
-HEADERS_ONLY_LIMIT = (
-    "uvicorn runs with httptools (uvicorn[standard]), where h11_max_incomplete_event_size does not apply"
-)
 
 CASES = [
     Hostile("body over 8 MiB, Content-Length declared", _post_json(OVERSIZED), frozenset({413})),
-    pytest.param(
-        Hostile("body over 8 MiB, chunked (no Content-Length)", _chunked(OVERSIZED), frozenset({413})),
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the 8 MiB limit is checked on the declared Content-Length only: a chunked body is read whole, "
-            "then refused 422 by validation",
-        ),
-    ),
+    Hostile("body over 8 MiB, chunked (no Content-Length)", _chunked(OVERSIZED), frozenset({413})),
     Hostile(f"JSON nested {PROFILE.nesting_depth} deep", _post_json(NESTED), frozenset({400, 413, 422})),
     Hostile(
         "invalid UTF-8 in a JSON body",
@@ -217,27 +208,28 @@ CASES = [
         ),
         frozenset({400, None}),
     ),
-    pytest.param(
-        Hostile(
-            "a 1 MB header (with a valid key)",
-            _raw(
-                b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\nX-Big: " + b"a" * 1_000_000 + b"\r\n\r\n"
-            ),
-            frozenset({400, 431, None}),
-        ),
-        marks=pytest.mark.xfail(strict=True, reason=f"headers are not bounded: {HEADERS_ONLY_LIMIT}"),
+    Hostile(
+        "a 1 MB header (with a valid key)",
+        _raw(b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\nX-Big: " + b"a" * 1_000_000 + b"\r\n\r\n"),
+        frozenset({431}),
     ),
-    pytest.param(
-        Hostile(
-            "10,000 headers (with a valid key)",
-            _raw(
-                b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\n"
-                + b"".join(b"X-H%d: v\r\n" % i for i in range(10_000))
-                + b"\r\n"
-            ),
-            frozenset({400, 431, None}),
+    Hostile(
+        "10,000 headers (with a valid key)",
+        _raw(
+            b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\n"
+            + b"".join(b"X-H%d: v\r\n" % i for i in range(10_000))
+            + b"\r\n"
         ),
-        marks=pytest.mark.xfail(strict=True, reason=f"headers are not bounded: {HEADERS_ONLY_LIMIT}"),
+        frozenset({431}),
+    ),
+    Hostile(
+        "200 small headers (with a valid key)",
+        _raw(
+            b"GET /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: {AUTH}\r\n"
+            + b"".join(b"X-H%d: v\r\n" % i for i in range(200))
+            + b"\r\n"
+        ),
+        frozenset({431}),
     ),
 ]
 
@@ -275,8 +267,9 @@ def test_slow_clients_do_not_slow_another_tenant(
     resilient: Resilient, attacker: TenantKey, bystander_tenant: TenantKey, bystander_receiver: FlakyReceiver
 ) -> None:
     """Slowloris, bounded: `slow_clients` connections trickle a header (or a body) a byte at a
-    time for `slow_client_hold_s`, while another tenant is served. Whether the gateway hangs
-    up on them by itself (a header or body read timeout) is measured and reported."""
+    time for up to `slow_client_hold_s`, while another tenant is served. The gateway cuts
+    each of them off by itself (its head and body read deadlines, shortened in this suite's
+    stack): answered 408, or closed."""
     before = Bystander(resilient.gateway, bystander_tenant, bystander_receiver)
     with before:
         time.sleep(1.0)
@@ -297,10 +290,11 @@ def test_slow_clients_do_not_slow_another_tenant(
             sockets.append(sock)
         with Bystander(resilient.gateway, bystander_tenant, bystander_receiver) as during:
             deadline = time.monotonic() + PROFILE.slow_client_hold_s
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline and sockets:
                 for sock in list(sockets):
                     try:
-                        if sock.recv(1, socket.MSG_PEEK) == b"":
+                        answered = sock.recv(16, socket.MSG_PEEK)
+                        if answered == b"" or answered.startswith(b"HTTP/1.1 408"):
                             raise ConnectionResetError
                     except BlockingIOError:
                         pass  # nothing from the server: still waiting for us
@@ -326,6 +320,7 @@ def test_slow_clients_do_not_slow_another_tenant(
     REPORT.add(section, f"another tenant during: {during.summary()}")
     assert not during.failures, f"another tenant's requests failed meanwhile: {during.failures[:5]}"
     assert len(during.latencies) >= 3, "the other tenant was barely served"
+    assert still_open == 0, f"{still_open} slow clients were still connected after {PROFILE.slow_client_hold_s}s"
     assert_still_healthy(resilient, "gateway")
 
 
@@ -346,42 +341,57 @@ def assert_still_healthy(resilient: Resilient, name: str) -> None:
     assert answer.status == health_pb2.HealthCheckResponse.SERVING, f"{name} is {answer.status}"
 
 
-def unary_methods(channel: grpc.Channel) -> tuple[list[str], int]:
-    """Every unary method the server exposes, found through its own reflection service."""
+def unary_methods(channel: grpc.Channel) -> tuple[list[str], list[str], int]:
+    """Every method the server exposes that takes one request (unary, and server-streaming),
+    and how many take a stream, found through its own reflection service."""
     database = ProtoReflectionDescriptorDatabase(channel)
     pool = descriptor_pool.DescriptorPool(database)
-    methods, streaming = [], 0
+    methods, server_streaming, client_streaming = [], [], 0
     for name in database.get_services():
         for method in pool.FindServiceByName(name).methods:
-            if method.client_streaming or method.server_streaming:
-                streaming += 1
+            if method.client_streaming:
+                client_streaming += 1
+            elif method.server_streaming:
+                server_streaming.append(f"/{name}/{method.name}")
             else:
                 methods.append(f"/{name}/{method.name}")
-    return methods, streaming
+    return methods, server_streaming, client_streaming
+
+
+def _read_all(stream: Callable[..., Any]) -> Callable[..., list[Any]]:
+    return lambda garbage, **kwargs: list(stream(garbage, **kwargs))
 
 
 @pytest.mark.parametrize("name", SERVICES)
 def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, name: str) -> None:
-    """Every unary method of the service (found by reflection, so new ones are covered) gets
+    """Every method of the service taking one request (found by reflection, so new ones are covered) gets
     bytes that are no protobuf message, and one message over the size limit: each is
-    answered with an error status, promptly, and the process stays up and SERVING."""
+    answered promptly with a rich INVALID_ARGUMENT (RESOURCE_EXHAUSTED for the size), no
+    traceback is logged for it, and the process stays up and SERVING."""
     service = resilient.stack.services[name]
     pid = service.process.pid if service.process else None
+    log_path = resilient.stack.data_dir / "logs" / f"{name}.log"
+    log_offset = log_path.stat().st_size if log_path.exists() else 0
     wrong: list[str] = []
     codes: Counter[str] = Counter()
     with grpc.insecure_channel(service.grpc_addr) as channel:
-        methods, streaming = unary_methods(channel)
+        methods, server_streaming, streaming = unary_methods(channel)
         assert methods, f"{name} exposes no unary method through reflection"
-        for method in methods:
-            call = channel.unary_unary(method)  # raw bytes in, raw bytes out
+        for method in methods + server_streaming:
+            # Raw bytes in, raw bytes out; a stream is read to its end (or its error).
+            call = (
+                _read_all(channel.unary_stream(method)) if method in server_streaming else channel.unary_unary(method)
+            )
             for label, garbage in GARBAGE.items():
                 try:
                     call(garbage, timeout=10, metadata=[("authorization", "Bearer not-a-key")])
                     wrong.append(f"{method} ({label}): answered OK")
                 except grpc.RpcError as error:
                     codes[error.code().name] += 1
-                    if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                    if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
                         wrong.append(f"{method} ({label}): {error.code().name} {error.details()}")
+                    elif rpc_status.from_call(error) is None:
+                        wrong.append(f"{method} ({label}): INVALID_ARGUMENT without a google.rpc.Status")
         try:
             channel.unary_unary(methods[0])(b"\x0a" + b"x" * (MAX_MESSAGE_BYTES + 1024 * 1024), timeout=30)
             wrong.append(f"{methods[0]}: a message over {MAX_MESSAGE_BYTES} bytes answered OK")
@@ -390,12 +400,15 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
             if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
                 wrong.append(f"{methods[0]} over the size limit: {error.code().name}")
     assert_still_healthy(resilient, name)
+    logged = log_path.read_bytes()[log_offset:].decode(errors="replace") if log_path.exists() else ""
+    if "DecodeError" in logged:
+        wrong.append(f"{name} logged an error for an undecodable request")
     if service.process is not None and service.process.pid != pid:
         wrong.append(f"{name} was restarted during the test")
     REPORT.add(
         "hostile input: garbage gRPC (status codes answered)",
-        f"{name:<15} {len(methods)} unary methods ({streaming} streaming not tried): "
-        + ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())),
+        f"{name:<15} {len(methods)} unary and {len(server_streaming)} server-streaming methods "
+        f"({streaming} client-streaming not tried): " + ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())),
     )
     assert not wrong, "\n".join(wrong[:40])
 
@@ -403,10 +416,6 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
 # --- strings nothing downstream can take --------------------------------------------------------
 
 NUL, LONE_SURROGATE = "\\u0000", "\\ud800"  # as JSON escapes
-UNSTORABLE_DEFECT = (
-    "not refused at the door: PostgreSQL refuses it in the ledger, and the gateway answers 503 (or 500), telling "
-    "the client to retry a request that can never succeed"
-)
 
 
 @dataclass(frozen=True)
@@ -420,32 +429,19 @@ class Unstorable:
 
 
 UNSTORABLE = [
-    pytest.param(
-        Unstorable("tenant name, NUL", "/admin/v1/tenants", '{"name": "a{X}b", "plan": "startup"}', NUL, True),
-        marks=pytest.mark.xfail(strict=True, reason=f"NUL in a tenant name is {UNSTORABLE_DEFECT}"),
-    ),
+    Unstorable("tenant name, NUL", "/admin/v1/tenants", '{"name": "a{X}b", "plan": "startup"}', NUL, True),
     Unstorable(
         "tenant name, lone surrogate", "/admin/v1/tenants", '{"name": "a{X}b", "plan": "startup"}', LONE_SURROGATE, True
     ),
-    pytest.param(
-        Unstorable("API key name, NUL", "/v1/api-keys", '{"name": "a{X}b"}', NUL),
-        marks=pytest.mark.xfail(strict=True, reason=f"NUL in an API key name is {UNSTORABLE_DEFECT}"),
-    ),
+    Unstorable("API key name, NUL", "/v1/api-keys", '{"name": "a{X}b"}', NUL),
     Unstorable("suppressed address, NUL", "/v1/suppressions", '{"address": "a{X}b@example.com"}', NUL),
-    pytest.param(
-        Unstorable(
-            "tenant limit beyond int32",
-            "/admin/v1/tenants/{TENANT}/limits",
-            '{"webhooks_per_month": {X}}',
-            str(2**40),
-            operator=True,
-            method="PATCH",
-        ),
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="an integer the OpenAPI document allows but the protobuf int32 cannot hold is not refused at "
-            "the door: setting the field raises ValueError and the gateway answers 500",
-        ),
+    Unstorable(
+        "tenant limit beyond int32",
+        "/admin/v1/tenants/{TENANT}/limits",
+        '{"webhooks_per_month": {X}}',
+        str(2**40),
+        operator=True,
+        method="PATCH",
     ),
     Unstorable(
         "Postmark key, lone surrogate",
@@ -459,27 +455,43 @@ UNSTORABLE = [
         '{"url": "http://127.0.0.1:9/x", "payload": 1, "headers": {"X-A": "a{X}b"}}',
         NUL,
     ),
-    pytest.param(
-        Unstorable(
-            "Postmark key, non-ASCII",
-            "/v1/providers",
-            '{"provider": "postmark", "api_key": "pm-{X}", "base_url": "http://127.0.0.1:9"}',
-            "\\u20ac",
-        ),
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="a provider key with non-ASCII characters is not refused at the door: the email-sender's "
-            "validation call cannot put it in a header (UnicodeEncodeError) and the gateway answers 5xx",
-        ),
+    Unstorable(
+        "Postmark key, non-ASCII",
+        "/v1/providers",
+        '{"provider": "postmark", "api_key": "pm-{X}", "base_url": "http://127.0.0.1:9"}',
+        "\\u20ac",
     ),
-    pytest.param(
-        Unstorable(
-            "email subject, NUL",
-            "/v1/emails",
-            '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "a{X}b", "text": "t"}',
-            NUL,
-        ),
-        marks=pytest.mark.xfail(strict=True, reason=f"NUL in an email subject is {UNSTORABLE_DEFECT}"),
+    Unstorable(
+        "tenant limit just past int32",
+        "/admin/v1/tenants/{TENANT}/limits",
+        '{"rate_per_min": {X}}',
+        str(2**31),
+        operator=True,
+        method="PATCH",
+    ),
+    Unstorable(
+        "webhook ordering key, NUL",
+        "/v1/webhooks",
+        '{"url": "http://127.0.0.1:9/x", "payload": 1, "ordering_key": "a{X}b"}',
+        NUL,
+    ),
+    Unstorable(
+        "email tag, NUL",
+        "/v1/emails",
+        '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "s", "text": "t", "tags": ["a{X}b"]}',
+        NUL,
+    ),
+    Unstorable(
+        "Postmark account token, non-ASCII",
+        "/v1/domains",
+        '{"domain": "mail.acme.example", "provider_id": "x", "account_token": "t-{X}"}',
+        "\\u00e9",
+    ),
+    Unstorable(
+        "email subject, NUL",
+        "/v1/emails",
+        '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "a{X}b", "text": "t"}',
+        NUL,
     ),
 ]
 
@@ -500,3 +512,4 @@ def test_strings_nothing_downstream_can_take_are_refused(
     )
     REPORT.add("hostile input: strings nothing downstream can take", f"{case.name:<32} -> {response.status_code}")
     assert 400 <= response.status_code < 500, response.text[:300]
+    assert response.headers["content-type"].startswith("application/problem+json"), response.text[:300]

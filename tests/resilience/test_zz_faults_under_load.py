@@ -351,13 +351,6 @@ class KnownDefect:
 
 KNOWN_DEFECTS = [
     KnownDefect(
-        "a job stranded in QUEUED: two deliveries of one work message at once (after a NATS restart) were "
-        "recorded in one batch, the success and then a retry; one copy was acknowledged, so no message is left "
-        "and nothing (the outbox takes PENDING jobs only) ever runs it again",
-        lambda problem: problem.startswith("stuck:") and "a succeeded attempt is recorded" in problem,
-        None,
-    ),
-    KnownDefect(
         "gateway answers 500 when storing an idempotent response fails (ledger or PostgreSQL going away) "
         "after the job was created: the client sees 500, its retry meets 409 until the claim expires (60 s)",
         lambda problem: ": HTTP 500 internal at " in problem,

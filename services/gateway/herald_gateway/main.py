@@ -5,12 +5,14 @@ from __future__ import annotations
 from herald.asgi import serve_asgi
 from herald.bus.subjects import Subjects
 from herald.grpcio.client import open_channel
+from herald.http_limits import HttpLimits
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import email_sender_pb2_grpc, gateway_pb2, gateway_pb2_grpc, ledger_pb2_grpc, router_pb2_grpc
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.grpc_api import AdminServicer, NotificationServicer
 from herald_gateway.handlers import Handlers
 from herald_gateway.http.app import create_app
+from herald_gateway.http.middleware import MAX_REQUEST_BYTES
 from herald_gateway.idempotency import Idempotency
 from herald_gateway.invalidation import Bus, flush_uses_periodically, follow_changes
 from herald_gateway.rate_limit import RateLimiter
@@ -42,7 +44,12 @@ async def build(runtime: ServiceRuntime) -> None:
         [gateway_pb2.DESCRIPTOR.services_by_name[name].full_name for name in ("NotificationService", "AdminService")]
     )
     app = create_app(handlers, tenants, operators, rate_limiter, idempotency)
-    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
+    limits = HttpLimits(
+        max_body_bytes=MAX_REQUEST_BYTES,
+        head_timeout_s=settings.http_head_timeout_s,
+        body_timeout_s=settings.http_body_timeout_s,
+    )
+    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping, limits))
     subjects = Subjects(settings.bus_prefix)
     runtime.add_loop(
         lambda: follow_changes(

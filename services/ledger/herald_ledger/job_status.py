@@ -30,9 +30,12 @@ _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
     # A sender starts. PENDING: the message overtook its own "queued" mark.
     # DELIVERING: a redelivery after the previous sender died mid-call.
     JobStatus.DELIVERING: frozenset({JobStatus.PENDING, JobStatus.QUEUED, JobStatus.DELIVERING}),
-    JobStatus.DELIVERED: frozenset({JobStatus.DELIVERING}),
-    # An attempt failed for good; or the bus never took the job within the bound.
-    JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.PENDING}),
+    # QUEUED: two copies of one work message ran at once (a redelivery after a bus restart)
+    # and the other copy's retry was recorded first; the success still ends the job.
+    JobStatus.DELIVERED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED}),
+    # An attempt failed for good (QUEUED: as for DELIVERED, a concurrent copy's retry came
+    # first); or the bus never took the job within the bound. Never from DELIVERED.
+    JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED, JobStatus.PENDING}),
     JobStatus.SUPPRESSED: frozenset(),
 }
 

@@ -8,6 +8,7 @@ from herald.bus.subjects import Subjects
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from herald_ledger.db.engine import create_engine
+from herald_ledger.db.refusals import unstorable_value
 from herald_ledger.migrate import upgrade
 from herald_ledger.notifications import Notifier
 from herald_ledger.servicer import LedgerServicer
@@ -28,6 +29,7 @@ async def build(runtime: ServiceRuntime) -> None:
     servicer = LedgerServicer(engine, notifier, ring, settings.webhook_secret_overlap_s, platform)
     ledger_pb2_grpc.add_LedgerServiceServicer_to_server(servicer, runtime.grpc.server)
     runtime.grpc.register([ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name])
+    runtime.grpc.refuse_as_invalid(unstorable_value)
     runtime.add_loop(lambda: notifier.connect(settings.nats_url, runtime.stopping))
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)

@@ -13,6 +13,7 @@ from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
 from herald.bus.streams import ensure_streams
 from herald.grpcio.client import open_channel
+from herald.http_limits import HttpLimits
 from herald.secrets import KeyRing
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import ledger_pb2_grpc, verifier_pb2, verifier_pb2_grpc
@@ -59,7 +60,9 @@ async def build(runtime: ServiceRuntime) -> None:
         tolerance_s=settings.inbound_tolerance_s,
     )
     app = create_app(receivers)
-    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
+    # The body is bounded by the receivers themselves (413 past inbound_max_body_bytes, chunked or not).
+    limits = HttpLimits(head_timeout_s=settings.http_head_timeout_s, body_timeout_s=settings.http_body_timeout_s)
+    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping, limits))
 
     async def close() -> None:
         await close_bus(nc)

@@ -181,13 +181,19 @@ class EmbeddedNats:
 class EmbeddedPostgres:
     """A PostgreSQL cluster under `data_dir / "postgres"`, created on first start and reused after."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None) -> None:
+        """`port` pins the listening port for the object's whole life, across stop() and
+        start(), so a restarted cluster is found at the same URL by clients whose URL is
+        fixed (a service spawned with DATABASE_URL); by default every start takes a free one."""
         self._pgdata = (data_dir / "postgres").resolve()
+        self._port = port
         # Inside the cluster directory because, under root, only the service account can write there.
         self.log_path = self._pgdata / "server.log"
         self._account: pwd.struct_passwd | None = None
         self._pid: int | None = None
         self._url: str | None = None
+        # pg_ctl's own words each time a fast shutdown failed and signals were used instead.
+        self.stop_failures: list[str] = []
 
     @property
     def pid(self) -> int | None:
@@ -246,6 +252,10 @@ class EmbeddedPostgres:
         pid, self._pid, self._url = self._pid, None, None
         if pid is None:
             return
+        if self._account is not None:
+            # pytest takes group and other permissions off /tmp/pytest-of-<user> whenever a session
+            # starts (another one on the same machine, say): give the service account its way back in.
+            _grant_traverse(self._pgdata.parent)
         pg_ctl = _postgres_bin_dir() / "pg_ctl"
         result = self._run(
             pg_ctl,
@@ -253,6 +263,7 @@ class EmbeddedPostgres:
             check=False,
         )
         if result.returncode != 0:
+            self.stop_failures.append(f"pg_ctl stop exited {result.returncode}: {result.stdout.strip()[-300:]}")
             log.warning("pg_ctl stop failed", extra={"output": result.stdout})
         # pg_ctl returns once postmaster.pid is gone, a moment before the process has exited.
         for sig in (None, signal.SIGQUIT, signal.SIGKILL):
@@ -266,6 +277,8 @@ class EmbeddedPostgres:
                 return
 
     def _start_server(self, bin_dir: Path) -> int:
+        if self._port is not None:
+            return self._start_on_pinned_port(bin_dir, self._port)
         for attempt in range(1, _PORT_ATTEMPTS + 1):
             port = free_port()
             log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
@@ -285,6 +298,21 @@ class EmbeddedPostgres:
                 continue
             raise RuntimeError(f"PostgreSQL failed to start:\n{result.stdout}\n{server_log}")
         raise AssertionError("unreachable")
+
+    def _start_on_pinned_port(self, bin_dir: Path, port: int) -> int:
+        """Right after a stop the port may still be held for a moment: tries for a few seconds."""
+        options = f"-h {_HOST} -p {port} -c unix_socket_directories=''"
+        args = ["start", "-D", str(self._pgdata), "-w", "-t", str(int(_START_TIMEOUT_S)), "-l", str(self.log_path)]
+        deadline = time.monotonic() + _STOP_TIMEOUT_S
+        while True:
+            log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+            result = self._run(bin_dir / "pg_ctl", [*args, "-o", options], check=False, new_session=True)
+            if result.returncode == 0:
+                return port
+            if time.monotonic() > deadline:
+                server_log = _tail(self.log_path, offset=log_offset)
+                raise RuntimeError(f"PostgreSQL failed to start on port {port}:\n{result.stdout}\n{server_log}")
+            time.sleep(0.2)
 
     def _run(
         self,

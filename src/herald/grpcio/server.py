@@ -1,10 +1,12 @@
 """A grpc.aio server with what every Herald service needs: health checking,
-reflection, per-RPC metrics and spans (trace context read from metadata)."""
+reflection, per-RPC metrics and spans (trace context read from metadata), and a
+clear INVALID_ARGUMENT for request bytes that are no message of the method's type."""
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
@@ -12,15 +14,50 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from opentelemetry import propagate, trace
 
+from herald.grpcio.errors import abort_invalid
 from herald.grpcio.options import CHANNEL_OPTIONS
 from herald.telemetry.metrics import RPC_SECONDS
 
 _tracer = trace.get_tracer("herald.grpc.server")
 
 
+class Undecodable:
+    """Handed to the handler in place of a request whose bytes did not decode.
+
+    grpc calls the request deserializer outside the handler: left to raise, the
+    exception becomes status UNKNOWN and a logged traceback, for what is only a
+    caller's mistake. The handler answers INVALID_ARGUMENT instead.
+    """
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """`deserializer` that returns an `Undecodable` rather than raising."""
+    if deserializer is None:
+        return None
+
+    def deserialize(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except Exception as error:  # protobuf's DecodeError; anything another deserializer raises
+            return Undecodable(type(error).__name__)
+
+    return deserialize
+
+
+# Says why an exception a handler raised is the caller's mistake (answered INVALID_ARGUMENT
+# rather than UNKNOWN), or None when it is not.
+CallerMistake = Callable[[Exception], str | None]
+
+
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, service: str) -> None:
         self.service = service
+        self.caller_mistake: CallerMistake | None = None
 
     async def intercept_service(
         self,
@@ -28,20 +65,32 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         details: grpc.HandlerCallDetails,
     ) -> Any:
         handler = await continuation(details)
-        if handler is None or handler.unary_unary is None:
-            return handler
+        if handler is None:
+            return None
+        if handler.unary_stream is not None:
+            return _refusing_undecodable_stream(handler, details.method)
+        if handler.unary_unary is None:
+            return handler  # client streaming (reflection): messages are decoded inside the handler
         inner = handler.unary_unary
         method: str = details.method
         service = self.service
+        mistake = self.caller_mistake
         carrier = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
 
         async def observed(request: Any, context: Any) -> Any:
             started = time.perf_counter()
             code = "OK"
+            if type(request) is Undecodable:
+                RPC_SECONDS.labels(service, method, "INVALID_ARGUMENT").observe(time.perf_counter() - started)
+                await abort_invalid(context, [("request", f"is not a valid message for {method} ({request.reason})")])
             with _tracer.start_as_current_span(method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER):
                 try:
                     return await inner(request, context)
-                except BaseException:
+                except BaseException as error:
+                    reason = mistake(error) if mistake is not None and isinstance(error, Exception) else None
+                    if reason is not None:
+                        code = "INVALID_ARGUMENT"
+                        await abort_invalid(context, [("request", reason)])
                     status = context.code()
                     code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
                     raise
@@ -50,9 +99,41 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
         return grpc.unary_unary_rpc_method_handler(
             observed,
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=tolerant(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
+
+
+def _refusing_undecodable_stream(handler: Any, method: str) -> Any:
+    """A server-streaming method (health Watch) with the same INVALID_ARGUMENT for bytes that do not
+    decode; the handler keeps its own shape (an async generator, or a coroutine that writes)."""
+    inner = handler.unary_stream
+
+    async def refuse(request: Undecodable, context: Any) -> None:
+        await abort_invalid(context, [("request", f"is not a valid message for {method} ({request.reason})")])
+
+    if inspect.isasyncgenfunction(inner):
+
+        async def generated(request: Any, context: Any) -> AsyncIterator[Any]:
+            if type(request) is Undecodable:
+                await refuse(request, context)
+            async for response in inner(request, context):
+                yield response
+
+        guarded: Callable[..., Any] = generated
+    else:
+
+        async def written(request: Any, context: Any) -> Any:
+            if type(request) is Undecodable:
+                await refuse(request, context)
+            return await inner(request, context)
+
+        guarded = written
+    return grpc.unary_stream_rpc_method_handler(
+        guarded,
+        request_deserializer=tolerant(handler.request_deserializer),
+        response_serializer=handler.response_serializer,
+    )
 
 
 class GrpcServer:
@@ -60,10 +141,17 @@ class GrpcServer:
 
     def __init__(self, service: str) -> None:
         self.service = service
-        self.server = grpc.aio.server(interceptors=[TelemetryInterceptor(service)], options=CHANNEL_OPTIONS)
+        self._telemetry = TelemetryInterceptor(service)
+        self.server = grpc.aio.server(interceptors=[self._telemetry], options=CHANNEL_OPTIONS)
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+
+    def refuse_as_invalid(self, mistake: CallerMistake) -> None:
+        """Exceptions `mistake` explains (a value the database cannot hold, say) are answered
+        INVALID_ARGUMENT with its reason, without a logged traceback: the request can never
+        succeed, so neither UNKNOWN nor a retry is right."""
+        self._telemetry.caller_mistake = mistake
 
     def register(self, full_names: Iterable[str]) -> None:
         self._service_names.extend(full_names)

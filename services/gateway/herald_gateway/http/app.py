@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
@@ -67,5 +69,12 @@ def create_app(
         app.include_router(module.router)
     app.include_router(inbound.admin_router)
 
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            # FastAPI builds the document and caches it on the app; the errors are declared once, on the cache.
+            problems.document(FastAPI.openapi(app))
+        return app.openapi_schema  # type: ignore[return-value]
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.add_middleware(GatewayMiddleware, tenants=tenants, rate_limiter=rate_limiter, idempotency=idempotency)
     return app

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unauthenticated
+from herald_gateway.http.schemas import PATTERN_MEANINGS
 
 PROBLEM_BASE = "https://herald.dev/problems/"
 MEDIA_TYPE = "application/problem+json"
@@ -20,6 +21,15 @@ def problem(status: int, kind: str, title: str, detail: str, **extra: Any) -> Re
     body = {"type": PROBLEM_BASE + kind, "title": title, "status": status, "detail": detail, **extra}
     headers = {"WWW-Authenticate": 'Bearer realm="herald"'} if status == 401 else None
     return Response(orjson.dumps(body), status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def _meaning(error: dict[str, Any]) -> str:
+    """pydantic's message, or what a pattern of ours means rather than the pattern itself."""
+    if error.get("type") == "string_pattern_mismatch":
+        meaning = PATTERN_MEANINGS.get(str((error.get("ctx") or {}).get("pattern")))
+        if meaning:
+            return meaning
+    return str(error.get("msg", ""))
 
 
 def install(app: FastAPI) -> None:
@@ -36,7 +46,7 @@ def install(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         errors = [
-            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "detail": e.get("msg", "")}
+            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "detail": _meaning(e)}
             for e in exc.errors()
         ]
         detail = "; ".join(f"{e['field'] or 'body'}: {e['detail']}" for e in errors) or "malformed request"
@@ -56,4 +66,52 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Exception, unexpected)
 
 
-__all__ = ["Unauthenticated", "install", "problem"]
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "description": "RFC 9457 problem details. `type` names the problem (a URL under " + PROBLEM_BASE + "), "
+    "`status` repeats the HTTP status.",
+    "type": "object",
+    "required": ["type", "title", "status", "detail"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "errors": {
+            "description": "Invalid requests: each field that was wrong and why.",
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["field", "detail"],
+                "properties": {"field": {"type": "string"}, "detail": {"type": "string"}},
+            },
+        },
+    },
+}
+_PROBLEM_CONTENT = {MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+# Every operation may answer these; the ranges cover what each route adds (404, 409, 503 ...).
+_ERROR_RESPONSES = {
+    "422": "Invalid request: `errors` lists each field that was wrong and why.",
+    "4XX": "Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not "
+    "allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ...",
+    "5XX": "Not done, as problem details: 503 a dependency is unavailable, retry later (with the same "
+    "Idempotency-Key); 500 a bug, logged.",
+}
+
+
+def document(schema: dict[str, Any]) -> dict[str, Any]:
+    """Declares the problem+json answers on every operation of an OpenAPI document, in place of
+    FastAPI's own 422 (application/json HTTPValidationError), which the gateway never sends."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components["Problem"] = PROBLEM_SCHEMA
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            for status, description in _ERROR_RESPONSES.items():
+                responses[status] = {"description": description, "content": _PROBLEM_CONTENT}
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
+    return schema
+
+
+__all__ = ["Unauthenticated", "document", "install", "problem"]

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints
 
 from herald.v1 import common_pb2
+
+# Refused at the door rather than downstream, where they would fail as 5xx: NUL (U+0000),
+# which PostgreSQL cannot store in text, in any string a request carries; anything but
+# printable ASCII in a credential Herald sends in an HTTP header; integers beyond the
+# int32 the protobuf messages and the database columns hold. The patterns run in
+# pydantic's core (no Python call per field) and are in the OpenAPI document.
+NO_NUL_PATTERN = r"^[^\x00]*$"
+HEADER_SAFE_PATTERN = r"^[\x20-\x7e]*$"
+PATTERN_MEANINGS = {
+    NO_NUL_PATTERN: "must not contain NUL (U+0000) characters",
+    HEADER_SAFE_PATTERN: "must be printable ASCII (it is sent in an HTTP header)",
+}
+INT32_MAX = 2**31 - 1
+Text = Annotated[str, StringConstraints(pattern=NO_NUL_PATTERN)]
+HeaderSafe = Annotated[str, StringConstraints(pattern=HEADER_SAFE_PATTERN)]
 
 PriorityName = Literal["low", "normal", "critical"]
 PRIORITY_VALUES: dict[str, int] = {
@@ -51,13 +66,13 @@ class WebhookIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(max_length=2048, examples=["https://example.com/hooks/orders"])
+    url: Text = Field(max_length=2048, examples=["https://example.com/hooks/orders"])
     payload: JsonValue = Field(default=None, examples=[{"order_id": 42, "status": "paid"}])
-    payload_base64: str | None = None
-    content_type: str | None = Field(default=None, max_length=255)
-    headers: dict[str, str] = Field(default_factory=dict)
+    payload_base64: Text | None = None
+    content_type: Text | None = Field(default=None, max_length=255)
+    headers: dict[Text, Text] = Field(default_factory=dict)
     priority: PriorityName | None = None
-    ordering_key: str | None = Field(
+    ordering_key: Text | None = Field(
         default=None,
         max_length=255,
         description="Jobs sharing a key are delivered one at a time, in submission order.",
@@ -67,11 +82,11 @@ class WebhookIn(BaseModel):
 class EmailAddressIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    email: str = Field(max_length=320)
-    name: str = Field(default="", max_length=200)
+    email: Text = Field(max_length=320)
+    name: Text = Field(default="", max_length=200)
 
 
-AddressIn = EmailAddressIn | str
+AddressIn = EmailAddressIn | Text
 
 
 class EmailIn(BaseModel):
@@ -84,16 +99,18 @@ class EmailIn(BaseModel):
     cc: list[AddressIn] = Field(default_factory=list, max_length=50)
     bcc: list[AddressIn] = Field(default_factory=list, max_length=50)
     reply_to: AddressIn | None = None
-    subject: str = Field(min_length=1, max_length=998)
-    text: str | None = Field(default=None, max_length=2_000_000)
-    html: str | None = Field(default=None, max_length=5_000_000)
-    headers: dict[str, str] = Field(default_factory=dict, max_length=50)
-    tags: list[str] = Field(default_factory=list, max_length=20)
-    metadata: dict[str, str] = Field(default_factory=dict, max_length=50)
-    provider: str | None = Field(default=None, description="Pin one of your provider ids; then only it and `fallback`.")
-    fallback: str | None = None
+    subject: Text = Field(min_length=1, max_length=998)
+    text: Text | None = Field(default=None, max_length=2_000_000)
+    html: Text | None = Field(default=None, max_length=5_000_000)
+    headers: dict[Text, Text] = Field(default_factory=dict, max_length=50)
+    tags: list[Text] = Field(default_factory=list, max_length=20)
+    metadata: dict[Text, Text] = Field(default_factory=dict, max_length=50)
+    provider: Text | None = Field(
+        default=None, description="Pin one of your provider ids; then only it and `fallback`."
+    )
+    fallback: Text | None = None
     priority: PriorityName | None = None
-    ordering_key: str | None = Field(default=None, max_length=255)
+    ordering_key: Text | None = Field(default=None, max_length=255)
 
 
 class UsageOut(BaseModel):
@@ -108,7 +125,7 @@ class UsageOut(BaseModel):
 class SuppressionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    address: str = Field(max_length=320)
+    address: Text = Field(max_length=320)
 
 
 class SuppressionOut(BaseModel):
@@ -123,14 +140,18 @@ class SuppressionList(BaseModel):
     next_cursor: str | None
 
 
+# A tenant limit: the ledger keeps it in an int32 (protobuf) and an integer column.
+Limit = Annotated[int, Field(ge=0, le=INT32_MAX)]
+
+
 class LimitsPatch(BaseModel):
     """Per limit: a number, "unlimited", or "plan" to go back to the plan's value."""
 
     model_config = ConfigDict(extra="forbid")
 
-    rate_per_min: int | Literal["unlimited", "plan"] | None = None
-    webhooks_per_month: int | Literal["unlimited", "plan"] | None = None
-    emails_per_month: int | Literal["unlimited", "plan"] | None = None
+    rate_per_min: Limit | Literal["unlimited", "plan"] | None = None
+    webhooks_per_month: Limit | Literal["unlimited", "plan"] | None = None
+    emails_per_month: Limit | Literal["unlimited", "plan"] | None = None
 
 
 def usage_out(usage: common_pb2.Usage) -> UsageOut:
@@ -190,9 +211,9 @@ class JobList(BaseModel):
 class TenantIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Text = Field(min_length=1, max_length=200)
     plan: Literal["free", "indie", "startup"]
-    contact_email: str | None = Field(
+    contact_email: Text | None = Field(
         default=None, max_length=320, description="Where Herald's own mail (quota warnings) goes."
     )
 
@@ -245,7 +266,7 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
 class ApiKeyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(default="default", min_length=1, max_length=100)
+    name: Text = Field(default="default", min_length=1, max_length=100)
 
 
 class ApiKeyOut(BaseModel):
@@ -284,10 +305,10 @@ TLS_NAMES = {v: k for k, v in TLS_VALUES.items()}
 class SmtpIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    host: str = Field(min_length=1, max_length=255)
+    host: Text = Field(min_length=1, max_length=255)
     port: int = Field(ge=1, le=65535)
-    username: str = Field(default="", max_length=255)
-    password: str = Field(default="", max_length=1024, repr=False)
+    username: Text = Field(default="", max_length=255)
+    password: Text = Field(default="", max_length=1024, repr=False)
     tls_mode: Literal["starttls", "implicit", "none"] = "starttls"
 
 
@@ -297,22 +318,22 @@ class ProviderIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     provider: ProviderName
-    api_key: str | None = Field(default=None, max_length=1024, repr=False)
+    api_key: HeaderSafe | None = Field(default=None, max_length=1024, repr=False)
     smtp: SmtpIn | None = None
     priority: int = Field(default=0, ge=0, le=1_000_000, description="Higher is tried first.")
-    base_url: str = Field(
+    base_url: Text = Field(
         default="", max_length=2048, description="The provider's API base URL; empty for the real one."
     )
-    options: dict[str, str] = Field(default_factory=dict, max_length=50)
+    options: dict[Text, Text] = Field(default_factory=dict, max_length=50)
 
 
 class ProviderPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     priority: int | None = Field(default=None, ge=0, le=1_000_000)
-    base_url: str | None = Field(default=None, max_length=2048)
-    options: dict[str, str] | None = Field(default=None, max_length=50)
-    api_key: str | None = Field(default=None, max_length=1024, repr=False)
+    base_url: Text | None = Field(default=None, max_length=2048)
+    options: dict[Text, Text] | None = Field(default=None, max_length=50)
+    api_key: HeaderSafe | None = Field(default=None, max_length=1024, repr=False)
     smtp: SmtpIn | None = None
 
 
@@ -366,7 +387,7 @@ class TenantPatch(BaseModel):
 
     plan: Literal["free", "indie", "startup"] | None = None
     disabled: bool | None = None
-    contact_email: str | None = Field(default=None, max_length=320, description='"" clears it.')
+    contact_email: Text | None = Field(default=None, max_length=320, description='"" clears it.')
 
 
 class MasterKeyRotation(BaseModel):
@@ -458,9 +479,9 @@ def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
 class DomainIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    domain: str = Field(max_length=253, examples=["mail.example.com"])
-    provider_id: str = Field(max_length=64, description="One of your providers (SendGrid, Resend or Postmark).")
-    account_token: str | None = Field(
+    domain: Text = Field(max_length=253, examples=["mail.example.com"])
+    provider_id: Text = Field(max_length=64, description="One of your providers (SendGrid, Resend or Postmark).")
+    account_token: HeaderSafe | None = Field(
         default=None, max_length=1024, repr=False, description="Postmark only: the account token (not stored)."
     )
 
@@ -468,7 +489,7 @@ class DomainIn(BaseModel):
 class DomainVerifyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    account_token: str | None = Field(default=None, max_length=1024, repr=False)
+    account_token: HeaderSafe | None = Field(default=None, max_length=1024, repr=False)
 
 
 class DnsRecordOut(BaseModel):
@@ -552,7 +573,7 @@ class DeadLetterDetail(DeadLetterOut):
 class RetryIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    job_ids: list[str] = Field(default_factory=list, max_length=1000)
+    job_ids: list[Text] = Field(default_factory=list, max_length=1000)
     all: bool = Field(default=False, description="Every dead-lettered job still waiting (since `since`, if given).")
     since: datetime | None = None
 
@@ -585,14 +606,14 @@ def dead_letter_out(entry: common_pb2.DeadLetter) -> DeadLetterOut:
 class TargetIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(max_length=2048, examples=["https://example.com/hooks/orders"])
-    description: str = Field(default="", max_length=1000)
-    headers: dict[str, str] = Field(default_factory=dict)
+    url: Text = Field(max_length=2048, examples=["https://example.com/hooks/orders"])
+    description: Text = Field(default="", max_length=1000)
+    headers: dict[Text, Text] = Field(default_factory=dict)
     rate_limit_per_min: int | None = Field(
         default=None, ge=1, le=1_000_000, description="Stored with the target; not enforced yet."
     )
     enabled: bool = True
-    disabled_reason: str | None = Field(default=None, max_length=1000)
+    disabled_reason: Text | None = Field(default=None, max_length=1000)
 
 
 class TargetPatch(BaseModel):
@@ -601,12 +622,12 @@ class TargetPatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: str | None = Field(default=None, max_length=2048)
-    description: str | None = Field(default=None, max_length=1000)
-    headers: dict[str, str] | None = None
+    url: Text | None = Field(default=None, max_length=2048)
+    description: Text | None = Field(default=None, max_length=1000)
+    headers: dict[Text, Text] | None = None
     rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
     enabled: bool | None = None
-    disabled_reason: str | None = Field(default=None, max_length=1000)
+    disabled_reason: Text | None = Field(default=None, max_length=1000)
 
 
 class TargetOut(BaseModel):
@@ -646,15 +667,15 @@ class FilterIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    event_types: list[str] = Field(min_length=1, max_length=100, examples=[["orders.created.v1", "payments.*"]])
-    description: str = Field(default="", max_length=1000)
+    event_types: list[Text] = Field(min_length=1, max_length=100, examples=[["orders.created.v1", "payments.*"]])
+    description: Text = Field(default="", max_length=1000)
 
 
 class FilterPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    event_types: list[str] | None = Field(default=None, min_length=1, max_length=100)
-    description: str | None = Field(default=None, max_length=1000)
+    event_types: list[Text] | None = Field(default=None, min_length=1, max_length=100)
+    description: Text | None = Field(default=None, max_length=1000)
 
 
 class FilterOut(BaseModel):
@@ -683,16 +704,16 @@ def filter_out(event_filter: common_pb2.EventFilter) -> FilterOut:
 class SubscriptionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    target_id: str = Field(max_length=64)
-    filter_id: str = Field(max_length=64)
+    target_id: Text = Field(max_length=64)
+    filter_id: Text = Field(max_length=64)
     active: bool = True
 
 
 class SubscriptionPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    target_id: str | None = Field(default=None, max_length=64)
-    filter_id: str | None = Field(default=None, max_length=64)
+    target_id: Text | None = Field(default=None, max_length=64)
+    filter_id: Text | None = Field(default=None, max_length=64)
     active: bool | None = None
 
 
@@ -727,11 +748,11 @@ class EventIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    event_type: str = Field(max_length=255, examples=["orders.created.v1"])
+    event_type: Text = Field(max_length=255, examples=["orders.created.v1"])
     payload: JsonValue = Field(default=None, examples=[{"order_id": 42}])
-    payload_base64: str | None = None
-    content_type: str | None = Field(default=None, max_length=255)
-    event_id: str | None = Field(
+    payload_base64: Text | None = None
+    content_type: Text | None = Field(default=None, max_length=255)
+    event_id: Text | None = Field(
         default=None,
         max_length=255,
         description="De-duplicates for 24 h: a repeat answers the first result and creates nothing. "

@@ -435,11 +435,36 @@ _FINISH_PLATFORM_EMAIL = text(
 ).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
 
 
+# Which report about one job wins when one batch holds several (two copies of one work
+# message delivered at once): a success is final, then a failure, then a retry.
+_PRECEDENCE = {JobStatus.DELIVERED: 0, JobStatus.FAILED: 1, JobStatus.QUEUED: 2}
+# The statuses an outcome may move a job from. A retry only from DELIVERING; an end also
+# from QUEUED, where a concurrent copy's retry (recorded earlier) left it: its message was
+# acknowledged by the copy that ended, so nothing would ever run the job again.
+_OUTCOME_SOURCES = {
+    JobStatus.QUEUED: frozenset({JobStatus.DELIVERING}),
+    JobStatus.DELIVERED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED}),
+    JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED}),
+}
+
+
+def _deciding(outcomes: Sequence[_Outcome]) -> list[_Outcome]:
+    """One outcome per job, the same whatever the order of the batch (the first of equals)."""
+    chosen: dict[uuid.UUID, _Outcome] = {}
+    for o in outcomes:
+        held = chosen.get(o.job_id)
+        if held is None or _PRECEDENCE.get(o.next_status, 3) < _PRECEDENCE.get(held.next_status, 3):
+            chosen[o.job_id] = o
+    return list(chosen.values())
+
+
 async def _apply_outcomes(conn: AsyncConnection, outcomes: Sequence[_Outcome]) -> None:
-    """Moves each job to its next status, only from DELIVERING (grouped by target and
-    error, one statement each), then: a delivered email keeps its provider message id, a
-    dead-lettered job gets its dead-letter row, and a platform email's log row its outcome.
-    A job that did not move (a late or duplicate report) gets none of these."""
+    """Moves each job to its next status (grouped by target and error, one statement
+    each), then: a delivered email keeps its provider message id, a dead-lettered job
+    gets its dead-letter row, and a platform email's log row its outcome. A job that did
+    not move (a late or duplicate report: a retry or failure after a success) gets none of
+    these; its attempt is recorded all the same."""
+    outcomes = _deciding(outcomes)
     by_target: dict[tuple[JobStatus, str | None], list[uuid.UUID]] = {}
     for o in outcomes:
         by_target.setdefault((o.next_status, o.job_error), []).append(o.job_id)
@@ -452,7 +477,7 @@ async def _apply_outcomes(conn: AsyncConnection, outcomes: Sequence[_Outcome]) -
             target,
             _REASONS.get(target, "attempt recorded"),
             error if target is not JobStatus.DELIVERED else None,
-            only_from=frozenset({JobStatus.DELIVERING}),
+            only_from=_OUTCOME_SOURCES.get(target, frozenset({JobStatus.DELIVERING})),
         )
         moved.update(row.id for row in done)
         platform_mail.update(row.id for row in done if row.channel == "platform_email")

@@ -19,6 +19,7 @@ from herald.v1 import ledger_pb2
 from herald_gateway.errors import Invalid, NotFound
 from herald_gateway.handlers import Handlers, _translate
 from herald_gateway.http.deps import HandlersDep, Operator, Tenant
+from herald_gateway.http.schemas import Text
 
 router = APIRouter(tags=["inbound webhooks"])
 # Operators read any tenant's billing history.
@@ -31,9 +32,9 @@ class InboundConfigIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # SendGrid: the Event Webhook verification key (base64 DER, or PEM).
-    public_key: str | None = Field(default=None, max_length=4096)
+    public_key: Text | None = Field(default=None, max_length=4096)
     # Resend: the webhook signing secret (`whsec_...`).
-    secret: str | None = Field(default=None, max_length=1024)
+    secret: Text | None = Field(default=None, max_length=1024)
 
 
 class InboundConfigOut(BaseModel):

@@ -1,0 +1,201 @@
+"""Bounds on what one HTTP client may hold of a service: header size and count, body size
+(chunked included), and time to send its request.
+
+uvicorn with httptools bounds none of these (`h11_max_incomplete_event_size` applies to
+h11 only), so a client could send an unbounded header block, a chunked body of any size
+(read whole before the app could refuse it), or hold a connection open forever by
+trickling bytes, each connection counting against `limit_concurrency` for every tenant.
+`GuardedHttpToolsProtocol` keeps httptools' speed and adds the bounds at the protocol,
+where a request that arrives whole in one read costs a few attribute checks: deadlines
+are timers armed only while a request is incomplete at the end of a read.
+
+A refused request gets a problem+json answer (431, 413, 408) with `Connection: close`;
+after a refusal the rest of what the client sends is read and dropped for a moment
+(a lingering close), so a client still uploading sees the answer rather than a reset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+PROBLEM_BASE = "https://herald.dev/problems/"
+# After a refusal: how long what the client still sends is read and dropped before closing.
+LINGER_S = 2.0
+
+_IDLE, _HEAD, _BODY = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    # The request line and headers together.
+    max_head_bytes: int = 64 * 1024
+    max_headers: int = 100
+    # None: the app bounds the body itself.
+    max_body_bytes: int | None = None
+    # From the connection's first byte (or a keep-alive request's first byte) to the end of its headers.
+    head_timeout_s: float = 10.0
+    # From the end of the headers to the end of the body: a deadline, not an idle timeout, so
+    # trickling a byte at a time does not extend it.
+    body_timeout_s: float = 30.0
+
+
+class _Refused(Exception):
+    """Raised inside a parser callback to stop parsing; uvicorn then calls send_400_response."""
+
+
+def _answer(status: int, reason: str, kind: str, title: str, detail: str) -> bytes:
+    body = json.dumps(
+        {"type": PROBLEM_BASE + kind, "title": title, "status": status, "detail": detail}, separators=(",", ":")
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/problem+json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+HEAD_TOO_LARGE = _answer(
+    431,
+    "Request Header Fields Too Large",
+    "headers-too-large",
+    "Request headers too large",
+    "the headers are too large",
+)
+TOO_MANY_HEADERS = _answer(
+    431, "Request Header Fields Too Large", "headers-too-large", "Request headers too large", "too many headers"
+)
+BODY_TOO_LARGE = _answer(
+    413, "Content Too Large", "payload-too-large", "Payload too large", "the request body is too large"
+)
+TOO_SLOW = _answer(408, "Request Timeout", "request-timeout", "Request timeout", "the request was not received in time")
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
+    """uvicorn's httptools protocol with `limits` enforced (see the module docstring)."""
+
+    limits: ClassVar[HttpLimits] = HttpLimits()
+    _max_body: ClassVar[float] = math.inf
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._phase = _IDLE
+        self._head_bytes = 0
+        self._body_bytes = 0
+        self._deadline: asyncio.TimerHandle | None = None
+        self._refusal: bytes | None = None
+        self._draining = False
+
+    @classmethod
+    def with_limits(cls, limits: HttpLimits) -> type[GuardedHttpToolsProtocol]:
+        max_body = math.inf if limits.max_body_bytes is None else limits.max_body_bytes
+        return type(cls.__name__, (cls,), {"limits": limits, "_max_body": max_body})
+
+    # --- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        # A connection that never sends a request is bounded too (it holds a place of limit_concurrency).
+        self._deadline = self.loop.call_later(self.limits.head_timeout_s, self._expire)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._draining:
+            return
+        super().data_received(data)
+        phase = self._phase
+        if phase == _IDLE or self._draining:
+            return  # the common case: the read held whole requests
+        if phase == _HEAD:
+            # Counted after parsing, so that a read holding the end of the headers and body bytes is not
+            # mistaken for a large head; the parser holds at most one read more than the limit.
+            self._head_bytes += len(data)
+            if self._head_bytes > self.limits.max_head_bytes:
+                self._refuse(HEAD_TOO_LARGE)
+                return
+        if self._deadline is None and self.parser is not None:
+            timeout = self.limits.head_timeout_s if phase == _HEAD else self.limits.body_timeout_s
+            self._deadline = self.loop.call_later(timeout, self._expire)
+
+    # --- parser callbacks
+
+    def on_message_begin(self) -> None:
+        self._phase = _HEAD
+        self._head_bytes = 0
+        super().on_message_begin()
+
+    def on_headers_complete(self) -> None:
+        if len(self.headers) > self.limits.max_headers:
+            self._refusal = TOO_MANY_HEADERS
+            raise _Refused
+        self._phase = _BODY
+        self._body_bytes = 0
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        self._body_bytes += len(body)
+        # Not when the app has answered already (413 on a declared length): uvicorn drops the rest.
+        if self._body_bytes > self._max_body and self.cycle is not None and not self.cycle.response_started:
+            self._refusal = BODY_TOO_LARGE
+            raise _Refused
+        super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        self._phase = _IDLE
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().on_message_complete()
+
+    # --- refusing
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a parser error, which is how a refusal in a callback arrives."""
+        refusal, self._refusal = self._refusal, None
+        if refusal is None:
+            super().send_400_response(msg)
+        else:
+            self._refuse(refusal)
+
+    def _refuse(self, answer: bytes) -> None:
+        self._cancel_deadline()
+        # The cycle is this request's only once its headers are complete (before, it is the previous one's).
+        cycle = self.cycle if self._phase == _BODY else None
+        if cycle is not None:
+            if not cycle.response_complete:
+                # The app may be waiting for the rest of the body: it is told the client went away.
+                cycle.disconnected = True
+                cycle.message_event.set()
+            if cycle.response_started:
+                # The app has answered (say 413 on a declared length) and the client is still sending.
+                self.transport.close()
+                return
+        self._draining = True
+        self.transport.write(answer)
+        self.flow.resume_reading()
+        self.loop.call_later(LINGER_S, self.transport.close)
+
+    def _expire(self) -> None:
+        self._deadline = None
+        if self._draining or self.transport.is_closing():
+            return
+        if self._phase == _IDLE:
+            self.transport.close()  # never sent a request
+        else:
+            self._refuse(TOO_SLOW)
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None

@@ -1,0 +1,136 @@
+"""What one HTTP client may hold of a service (herald.http_limits), on a real uvicorn with
+httptools serving a small app that reads the whole body: oversized heads and bodies are
+refused with problem+json, slow clients are cut off, and ordinary traffic (keep-alive,
+bodies up to the limit) is untouched."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from herald.asgi import serve_asgi
+from herald.cli.embedded import free_port
+from herald.http_limits import HttpLimits
+
+MAX_BODY = 1024 * 1024
+LIMITS = HttpLimits(max_body_bytes=MAX_BODY, head_timeout_s=0.5, body_timeout_s=0.8)
+
+
+async def count_body(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Answers how many body bytes it read."""
+    if scope["type"] != "http":
+        return
+    received = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        received += len(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    body = str(received).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"%d" % len(body))]})
+    await send({"type": "http.response.body", "body": body})
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = free_port()
+    loop = asyncio.new_event_loop()
+    stopping = asyncio.Event()
+    thread = threading.Thread(
+        target=loop.run_until_complete, args=(serve_asgi(count_body, "127.0.0.1", port, stopping, LIMITS),)
+    )
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            httpx.get(base, timeout=1)
+            break
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.05)
+    yield base
+    loop.call_soon_threadsafe(stopping.set)
+    thread.join(timeout=15)
+
+
+def exchange(base: str, payload: bytes) -> bytes:
+    """Sends raw bytes; reads one answer (by its content-length), or nothing if the server closes."""
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(payload)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+            head, found, body = received.partition(b"\r\n\r\n")
+            length = [int(line[15:]) for line in head.lower().split(b"\r\n") if line.startswith(b"content-length:")]
+            if found and length and len(body) >= length[0]:
+                break
+        return received
+
+
+def problem_of(raw: bytes) -> tuple[int, dict[str, Any]]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"content-type: application/problem+json" in head.lower(), head
+    return int(head[9:12]), json.loads(body)
+
+
+def test_ordinary_requests_pass_on_one_keep_alive_connection(server: str) -> None:
+    with httpx.Client(base_url=server) as client:
+        sizes = [0, 1, 70_000, MAX_BODY, 3]
+        assert [client.post("/", content=b"x" * n).text for n in sizes] == [str(n) for n in sizes]
+
+
+def test_a_chunked_body_up_to_the_limit_is_read(server: str) -> None:
+    chunks = [b"x" * 65536] * (MAX_BODY // 65536)
+    assert httpx.post(server, content=iter(chunks), timeout=30).text == str(MAX_BODY)
+
+
+def test_a_chunked_body_over_the_limit_is_refused_413_and_the_client_sees_it(server: str) -> None:
+    chunks = [b"x" * 65536] * (MAX_BODY // 65536 + 4)
+    response = httpx.post(server, content=iter(chunks), timeout=30)
+    assert response.status_code == 413
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["status"] == 413
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        b"X-Big: " + b"a" * 1_000_000 + b"\r\n",
+        b"".join(b"X-H%d: v\r\n" % i for i in range(10_000)),
+        b"".join(b"X-H%d: v\r\n" % i for i in range(LIMITS.max_headers + 1)),
+    ],
+    ids=["one 1 MB header", "10,000 headers", "one header too many"],
+)
+def test_oversized_heads_are_refused_431(server: str, headers: bytes) -> None:
+    status, problem = problem_of(exchange(server, b"GET / HTTP/1.1\r\nHost: x\r\n" + headers + b"\r\n"))
+    assert (status, problem["status"]) == (431, 431)
+
+
+@pytest.mark.parametrize(
+    "partial",
+    [b"GET / HTTP/1.1\r\nHost: x\r\n", b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"],
+    ids=["headers never finished", "body never finished"],
+)
+def test_a_client_that_does_not_finish_its_request_is_answered_408_and_cut_off(server: str, partial: bytes) -> None:
+    status, problem = problem_of(exchange(server, partial))
+    assert (status, problem["type"]) == (408, "https://herald.dev/problems/request-timeout")
+
+
+def test_a_connection_that_never_sends_a_request_is_closed(server: str) -> None:
+    assert exchange(server, b"") == b""
+
+
+def test_the_server_still_serves_after_the_refusals(server: str) -> None:
+    assert httpx.post(server, content=b"abc").text == "3"
