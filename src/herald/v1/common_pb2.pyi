@@ -384,17 +384,19 @@ class SmtpSettings(_message.Message):
     def __init__(self, host: _Optional[str] = ..., port: _Optional[int] = ..., username: _Optional[str] = ..., password: _Optional[str] = ..., tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ...) -> None: ...
 
 class ProviderCredential(_message.Message):
-    __slots__ = ("provider", "api_key", "smtp")
+    __slots__ = ("provider", "api_key", "smtp", "account_token")
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     API_KEY_FIELD_NUMBER: _ClassVar[int]
     SMTP_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     provider: EmailProvider
     api_key: str
     smtp: SmtpSettings
-    def __init__(self, provider: _Optional[_Union[EmailProvider, str]] = ..., api_key: _Optional[str] = ..., smtp: _Optional[_Union[SmtpSettings, _Mapping]] = ...) -> None: ...
+    account_token: str
+    def __init__(self, provider: _Optional[_Union[EmailProvider, str]] = ..., api_key: _Optional[str] = ..., smtp: _Optional[_Union[SmtpSettings, _Mapping]] = ..., account_token: _Optional[str] = ...) -> None: ...
 
 class ProviderConfig(_message.Message):
-    __slots__ = ("id", "tenant_id", "provider", "priority", "base_url", "options", "masked_secret", "secret_error", "smtp_host", "smtp_port", "smtp_username", "smtp_tls_mode", "created_at", "updated_at")
+    __slots__ = ("id", "tenant_id", "provider", "priority", "base_url", "options", "masked_secret", "secret_error", "smtp_host", "smtp_port", "smtp_username", "smtp_tls_mode", "created_at", "updated_at", "masked_account_token")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -416,6 +418,7 @@ class ProviderConfig(_message.Message):
     SMTP_TLS_MODE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    MASKED_ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     provider: EmailProvider
@@ -430,7 +433,8 @@ class ProviderConfig(_message.Message):
     smtp_tls_mode: SmtpTlsMode
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., masked_secret: _Optional[str] = ..., secret_error: _Optional[str] = ..., smtp_host: _Optional[str] = ..., smtp_port: _Optional[int] = ..., smtp_username: _Optional[str] = ..., smtp_tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    masked_account_token: str
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., masked_secret: _Optional[str] = ..., secret_error: _Optional[str] = ..., smtp_host: _Optional[str] = ..., smtp_port: _Optional[int] = ..., smtp_username: _Optional[str] = ..., smtp_tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., masked_account_token: _Optional[str] = ...) -> None: ...
 
 class WebhookSecretStatus(_message.Message):
     __slots__ = ("exists", "created_at", "rotated_at", "previous_expires_at")

@@ -405,7 +405,7 @@ class ListProvidersResponse(_message.Message):
     def __init__(self, providers: _Optional[_Iterable[_Union[_common_pb2.ProviderConfig, _Mapping]]] = ...) -> None: ...
 
 class UpdateProviderRequest(_message.Message):
-    __slots__ = ("tenant_id", "provider_id", "priority", "base_url", "replace_options", "options", "credential")
+    __slots__ = ("tenant_id", "provider_id", "priority", "base_url", "replace_options", "options", "credential", "account_token")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -420,6 +420,7 @@ class UpdateProviderRequest(_message.Message):
     REPLACE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     provider_id: str
     priority: int
@@ -427,7 +428,8 @@ class UpdateProviderRequest(_message.Message):
     replace_options: bool
     options: _containers.ScalarMap[str, str]
     credential: _common_pb2.ProviderCredential
-    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., replace_options: _Optional[bool] = ..., options: _Optional[_Mapping[str, str]] = ..., credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ...) -> None: ...
+    account_token: str
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., replace_options: _Optional[bool] = ..., options: _Optional[_Mapping[str, str]] = ..., credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ..., account_token: _Optional[str] = ...) -> None: ...
 
 class UpdateProviderResponse(_message.Message):
     __slots__ = ("provider",)

@@ -291,6 +291,12 @@ class SmtpIn(BaseModel):
     tls_mode: Literal["starttls", "implicit", "none"] = "starttls"
 
 
+POSTMARK_ACCOUNT_NOTE = (
+    "Postmark only: the account token its domains API takes (sending uses the server token, api_key). "
+    "Checked with Postmark, stored sealed with the server token, never shown again (masked_account_token)."
+)
+
+
 class ProviderIn(BaseModel):
     """`api_key` for SendGrid, Resend and Postmark (the server token); `smtp` for SMTP."""
 
@@ -298,6 +304,7 @@ class ProviderIn(BaseModel):
 
     provider: ProviderName
     api_key: str | None = Field(default=None, max_length=1024, repr=False)
+    account_token: str | None = Field(default=None, max_length=1024, repr=False, description=POSTMARK_ACCOUNT_NOTE)
     smtp: SmtpIn | None = None
     priority: int = Field(default=0, ge=0, le=1_000_000, description="Higher is tried first.")
     base_url: str = Field(
@@ -314,6 +321,9 @@ class ProviderPatch(BaseModel):
     options: dict[str, str] | None = Field(default=None, max_length=50)
     api_key: str | None = Field(default=None, max_length=1024, repr=False)
     smtp: SmtpIn | None = None
+    account_token: str | None = Field(
+        default=None, max_length=1024, repr=False, description=POSTMARK_ACCOUNT_NOTE + ' "" removes it.'
+    )
 
 
 class ProviderOut(BaseModel):
@@ -324,6 +334,9 @@ class ProviderOut(BaseModel):
     options: dict[str, str]
     masked_secret: str | None = Field(description="e.g. SG.****abcd; never the secret itself.")
     secret_error: str | None = Field(description="Set when the stored secret cannot be opened: the row is unusable.")
+    masked_account_token: str | None = Field(
+        default=None, description="Postmark: the stored account token, masked; null when none is stored."
+    )
     smtp: dict[str, object] | None = None
     created_at: datetime | None
     updated_at: datetime | None
@@ -406,6 +419,7 @@ def provider_out(provider: common_pb2.ProviderConfig) -> ProviderOut:
         options=dict(provider.options),
         masked_secret=provider.masked_secret or None,
         secret_error=provider.secret_error or None,
+        masked_account_token=provider.masked_account_token or None,
         smtp=smtp,
         created_at=when(provider.created_at, provider.HasField("created_at")),
         updated_at=when(provider.updated_at, provider.HasField("updated_at")),
@@ -461,14 +475,20 @@ class DomainIn(BaseModel):
     domain: str = Field(max_length=253, examples=["mail.example.com"])
     provider_id: str = Field(max_length=64, description="One of your providers (SendGrid, Resend or Postmark).")
     account_token: str | None = Field(
-        default=None, max_length=1024, repr=False, description="Postmark only: the account token (not stored)."
+        default=None,
+        max_length=1024,
+        repr=False,
+        description="No longer taken: store Postmark's account token with the provider (PATCH /v1/providers/{id}).",
+        deprecated=True,
     )
 
 
 class DomainVerifyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    account_token: str | None = Field(default=None, max_length=1024, repr=False)
+    account_token: str | None = Field(
+        default=None, max_length=1024, repr=False, deprecated=True, description="No longer taken (see DomainIn)."
+    )
 
 
 class DnsRecordOut(BaseModel):
