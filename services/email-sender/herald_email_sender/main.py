@@ -20,7 +20,7 @@ from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
 from herald.bus.streams import ensure_streams
 from herald.bus.subjects import WorkClass
-from herald.dead_letters import Alerter
+from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.client import open_channel
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
 from herald.secrets import SecretUnavailable
@@ -192,7 +192,12 @@ async def build(runtime: ServiceRuntime) -> None:
 
     await nc.subscribe(settings.subjects().control("providers"), cb=on_provider_change)
     alerter = Alerter(
-        settings.alert_slack_url, settings.alert_webhook_url, settings.alert_window_s, source="email-sender"
+        settings.alert_slack_url,
+        settings.alert_webhook_url,
+        settings.alert_window_s,
+        source="email-sender",
+        email_to=settings.alert_email_recipients(),
+        mail=ledger_mailer(ledger),
     )
     counters = Counters()
     platform = platform_providers(settings)

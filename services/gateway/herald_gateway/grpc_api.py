@@ -422,3 +422,15 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.RetryDeadLettersResponse(outcomes=outcomes)
+
+    async def ListPlatformEmails(
+        self, request: gateway_pb2.AdminServiceListPlatformEmailsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListPlatformEmailsResponse:
+        await self._operator(context)
+        try:
+            entries, cursor = await self.handlers.list_platform_emails(
+                request.tenant_id, request.kind, request.page_size or 50, request.cursor
+            )
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceListPlatformEmailsResponse(entries=entries, next_cursor=cursor)

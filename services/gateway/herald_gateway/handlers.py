@@ -385,6 +385,23 @@ class Handlers:
             raise _translate(error, "dead letters") from error
         return list(page.entries), page.next_cursor
 
+    async def list_platform_emails(
+        self, tenant_id: str, kind: str, page_size: int, cursor: str
+    ) -> tuple[list[common_pb2.PlatformEmail], str]:
+        """The platform email log (operators), newest first."""
+        if tenant_id and parse_id(tenant_id) is None:
+            raise Invalid([("tenant_id", "must be a tenant id")])
+        if cursor and parse_id(cursor) is None:
+            raise Invalid([("cursor", "is not a cursor this API returned")])
+        request = ledger_pb2.ListPlatformEmailsRequest(
+            tenant_id=tenant_id, kind=kind, page_size=page_size, cursor=cursor
+        )
+        try:
+            page = await self.ledger.ListPlatformEmails(request)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "platform emails") from error
+        return list(page.entries), page.next_cursor
+
     async def get_dead_letter(self, job_id: str) -> tuple[common_pb2.DeadLetter, common_pb2.Job]:
         """The ledger's entry, with the work message read from the dead-letter stream."""
         if parse_id(job_id) is None:

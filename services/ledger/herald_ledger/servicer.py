@@ -30,6 +30,7 @@ from herald_ledger.rpc.admission import AdmissionRpcs
 from herald_ledger.rpc.delivery import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.inbound import InboundRpcs
+from herald_ledger.rpc.platform_email import PlatformEmailRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.store import jobs as job_store
@@ -43,7 +44,7 @@ from herald_ledger.store.codes import (
     STATUS_FROM_PROTO,
     STATUS_TO_PROTO,
 )
-from herald_ledger.store.platform_email import PlatformMail
+from herald_ledger.store.platform_email import PlatformMail, queue_key_created
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
@@ -78,6 +79,7 @@ class LedgerServicer(
     DomainRpcs,
     SubscriptionRpcs,
     InboundRpcs,
+    PlatformEmailRpcs,
     ledger_pb2_grpc.LedgerServiceServicer,
 ):
     def __init__(
@@ -99,7 +101,8 @@ class LedgerServicer(
             size_of=lambda jobs: sum(len(j.body) for j in jobs),
             max_bytes=32 * 1024 * 1024,
         )
-        # Herald's own mail (quota warnings) is written only when a platform provider is set.
+        # Herald's own mail (quota warnings, key notices, operator alerts) is written only
+        # when a platform provider is set.
         self.platform = platform
 
     async def CreateJobs(
@@ -316,6 +319,8 @@ class LedgerServicer(
             row = await tenant_store.create_api_key(
                 conn, tenant_id, request.name or "default", request.key_hash, request.public_id
             )
+            # The tenant hears about every new key (name and prefix, never the secret).
+            await queue_key_created(conn, self.platform, tenant_id, row.id, row.name, request.public_id)
         response = ledger_pb2.CreateApiKeyResponse(key_id=str(row.id))
         response.created_at.FromDatetime(row.created_at)
         return response

@@ -257,6 +257,34 @@ class DeadLetter(_message.Message):
     run: int
     def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., error: _Optional[str] = ..., dead_lettered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., work_message: _Optional[bytes] = ..., work_subject: _Optional[str] = ..., stream_sequence: _Optional[int] = ..., retried_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., run: _Optional[int] = ...) -> None: ...
 
+class PlatformEmail(_message.Message):
+    __slots__ = ("id", "tenant_id", "kind", "recipient", "subject", "status", "attempts", "provider_message_id", "error", "created_at", "finished_at", "job_status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    RECIPIENT_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    JOB_STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tenant_id: str
+    kind: str
+    recipient: str
+    subject: str
+    status: str
+    attempts: int
+    provider_message_id: str
+    error: str
+    created_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    job_status: JobStatus
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., kind: _Optional[str] = ..., recipient: _Optional[str] = ..., subject: _Optional[str] = ..., status: _Optional[str] = ..., attempts: _Optional[int] = ..., provider_message_id: _Optional[str] = ..., error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., job_status: _Optional[_Union[JobStatus, str]] = ...) -> None: ...
+
 class DnsRecord(_message.Message):
     __slots__ = ("type", "name", "value", "status", "purpose", "priority")
     TYPE_FIELD_NUMBER: _ClassVar[int]

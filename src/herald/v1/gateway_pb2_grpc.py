@@ -1214,6 +1214,11 @@ class AdminServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.FromString,
                 _registered_method=True)
+        self.ListPlatformEmails = channel.unary_unary(
+                '/herald.v1.AdminService/ListPlatformEmails',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -1303,6 +1308,13 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPlatformEmails(self, request, context):
+        """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1370,6 +1382,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RetryDeadLetters,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.SerializeToString,
+            ),
+            'ListPlatformEmails': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlatformEmails,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1725,6 +1742,33 @@ class AdminService:
             '/herald.v1.AdminService/RetryDeadLetters',
             herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlatformEmails(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListPlatformEmails',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.FromString,
             options,
             channel_credentials,
             insecure,

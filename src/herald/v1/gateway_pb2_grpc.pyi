@@ -317,6 +317,8 @@ class AdminServiceStub:
     """One entry with its payload (the work message as queued) from the dead-letter stream."""
     RetryDeadLetters: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RetryDeadLettersRequest, _gateway_pb2.RetryDeadLettersResponse]
     """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
+    ListPlatformEmails: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListPlatformEmailsRequest, _gateway_pb2.AdminServiceListPlatformEmailsResponse]
+    """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -342,6 +344,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """One entry with its payload (the work message as queued) from the dead-letter stream."""
     RetryDeadLetters: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RetryDeadLettersRequest, _gateway_pb2.RetryDeadLettersResponse]  # type: ignore[assignment]
     """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
+    ListPlatformEmails: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListPlatformEmailsRequest, _gateway_pb2.AdminServiceListPlatformEmailsResponse]  # type: ignore[assignment]
+    """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -442,5 +446,13 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.RetryDeadLettersResponse, _abc.Awaitable[_gateway_pb2.RetryDeadLettersResponse]]:
         """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
+
+    @_abc_1.abstractmethod
+    def ListPlatformEmails(
+        self,
+        request: _gateway_pb2.AdminServiceListPlatformEmailsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListPlatformEmailsResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListPlatformEmailsResponse]]:
+        """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

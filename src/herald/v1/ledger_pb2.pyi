@@ -1319,3 +1319,43 @@ class ListBillingEventsResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     events: _containers.RepeatedCompositeFieldContainer[ProviderEvent]
     def __init__(self, events: _Optional[_Iterable[_Union[ProviderEvent, _Mapping]]] = ...) -> None: ...
+
+class QueueOperatorEmailRequest(_message.Message):
+    __slots__ = ("kind", "to", "subject", "text", "dedupe_key")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DEDUPE_KEY_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    to: _containers.RepeatedScalarFieldContainer[str]
+    subject: str
+    text: str
+    dedupe_key: str
+    def __init__(self, kind: _Optional[str] = ..., to: _Optional[_Iterable[str]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., dedupe_key: _Optional[str] = ...) -> None: ...
+
+class QueueOperatorEmailResponse(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListPlatformEmailsRequest(_message.Message):
+    __slots__ = ("tenant_id", "kind", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    kind: str
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., kind: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListPlatformEmailsResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.PlatformEmail]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.PlatformEmail, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...

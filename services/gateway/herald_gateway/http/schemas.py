@@ -193,7 +193,7 @@ class TenantIn(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     plan: Literal["free", "indie", "startup"]
     contact_email: str | None = Field(
-        default=None, max_length=320, description="Where Herald's own mail (quota warnings) goes."
+        default=None, max_length=320, description="Where Herald's own mail (quota warnings, key-created notices) goes."
     )
 
 
@@ -599,6 +599,48 @@ def dead_letter_out(entry: common_pb2.DeadLetter) -> DeadLetterOut:
         dead_lettered_at=when(entry.dead_lettered_at, entry.HasField("dead_lettered_at")),
         retried_at=when(entry.retried_at, entry.HasField("retried_at")),
         stream_sequence=entry.stream_sequence or None,
+    )
+
+
+PlatformEmailKind = Literal["quota_warning_80", "quota_warning_100", "dlq_alert", "api_key_created"]
+
+
+class PlatformEmailOut(BaseModel):
+    """One entry of the platform email log (Herald's own mail)."""
+
+    id: str = Field(description="The job that carries the message (channel platform_email).")
+    tenant_id: str = Field(description="The tenant it concerns; dead-letter alerts: the platform's own tenant.")
+    kind: str
+    recipient: str
+    subject: str
+    status: str = Field(description="pending | delivered | failed")
+    attempts: int = Field(description="Walks over the platform provider spent so far.")
+    job_status: str | None
+    provider_message_id: str | None
+    error: str | None
+    created_at: datetime | None
+    finished_at: datetime | None
+
+
+class PlatformEmailList(BaseModel):
+    data: list[PlatformEmailOut]
+    next_cursor: str | None
+
+
+def platform_email_out(entry: common_pb2.PlatformEmail) -> PlatformEmailOut:
+    return PlatformEmailOut(
+        id=entry.id,
+        tenant_id=entry.tenant_id,
+        kind=entry.kind,
+        recipient=entry.recipient,
+        subject=entry.subject,
+        status=entry.status,
+        attempts=entry.attempts,
+        job_status=STATUS_NAMES.get(entry.job_status),
+        provider_message_id=entry.provider_message_id or None,
+        error=entry.error or None,
+        created_at=when(entry.created_at, entry.HasField("created_at")),
+        finished_at=when(entry.finished_at, entry.HasField("finished_at")),
     )
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import new_id
 from herald_ledger.db.models import api_keys, tenants
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID
 
 API_KEY_COLUMNS = [c for c in api_keys.c if c.name != "key_hash"]
 
@@ -51,7 +52,8 @@ async def authenticate(conn: AsyncConnection, key_hash: bytes) -> tuple[Row[Any]
 
 
 async def list_tenants(conn: AsyncConnection, page_size: int, after: uuid.UUID | None) -> tuple[list[Row[Any]], str]:
-    query = select(tenants).order_by(tenants.c.id).limit(page_size + 1)
+    # The platform's own tenant (operator mail, see platform_email) is not a customer.
+    query = select(tenants).where(tenants.c.id != PLATFORM_TENANT_ID).order_by(tenants.c.id).limit(page_size + 1)
     if after is not None:
         query = query.where(tenants.c.id > after)
     rows = list((await conn.execute(query)).all())
