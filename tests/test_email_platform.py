@@ -165,6 +165,17 @@ def test_dead_letters_alert_operators_by_platform_email_one_summary_for_a_burst(
     assert {j["id"] for j in mine} == {*webhooks, mail_job}
     tenants = httpx.get(f"{gateway}/admin/v1/tenants", params={"limit": 200}, headers=admin(operator_token))
     assert PLATFORM_TENANT not in [t["id"] for t in tenants.json()["data"]]
+    # Nor can an operator give it a key or enable it: it is nobody's account.
+    for method, path, body in (
+        ("GET", "", None),
+        ("PATCH", "", {"disabled": False}),
+        ("POST", "/api-keys", {"name": "sneaky"}),
+        ("PATCH", "/limits", {"rate_per_min": 10}),
+    ):
+        answer = httpx.request(
+            method, f"{gateway}/admin/v1/tenants/{PLATFORM_TENANT}{path}", json=body, headers=admin(operator_token)
+        )
+        assert answer.status_code == 404, (method, path, answer.text)
 
 
 def test_new_api_keys_are_announced_and_operators_read_the_log(

@@ -44,7 +44,7 @@ from herald_ledger.store.codes import (
     STATUS_FROM_PROTO,
     STATUS_TO_PROTO,
 )
-from herald_ledger.store.platform_email import PlatformMail, queue_key_created
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID, PlatformMail, queue_key_created
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
@@ -313,6 +313,8 @@ class LedgerServicer(
         self, request: ledger_pb2.CreateApiKeyRequest, context: Context
     ) -> ledger_pb2.CreateApiKeyResponse:
         tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        if tenant_id == PLATFORM_TENANT_ID:
+            await abort_not_found(context, "tenant")
         if len(request.key_hash) != 32:
             await abort_invalid(context, [("key_hash", "must be a SHA-256 digest")])
         async with self.engine.begin() as conn:

@@ -23,6 +23,9 @@ async def create_tenant(conn: AsyncConnection, name: str, plan: str, contact_ema
 
 
 async def get_tenant(conn: AsyncConnection, tenant_id: uuid.UUID) -> Row[Any] | None:
+    """None for the platform's own tenant too: operators cannot give it keys or enable it."""
+    if tenant_id == PLATFORM_TENANT_ID:
+        return None
     return (await conn.execute(select(tenants).where(tenants.c.id == tenant_id))).first()
 
 
@@ -68,7 +71,9 @@ async def update_tenant(
     disabled: bool | None,
     contact_email: str | None = None,
 ) -> Row[Any] | None:
-    """`contact_email`: None leaves it, "" clears it."""
+    """`contact_email`: None leaves it, "" clears it. The platform's own tenant is not found."""
+    if tenant_id == PLATFORM_TENANT_ID:
+        return None
     values: dict[str, Any] = {}
     if contact_email is not None:
         values["contact_email"] = contact_email or None
