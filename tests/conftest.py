@@ -51,6 +51,8 @@ TEST_ENV = {
 # The platform email provider of the session's stack (a Resend stand-in).
 PLATFORM_RESEND_KEY = "re_PlatformKey_0123456789abcdefXYZ"
 PLATFORM_FROM = "Herald <herald@herald.test>"
+# Operators who get dead-letter alerts by platform email (HERALD_ALERT_EMAIL_TO).
+ALERT_EMAIL_TO = ("oncall@herald.test", "pager@herald.test")
 
 REPORT: list[str] = []
 
@@ -125,6 +127,7 @@ def stack(
         HERALD_PLATFORM_EMAIL_API_KEY=PLATFORM_RESEND_KEY,
         HERALD_PLATFORM_EMAIL_BASE_URL=platform_mail.base_url,
         HERALD_PLATFORM_EMAIL_FROM=PLATFORM_FROM,
+        HERALD_ALERT_EMAIL_TO=", ".join(ALERT_EMAIL_TO),
     )
     yield running
     running.stop()

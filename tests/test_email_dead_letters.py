@@ -216,3 +216,52 @@ async def test_alerts_are_rate_limited_into_one_summary() -> None:
     await asyncio.sleep(0.01)
     assert len(sent) == 6 and "job-99" in sent[4][1]["text"]
     await alerter.close()
+
+
+async def test_alert_emails_follow_the_same_window_and_never_mail_about_platform_email() -> None:
+    mails: list[tuple[list[str], str, str, str]] = []
+
+    async def mail(to: list[str], subject: str, text: str, dedupe_key: str) -> None:
+        mails.append((to, subject, text, dedupe_key))
+
+    now = [100.0]
+    alerter = dead_letters.Alerter(
+        window_s=60.0, source="webhook-sender", clock=lambda: now[0], email_to=["oncall@ops.test"], mail=mail
+    )
+    assert alerter.enabled  # email alone is enough
+
+    def entry(n: int, channel: int = common_pb2.CHANNEL_WEBHOOK) -> common_pb2.DeadLetter:
+        return dead_letters.entry_for(
+            job_id=f"job-{n}",
+            tenant_id="t1",
+            channel=channel,
+            error=f"error {n}",
+            attempts=3,
+            run=0,
+            work_message=b"",
+            work_subject="x",
+        )
+
+    alerter.notify(entry(1))
+    await asyncio.sleep(0.01)
+    [(to, subject, text, key)] = mails
+    assert to == ["oncall@ops.test"] and "job job-1" in subject and "error 1" in text
+    assert key == "dlq_alert:dlq.job-1.0"
+
+    # A burst, with a platform email among it: one summary mail that leaves that one out.
+    for n in range(2, 15):
+        alerter.notify(entry(n))
+    alerter.notify(entry(50, common_pb2.CHANNEL_PLATFORM_EMAIL))
+    alerter.flush_now()
+    await asyncio.sleep(0.01)
+    assert len(mails) == 2
+    _, subject, text, key = mails[1]
+    assert "13 jobs" in subject and "job-2 " in text and "job-50" not in text
+    assert f"… and {13 - dead_letters.SUMMARY_LISTED} more." in text and key == "dlq_alert:dlq.job-2.0"
+
+    # A window holding only platform email dead letters sends no mail at all.
+    now[0] += 61
+    alerter.notify(entry(51, common_pb2.CHANNEL_PLATFORM_EMAIL))
+    await asyncio.sleep(0.01)
+    assert len(mails) == 2
+    await alerter.close()

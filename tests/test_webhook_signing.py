@@ -17,6 +17,7 @@ import httpx
 from standardwebhooks.webhooks import Webhook
 
 from herald.cli.stack import Stack
+from tests.standins.postmark import PostmarkStandIn
 from tests.standins.sendgrid import SendGridStandIn
 from tests.support.api import TenantKey, remember_secret, wait_for_status
 from tests.support.infra import query
@@ -84,7 +85,13 @@ def test_signing_secret_lifecycle(gateway: str, tenant: TenantKey, receiver: Rec
 
 
 def test_master_key_rotation_reencrypts_every_row_and_signing_goes_on(
-    stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver, sendgrid: SendGridStandIn, infra: dict[str, str]
+    stack: Stack,
+    gateway: str,
+    tenant: TenantKey,
+    receiver: Receiver,
+    sendgrid: SendGridStandIn,
+    postmark: PostmarkStandIn,
+    infra: dict[str, str],
 ) -> None:
     secret = remember_secret(httpx.post(f"{gateway}/v1/webhook-secret", headers=tenant.headers).json()["secret"])
     key = remember_secret(sendgrid.add_key("SG.rotation-key-hhhh8888"))
@@ -95,6 +102,21 @@ def test_master_key_rotation_reencrypts_every_row_and_signing_goes_on(
         timeout=30,
     )
     assert created.status_code == 201
+    # Postmark's account token is sealed with its server token: rotated with it.
+    account_token = remember_secret(postmark.add_account_token("pm-account-rotation-0123456789zz"))
+    server_token = remember_secret(postmark.add_token("pm-server-rotation-0123456789ab"))
+    with_account = httpx.post(
+        f"{gateway}/v1/providers",
+        json={
+            "provider": "postmark",
+            "api_key": server_token,
+            "account_token": account_token,
+            "base_url": postmark.base_url,
+        },
+        headers=tenant.headers,
+        timeout=30,
+    )
+    assert with_account.status_code == 201, with_account.text
 
     # Make k2 the active key everywhere (k1 stays in the ring to open old rows) ...
     for name in ("ledger", "webhook-sender", "email-sender"):
@@ -120,6 +142,18 @@ def test_master_key_rotation_reencrypts_every_row_and_signing_goes_on(
     )
     assert {row[0] for row in stale} == unreadable, "every stored secret that opens is under the new key"
     listed = httpx.get(f"{gateway}/v1/providers", headers=tenant.headers).json()["data"]
-    assert [p["masked_secret"] for p in listed] == ["SG.****8888"]
+    assert sorted((p["masked_secret"], p["masked_account_token"]) for p in listed) == [
+        ("SG.****8888", None),
+        ("pm-****89ab", "****zz"),
+    ]
+    # The email-sender opens the re-sealed credential (under k2) for Postmark's domains API.
+    domain = httpx.post(
+        f"{gateway}/v1/domains",
+        json={"domain": "rotated.acme.example", "provider_id": with_account.json()["id"]},
+        headers=tenant.headers,
+        timeout=30,
+    )
+    assert domain.status_code == 201, domain.text
+    assert postmark.received("POST", "/domains")[-1].headers["x-postmark-account-token"] == account_token
     signed = deliver(gateway, tenant, receiver, {"after": "rotation"})
     assert verify_standard(secret, signed) == {"after": "rotation"}

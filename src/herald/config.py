@@ -110,8 +110,9 @@ class Settings(BaseSettings):
     # The operator's private CA bundle (a mounted file) for tenants' SMTP relays.
     email_smtp_ca_file: str = ""
 
-    # Platform email (Herald's own mail: quota warnings): its own work class, always
-    # CRITICAL, shorter backoff, one provider configured here. Empty provider: none is sent.
+    # Platform email (Herald's own mail: quota warnings, key-created notices, dead-letter
+    # alerts to HERALD_ALERT_EMAIL_TO): its own work class, always CRITICAL, shorter
+    # backoff, one provider configured here. Empty provider: none is sent.
     platform_email_provider: Literal["", "sendgrid", "resend", "postmark", "smtp"] = ""
     platform_email_api_key: str = Field(default="", repr=False)
     platform_email_base_url: str = ""
@@ -130,6 +131,10 @@ class Settings(BaseSettings):
     alert_slack_url: str = Field(default="", repr=False)
     alert_webhook_url: str = Field(default="", repr=False)
     alert_window_s: float = Field(default=300.0, gt=0)
+    # And/or by platform email, to these addresses (comma-separated), when a platform email
+    # provider is configured; the same window applies. Dead letters of platform email
+    # itself are not mailed (the platform provider is what failed).
+    alert_email_to: str = ""
 
     # Jobs the bus never acknowledged are republished, then failed after this long.
     outbox_scan_interval_s: float = Field(default=2.0, gt=0)
@@ -178,6 +183,9 @@ class Settings(BaseSettings):
 
     def subjects(self) -> Subjects:
         return Subjects(self.bus_prefix, self.fairness_lanes)
+
+    def alert_email_recipients(self) -> list[str]:
+        return [address.strip() for address in self.alert_email_to.split(",") if address.strip()]
 
     @property
     def payload_bucket(self) -> str:

@@ -17,8 +17,9 @@ A sender that gives up on a job (after its last attempt) does three things, in t
 Nothing leaves the dead-letter queue by itself: `POST /v1/jobs/{id}/retry` and
 `herald dlq retry` move the job back to PENDING and run it again.
 
-Alerts go to a Slack-compatible incoming webhook (`{"text": ...}`) and/or an operational
-webhook (JSON, see `Alerter`), rate-limited per process: the first dead letter alerts at
+Alerts go to a Slack-compatible incoming webhook (`{"text": ...}`), an operational
+webhook (JSON, see `Alerter`) and/or operators' email addresses as platform email (queued
+in the ledger through `ledger_mailer`), rate-limited per process: the first dead letter alerts at
 once; any that follow within `window_s` wait and go out together as one summary at the
 end of the window (counts by channel and tenant, the first few jobs). A failed alert is
 logged and counted, never retried in a loop. Posting needs httpx (both senders have it).
@@ -39,7 +40,7 @@ from nats.js import JetStreamContext
 from prometheus_client import Counter
 
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
-from herald.v1 import common_pb2
+from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
 
 log = logging.getLogger("herald.dead_letters")
 
@@ -52,11 +53,13 @@ DEAD_LETTERS = Counter(
 )
 ALERTS = Counter(
     "herald_dead_letter_alerts_total",
-    "Operator alerts about dead letters, by destination (slack, webhook) and result (sent, failed).",
+    "Operator alerts about dead letters, by destination (slack, webhook, email) and result (sent, failed).",
     ["destination", "result"],
 )
 
 Poster = Callable[[str, dict[str, Any]], Awaitable[None]]
+# (recipients, subject, text, dedupe key): queues one platform email.
+Mailer = Callable[[list[str], str, str, str], Awaitable[None]]
 
 
 def channel_name(channel: int) -> str:
@@ -131,6 +134,21 @@ async def _post_with_httpx(url: str, body: dict[str, Any]) -> None:
         response.raise_for_status()
 
 
+def ledger_mailer(ledger: ledger_pb2_grpc.LedgerServiceAsyncStub) -> Mailer:
+    """Dead-letter alerts by email: the ledger writes them as platform email (its own work
+    class, CRITICAL, logged), delivered by the email-sender's platform worker."""
+
+    async def mail(to: list[str], subject: str, text: str, dedupe_key: str) -> None:
+        await ledger.QueueOperatorEmail(
+            ledger_pb2.QueueOperatorEmailRequest(
+                kind="dlq_alert", to=to, subject=subject, text=text, dedupe_key=dedupe_key
+            ),
+            timeout=10,
+        )
+
+    return mail
+
+
 class Alerter:
     """Tells operators about dead letters, at most once per `window_s` after the first.
 
@@ -138,6 +156,11 @@ class Alerter:
     `{"type": "herald.dead_letters", "source": ..., "count": N, "summary": "...",
     "by_channel": {...}, "by_tenant": {...}, "entries": [{job_id, tenant_id, channel,
     error, dead_lettered_at, attempts}, ...]}` (at most SUMMARY_LISTED entries).
+
+    By email (`email_to` with a `mail` function, see `ledger_mailer`): one platform email
+    per alert, subject and text naming every job (up to SUMMARY_LISTED). Dead letters of
+    platform email itself are left out of the mail (the platform provider is what failed;
+    mailing through it again would loop) but still reach Slack and the webhook.
 
     Rate limiting is per process: with several sender replicas, each sends at most one
     alert per window. `clock` is monotonic seconds, injectable for tests."""
@@ -151,7 +174,11 @@ class Alerter:
         source: str = "herald",
         post: Poster | None = None,
         clock: Callable[[], float] = time.monotonic,
+        email_to: list[str] | None = None,
+        mail: Mailer | None = None,
     ) -> None:
+        self.email_to = list(email_to or [])
+        self.mail = mail
         self.slack_url = slack_url
         self.webhook_url = webhook_url
         self.window_s = window_s
@@ -165,7 +192,11 @@ class Alerter:
 
     @property
     def enabled(self) -> bool:
-        return bool(self.slack_url or self.webhook_url)
+        return bool(self.slack_url or self.webhook_url or self.mails)
+
+    @property
+    def mails(self) -> bool:
+        return bool(self.email_to and self.mail is not None)
 
     def notify(self, entry: common_pb2.DeadLetter) -> None:
         """Never blocks and never raises: sending happens in the background."""
@@ -266,3 +297,42 @@ class Alerter:
             else:
                 ALERTS.labels(destination, "sent").inc()
                 log.info("dead-letter alert sent", extra={"destination": destination, "count": count})
+        if self.mails:
+            await self._send_mail(entries, count)
+
+    def mail_body(self, entries: list[common_pb2.DeadLetter], count: int) -> tuple[str, str]:
+        """The subject and text of the alert email for these entries."""
+        if count == 1:
+            e = entries[0]
+            subject = f"Herald ({self.source}): job {e.job_id} reached the dead-letter queue"
+        else:
+            subject = f"Herald ({self.source}): {count} jobs reached the dead-letter queue"
+        lines = [
+            f"{count} job(s) reached the dead-letter queue"
+            + (f" in the last {self.window_s:g} s." if count > 1 else "."),
+            "",
+        ]
+        for e in entries[:SUMMARY_LISTED]:
+            lines.append(
+                f"- {e.job_id} ({channel_name(e.channel)}, tenant {e.tenant_id}, {e.attempts} attempts, "
+                f"{e.dead_lettered_at.ToJsonString()}): {e.error}"
+            )
+        if count > SUMMARY_LISTED:
+            lines.append(f"… and {count - SUMMARY_LISTED} more.")
+        lines += ["", "Inspect with `herald dlq list`; rerun with `herald dlq retry`.", "", "— Herald"]
+        return subject, "\n".join(lines) + "\n"
+
+    async def _send_mail(self, entries: list[common_pb2.DeadLetter], count: int) -> None:
+        mailable = [e for e in entries if e.channel != common_pb2.CHANNEL_PLATFORM_EMAIL]
+        count -= len(entries) - len(mailable)
+        if not mailable or count <= 0 or self.mail is None:
+            return
+        subject, text = self.mail_body(mailable, count)
+        try:
+            await self.mail(self.email_to, subject, text, f"dlq_alert:{msg_id(mailable[0])}")
+        except Exception as error:
+            ALERTS.labels("email", "failed").inc()
+            log.warning("dead-letter alert email not queued", extra={"error": type(error).__name__})
+        else:
+            ALERTS.labels("email", "sent").inc()
+            log.info("dead-letter alert email queued", extra={"count": count})

@@ -128,9 +128,11 @@ async def test_postmark_registers_and_verifies_with_the_account_token(
         base_url=postmark.base_url,
         postmark_return_path_domain=f"pm-bounces.{DOMAIN}",
     )
+    # The account token travels in the (sealed) credential, beside the server token.
     secret = credential(common_pb2.EMAIL_PROVIDER_POSTMARK, POSTMARK_TOKEN)
+    secret.account_token = POSTMARK_ACCOUNT_TOKEN
 
-    state = await domains.register(http, provider, secret, DOMAIN, account_token=POSTMARK_ACCOUNT_TOKEN)
+    state = await domains.register(http, provider, secret, DOMAIN)
     [created] = postmark.received("POST", "/domains")
     assert created.headers["x-postmark-account-token"] == POSTMARK_ACCOUNT_TOKEN
     assert "x-postmark-server-token" not in created.headers
@@ -148,13 +150,11 @@ async def test_postmark_registers_and_verifies_with_the_account_token(
     )
 
     postmark.publish_dns(DOMAIN)
-    verified = await domains.verify(
-        http, provider, secret, state.provider_domain_id, account_token=POSTMARK_ACCOUNT_TOKEN
-    )
+    verified = await domains.verify(http, provider, secret, state.provider_domain_id)
     assert verified.verified and {r.status for r in verified.records} == {RecordStatus.VERIFIED}
     root = f"/domains/{state.provider_domain_id}"
     assert postmark.received("PUT", f"{root}/verifyDkim") and postmark.received("PUT", f"{root}/verifyReturnPath")
-    fetched = await domains.get(http, provider, secret, state.provider_domain_id, account_token=POSTMARK_ACCOUNT_TOKEN)
+    fetched = await domains.get(http, provider, secret, state.provider_domain_id)
     assert fetched.verified
 
 
@@ -167,7 +167,8 @@ async def test_postmark_without_an_account_token(http: httpx.AsyncClient, postma
     assert postmark.requests == []
     # The server token in the account header: Postmark refuses it, and the error says why.
     with pytest.raises(DomainError, match="needs the Postmark account token") as refused:
-        await domains.register(http, provider, secret, DOMAIN, account_token=POSTMARK_TOKEN)
+        secret.account_token = POSTMARK_TOKEN
+        await domains.register(http, provider, secret, DOMAIN)
     assert refused.value.status_code == 401 and POSTMARK_TOKEN not in str(refused.value)
 
 

@@ -9,7 +9,8 @@ body, over 50 recipients), 406 inactive recipient (a hard bounce or complaint ea
 Domains (account level: `X-Postmark-Account-Token`; a server token there is 401, ErrorCode
 10): `POST /domains` answers the DKIM (pending) and Return-Path records; `PUT
 /domains/{id}/verifyDkim` and `verifyReturnPath` check them ("published" once the test
-called `publish_dns`); `GET /domains/{id}` shows them.
+called `publish_dns`); `GET /domains/{id}` shows them; `GET /domains?count=&offset=` lists them (Herald checks an
+account token with it before storing it).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class PostmarkStandIn(ScriptedStandIn):
         self.route("GET", "/server")(self.server_info)
         self.scripted_route("POST", SEND_PATH)(self.send_email)
         self.scripted_route("POST", "/domains")(self.create_domain)
+        self.route("GET", "/domains")(self.list_domains)
 
     def add_token(self, token: str) -> str:
         self.tokens.add(token)
@@ -112,6 +114,14 @@ class PostmarkStandIn(ScriptedStandIn):
         if request.headers.get("x-postmark-account-token") not in self.account_tokens:
             return Reply(401, BAD_TOKEN)
         return None
+
+    def list_domains(self, request: Request) -> Reply:
+        """`GET /domains?count=&offset=`: the account's domains (a check of the account token)."""
+        refused = self._account(request)
+        if refused is not None:
+            return refused
+        listed = [{"ID": i, "Name": d["Name"]} for i, d in sorted(self.domains_by_id.items())]
+        return Reply(200, {"TotalCount": len(listed), "Domains": listed})
 
     def create_domain(self, request: Request) -> Reply:
         refused = self._account(request)

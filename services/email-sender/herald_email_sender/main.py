@@ -20,7 +20,7 @@ from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
 from herald.bus.streams import ensure_streams
 from herald.bus.subjects import WorkClass
-from herald.dead_letters import Alerter
+from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.client import open_channel
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
 from herald.secrets import SecretUnavailable
@@ -31,7 +31,7 @@ from herald_email_sender.breaker import DEFAULT_METRICS, BreakerBoard, BreakerPo
 from herald_email_sender.credentials import ProviderSet, TenantProviders, platform_providers
 from herald_email_sender.dispatch import NAMES, Senders
 from herald_email_sender.providers import postmark, resend, sendgrid, smtp
-from herald_email_sender.providers.validation import VALIDATION_TIMEOUT_S
+from herald_email_sender.providers.validation import VALIDATION_TIMEOUT_S, Validation
 from herald_email_sender.worker import Counters, EmailWorker, WorkerConfig
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -56,7 +56,13 @@ class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
         elif provider == common_pb2.EMAIL_PROVIDER_RESEND:
             verdict = await resend.validate(self.http, credential.api_key, request.base_url)
         elif provider == common_pb2.EMAIL_PROVIDER_POSTMARK:
-            verdict = await postmark.validate(self.http, credential.api_key, request.base_url)
+            # The server token (sending) and, when given, the account token (domains). A
+            # credential carrying only an account token is a change of that token alone.
+            verdict = Validation(True)
+            if credential.api_key or not credential.account_token:
+                verdict = await postmark.validate(self.http, credential.api_key, request.base_url)
+            if verdict.valid and credential.account_token:
+                verdict = await postmark.validate_account_token(self.http, credential.account_token, request.base_url)
         elif provider == common_pb2.EMAIL_PROVIDER_SMTP:
             verdict = await smtp.validate(credential.smtp)
         else:
@@ -99,9 +105,7 @@ class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
     ) -> email_sender_pb2.RegisterDomainResponse:
         config, credential = await self._provider(context, request.tenant_id, request.provider_id)
         try:
-            state = await domains.register(
-                self.http, config, credential, request.domain, account_token=request.account_token
-            )
+            state = await domains.register(self.http, config, credential, request.domain)
         except domains.DomainError as error:
             await _abort_domain(context, error)
         finally:
@@ -113,9 +117,7 @@ class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
     ) -> email_sender_pb2.VerifyDomainResponse:
         config, credential = await self._provider(context, request.tenant_id, request.provider_id)
         try:
-            state = await domains.verify(
-                self.http, config, credential, request.provider_domain_id, account_token=request.account_token
-            )
+            state = await domains.verify(self.http, config, credential, request.provider_domain_id)
         except domains.DomainError as error:
             await _abort_domain(context, error)
         finally:
@@ -190,7 +192,12 @@ async def build(runtime: ServiceRuntime) -> None:
 
     await nc.subscribe(settings.subjects().control("providers"), cb=on_provider_change)
     alerter = Alerter(
-        settings.alert_slack_url, settings.alert_webhook_url, settings.alert_window_s, source="email-sender"
+        settings.alert_slack_url,
+        settings.alert_webhook_url,
+        settings.alert_window_s,
+        source="email-sender",
+        email_to=settings.alert_email_recipients(),
+        mail=ledger_mailer(ledger),
     )
     counters = Counters()
     platform = platform_providers(settings)

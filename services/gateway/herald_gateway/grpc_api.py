@@ -25,8 +25,10 @@ from herald_gateway.errors import (
     IdempotencyConflict,
     IdempotencyMismatch,
     Invalid,
+    InvalidCredential,
     NotFound,
     NotRetryable,
+    ProviderRefused,
     QuotaExceeded,
     RateLimited,
     SenderDomainUnverified,
@@ -57,7 +59,7 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, Invalid):
         await abort_invalid(context, error.violations)
-    if isinstance(error, SenderDomainUnverified | NotRetryable):
+    if isinstance(error, SenderDomainUnverified | NotRetryable | ProviderRefused | InvalidCredential):
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, NotFound):
         await abort_not_found(context, error.detail.removesuffix(" not found"))
@@ -185,6 +187,50 @@ class NotificationServicer(SubscriptionGrpc, gateway_pb2_grpc.NotificationServic
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.NotificationServiceListJobsResponse(jobs=page.jobs, next_cursor=page.next_cursor)
+
+    # ---- sending domains (the twin of /v1/domains) ------------------------
+
+    async def CreateDomain(
+        self, request: gateway_pb2.NotificationServiceCreateDomainRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceCreateDomainResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        try:
+            domain = await self.handlers.register_domain(principal.tenant_id, request.domain, request.provider_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.NotificationServiceCreateDomainResponse(domain=domain)
+
+    async def VerifyDomain(
+        self, request: gateway_pb2.NotificationServiceVerifyDomainRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceVerifyDomainResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        try:
+            domain = await self.handlers.verify_domain(principal.tenant_id, request.id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.NotificationServiceVerifyDomainResponse(domain=domain)
+
+    async def GetDomain(
+        self, request: gateway_pb2.NotificationServiceGetDomainRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceGetDomainResponse:
+        principal = await self._principal(context)
+        try:
+            domain = await self.handlers.get_domain(principal.tenant_id, request.id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.NotificationServiceGetDomainResponse(domain=domain)
+
+    async def ListDomains(
+        self, request: gateway_pb2.NotificationServiceListDomainsRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceListDomainsResponse:
+        principal = await self._principal(context)
+        try:
+            domains = await self.handlers.list_domains(principal.tenant_id)
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.NotificationServiceListDomainsResponse(domains=domains)
 
 
 class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
@@ -348,3 +394,15 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
         except GatewayError as error:
             await _abort(context, error)
         return gateway_pb2.RetryDeadLettersResponse(outcomes=outcomes)
+
+    async def ListPlatformEmails(
+        self, request: gateway_pb2.AdminServiceListPlatformEmailsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListPlatformEmailsResponse:
+        await self._operator(context)
+        try:
+            entries, cursor = await self.handlers.list_platform_emails(
+                request.tenant_id, request.kind, request.page_size or 50, request.cursor
+            )
+        except GatewayError as error:
+            await _abort(context, error)
+        return gateway_pb2.AdminServiceListPlatformEmailsResponse(entries=entries, next_cursor=cursor)

@@ -416,6 +416,23 @@ class Handlers:
             raise _translate(error, "dead letters") from error
         return list(page.entries), page.next_cursor
 
+    async def list_platform_emails(
+        self, tenant_id: str, kind: str, page_size: int, cursor: str
+    ) -> tuple[list[common_pb2.PlatformEmail], str]:
+        """The platform email log (operators), newest first."""
+        if tenant_id and parse_id(tenant_id) is None:
+            raise Invalid([("tenant_id", "must be a tenant id")])
+        if cursor and parse_id(cursor) is None:
+            raise Invalid([("cursor", "is not a cursor this API returned")])
+        request = ledger_pb2.ListPlatformEmailsRequest(
+            tenant_id=tenant_id, kind=kind, page_size=page_size, cursor=cursor
+        )
+        try:
+            page = await self.ledger.ListPlatformEmails(request)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "platform emails") from error
+        return list(page.entries), page.next_cursor
+
     async def get_dead_letter(self, job_id: str) -> tuple[common_pb2.DeadLetter, common_pb2.Job]:
         """The ledger's entry, with the work message read from the dead-letter stream."""
         if parse_id(job_id) is None:
@@ -450,11 +467,10 @@ class Handlers:
 
     # ---- sending domains ------------------------------------------------------
 
-    async def register_domain(
-        self, tenant_id: str, name: str, provider_id: str, account_token: str
-    ) -> common_pb2.SendingDomain:
+    async def register_domain(self, tenant_id: str, name: str, provider_id: str) -> common_pb2.SendingDomain:
         """Registers the domain with the chosen provider (through the email-sender) and keeps
-        the DNS records it answered. Sends from it are refused until it is verified."""
+        the DNS records it answered. Sends from it are refused until it is verified. Postmark's
+        domains API uses the account token stored (sealed) with that provider's credential."""
         domain = domain_name(name)
         problems = [] if domain else [("domain", "must be a domain name such as mail.example.com")]
         if parse_id(provider_id) is None:
@@ -465,9 +481,7 @@ class Handlers:
             raise Conflict(f"domain {domain} is registered already; verify it or delete it first")
         try:
             registered = await self.email_sender.RegisterDomain(
-                email_sender_pb2.RegisterDomainRequest(
-                    tenant_id=tenant_id, provider_id=provider_id, domain=domain, account_token=account_token
-                ),
+                email_sender_pb2.RegisterDomainRequest(tenant_id=tenant_id, provider_id=provider_id, domain=domain),
                 timeout=60,
             )
         except grpc.aio.AioRpcError as error:
@@ -483,7 +497,7 @@ class Handlers:
             raise _translate(error, "domain") from error
         return created
 
-    async def verify_domain(self, tenant_id: str, domain_id: str, account_token: str) -> common_pb2.SendingDomain:
+    async def verify_domain(self, tenant_id: str, domain_id: str) -> common_pb2.SendingDomain:
         current = await self.get_domain(tenant_id, domain_id)
         if not current.provider_id:
             raise Conflict(
@@ -495,7 +509,6 @@ class Handlers:
                     tenant_id=tenant_id,
                     provider_id=current.provider_id,
                     provider_domain_id=current.provider_domain_id,
-                    account_token=account_token,
                 ),
                 timeout=60,
             )
@@ -683,15 +696,24 @@ class Handlers:
         request.tenant_id, request.provider_id = tenant_id, provider_id
         if request.HasField("base_url") and base_url_problems(request.base_url):
             raise Invalid(base_url_problems(request.base_url))
-        if request.HasField("credential"):
-            base_url = request.base_url
-            if not request.HasField("base_url"):
-                current = [p for p in await self.list_providers(tenant_id) if p.id == provider_id]
-                if not current:
-                    raise NotFound("provider not found")
-                base_url = current[0].base_url
+        new_token = request.account_token if request.HasField("account_token") else ""
+        if request.HasField("credential") or new_token:
+            current = [p for p in await self.list_providers(tenant_id) if p.id == provider_id]
+            if not current:
+                raise NotFound("provider not found")
+            base_url = request.base_url if request.HasField("base_url") else current[0].base_url
+            if request.HasField("account_token") and current[0].provider != common_pb2.EMAIL_PROVIDER_POSTMARK:
+                raise Invalid([("account_token", "only Postmark providers take an account token")])
+            if request.HasField("credential"):
                 request.credential.provider = current[0].provider
-            await self._validate_credential(request.credential, base_url)
+                if new_token:
+                    request.credential.account_token = new_token
+                await self._validate_credential(request.credential, base_url)
+            else:
+                # Only the account token changes: check it alone (the server token stays).
+                await self._validate_credential(
+                    common_pb2.ProviderCredential(provider=current[0].provider, account_token=new_token), base_url
+                )
         try:
             provider: common_pb2.ProviderConfig = (await self.ledger.UpdateProvider(request)).provider
         except grpc.aio.AioRpcError as error:

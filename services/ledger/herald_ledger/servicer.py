@@ -30,6 +30,7 @@ from herald_ledger.rpc.admission import AdmissionRpcs
 from herald_ledger.rpc.delivery import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.inbound import InboundRpcs
+from herald_ledger.rpc.platform_email import PlatformEmailRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.store import idempotency as idempotency_store
@@ -45,7 +46,7 @@ from herald_ledger.store.codes import (
     STATUS_TO_PROTO,
 )
 from herald_ledger.store.idempotency import KeyedDraft
-from herald_ledger.store.platform_email import PlatformMail
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID, PlatformMail, queue_key_created
 
 Context = grpc.aio.ServicerContext[Any, Any]
 MAX_PAGE_SIZE = 200
@@ -80,6 +81,7 @@ class LedgerServicer(
     DomainRpcs,
     SubscriptionRpcs,
     InboundRpcs,
+    PlatformEmailRpcs,
     ledger_pb2_grpc.LedgerServiceServicer,
 ):
     def __init__(
@@ -102,7 +104,8 @@ class LedgerServicer(
             max_bytes=32 * 1024 * 1024,
             max_concurrent=1,
         )
-        # Herald's own mail (quota warnings) is written only when a platform provider is set.
+        # Herald's own mail (quota warnings, key notices, operator alerts) is written only
+        # when a platform provider is set.
         self.platform = platform
 
     async def CreateJobs(
@@ -362,12 +365,16 @@ class LedgerServicer(
         self, request: ledger_pb2.CreateApiKeyRequest, context: Context
     ) -> ledger_pb2.CreateApiKeyResponse:
         tenant_id = await _require_id(context, request.tenant_id, "tenant_id")
+        if tenant_id == PLATFORM_TENANT_ID:
+            await abort_not_found(context, "tenant")
         if len(request.key_hash) != 32:
             await abort_invalid(context, [("key_hash", "must be a SHA-256 digest")])
         async with self.engine.begin() as conn:
             row = await tenant_store.create_api_key(
                 conn, tenant_id, request.name or "default", request.key_hash, request.public_id
             )
+            # The tenant hears about every new key (name and prefix, never the secret).
+            await queue_key_created(conn, self.platform, tenant_id, row.id, row.name, request.public_id)
         response = ledger_pb2.CreateApiKeyResponse(key_id=str(row.id))
         response.created_at.FromDatetime(row.created_at)
         return response

@@ -13,7 +13,7 @@ from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
 from herald.bus.streams import ensure_streams
 from herald.bus.subjects import Subjects, WorkClass
-from herald.dead_letters import Alerter
+from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import ledger_pb2_grpc, webhook_sender_pb2, webhook_sender_pb2_grpc
@@ -59,7 +59,12 @@ async def build(runtime: ServiceRuntime) -> None:
 
     await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
     alerter = Alerter(
-        settings.alert_slack_url, settings.alert_webhook_url, settings.alert_window_s, source="webhook-sender"
+        settings.alert_slack_url,
+        settings.alert_webhook_url,
+        settings.alert_window_s,
+        source="webhook-sender",
+        email_to=settings.alert_email_recipients(),
+        mail=ledger_mailer(ledger),
     )
     worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter)
     webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(

@@ -158,7 +158,7 @@ def _emit(record: dict[str, Any], as_json: bool) -> None:
 @tenant.command("create")
 @click.argument("name")
 @click.option("--plan", type=click.Choice(PLANS), required=True)
-@click.option("--contact-email", default="", help="Where Herald's own mail (quota warnings) goes.")
+@click.option("--contact-email", default="", help="Where Herald's own mail (quota warnings, key-created notices) goes.")
 @json_option
 @data_dir_option
 def tenant_create(name: str, plan: str, contact_email: str, as_json: bool, data_dir: Path) -> None:

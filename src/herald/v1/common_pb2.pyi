@@ -257,6 +257,34 @@ class DeadLetter(_message.Message):
     run: int
     def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., error: _Optional[str] = ..., dead_lettered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., attempts: _Optional[int] = ..., work_message: _Optional[bytes] = ..., work_subject: _Optional[str] = ..., stream_sequence: _Optional[int] = ..., retried_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., run: _Optional[int] = ...) -> None: ...
 
+class PlatformEmail(_message.Message):
+    __slots__ = ("id", "tenant_id", "kind", "recipient", "subject", "status", "attempts", "provider_message_id", "error", "created_at", "finished_at", "job_status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    RECIPIENT_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    JOB_STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tenant_id: str
+    kind: str
+    recipient: str
+    subject: str
+    status: str
+    attempts: int
+    provider_message_id: str
+    error: str
+    created_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    job_status: JobStatus
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., kind: _Optional[str] = ..., recipient: _Optional[str] = ..., subject: _Optional[str] = ..., status: _Optional[str] = ..., attempts: _Optional[int] = ..., provider_message_id: _Optional[str] = ..., error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., job_status: _Optional[_Union[JobStatus, str]] = ...) -> None: ...
+
 class DnsRecord(_message.Message):
     __slots__ = ("type", "name", "value", "status", "purpose", "priority")
     TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -384,17 +412,19 @@ class SmtpSettings(_message.Message):
     def __init__(self, host: _Optional[str] = ..., port: _Optional[int] = ..., username: _Optional[str] = ..., password: _Optional[str] = ..., tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ...) -> None: ...
 
 class ProviderCredential(_message.Message):
-    __slots__ = ("provider", "api_key", "smtp")
+    __slots__ = ("provider", "api_key", "smtp", "account_token")
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     API_KEY_FIELD_NUMBER: _ClassVar[int]
     SMTP_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     provider: EmailProvider
     api_key: str
     smtp: SmtpSettings
-    def __init__(self, provider: _Optional[_Union[EmailProvider, str]] = ..., api_key: _Optional[str] = ..., smtp: _Optional[_Union[SmtpSettings, _Mapping]] = ...) -> None: ...
+    account_token: str
+    def __init__(self, provider: _Optional[_Union[EmailProvider, str]] = ..., api_key: _Optional[str] = ..., smtp: _Optional[_Union[SmtpSettings, _Mapping]] = ..., account_token: _Optional[str] = ...) -> None: ...
 
 class ProviderConfig(_message.Message):
-    __slots__ = ("id", "tenant_id", "provider", "priority", "base_url", "options", "masked_secret", "secret_error", "smtp_host", "smtp_port", "smtp_username", "smtp_tls_mode", "created_at", "updated_at")
+    __slots__ = ("id", "tenant_id", "provider", "priority", "base_url", "options", "masked_secret", "secret_error", "smtp_host", "smtp_port", "smtp_username", "smtp_tls_mode", "created_at", "updated_at", "masked_account_token")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -416,6 +446,7 @@ class ProviderConfig(_message.Message):
     SMTP_TLS_MODE_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    MASKED_ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     provider: EmailProvider
@@ -430,7 +461,8 @@ class ProviderConfig(_message.Message):
     smtp_tls_mode: SmtpTlsMode
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., masked_secret: _Optional[str] = ..., secret_error: _Optional[str] = ..., smtp_host: _Optional[str] = ..., smtp_port: _Optional[int] = ..., smtp_username: _Optional[str] = ..., smtp_tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    masked_account_token: str
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., masked_secret: _Optional[str] = ..., secret_error: _Optional[str] = ..., smtp_host: _Optional[str] = ..., smtp_port: _Optional[int] = ..., smtp_username: _Optional[str] = ..., smtp_tls_mode: _Optional[_Union[SmtpTlsMode, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., masked_account_token: _Optional[str] = ...) -> None: ...
 
 class WebhookSecretStatus(_message.Message):
     __slots__ = ("exists", "created_at", "rotated_at", "previous_expires_at")

@@ -25,16 +25,14 @@ class GetEmailWorkerStatusResponse(_message.Message):
     def __init__(self, concurrency: _Optional[int] = ..., in_flight: _Optional[int] = ..., delivered_total: _Optional[int] = ..., failed_total: _Optional[int] = ..., dead_lettered_total: _Optional[int] = ...) -> None: ...
 
 class RegisterDomainRequest(_message.Message):
-    __slots__ = ("tenant_id", "provider_id", "domain", "account_token")
+    __slots__ = ("tenant_id", "provider_id", "domain")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
-    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     provider_id: str
     domain: str
-    account_token: str
-    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., domain: _Optional[str] = ..., account_token: _Optional[str] = ...) -> None: ...
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., domain: _Optional[str] = ...) -> None: ...
 
 class RegisterDomainResponse(_message.Message):
     __slots__ = ("domain",)
@@ -43,16 +41,14 @@ class RegisterDomainResponse(_message.Message):
     def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
 
 class VerifyDomainRequest(_message.Message):
-    __slots__ = ("tenant_id", "provider_id", "provider_domain_id", "account_token")
+    __slots__ = ("tenant_id", "provider_id", "provider_domain_id")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_DOMAIN_ID_FIELD_NUMBER: _ClassVar[int]
-    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     provider_id: str
     provider_domain_id: str
-    account_token: str
-    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_domain_id: _Optional[str] = ..., account_token: _Optional[str] = ...) -> None: ...
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_domain_id: _Optional[str] = ...) -> None: ...
 
 class VerifyDomainResponse(_message.Message):
     __slots__ = ("domain",)

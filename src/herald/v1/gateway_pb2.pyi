@@ -558,3 +558,71 @@ class GetTenantUsageResponse(_message.Message):
     USAGE_FIELD_NUMBER: _ClassVar[int]
     usage: _common_pb2.Usage
     def __init__(self, usage: _Optional[_Union[_common_pb2.Usage, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceCreateDomainRequest(_message.Message):
+    __slots__ = ("domain", "provider_id")
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    domain: str
+    provider_id: str
+    def __init__(self, domain: _Optional[str] = ..., provider_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceCreateDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceVerifyDomainRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceVerifyDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceGetDomainRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetDomainResponse(_message.Message):
+    __slots__ = ("domain",)
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    domain: _common_pb2.SendingDomain
+    def __init__(self, domain: _Optional[_Union[_common_pb2.SendingDomain, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceListDomainsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class NotificationServiceListDomainsResponse(_message.Message):
+    __slots__ = ("domains",)
+    DOMAINS_FIELD_NUMBER: _ClassVar[int]
+    domains: _containers.RepeatedCompositeFieldContainer[_common_pb2.SendingDomain]
+    def __init__(self, domains: _Optional[_Iterable[_Union[_common_pb2.SendingDomain, _Mapping]]] = ...) -> None: ...
+
+class AdminServiceListPlatformEmailsRequest(_message.Message):
+    __slots__ = ("tenant_id", "kind", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    kind: str
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., kind: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListPlatformEmailsResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.PlatformEmail]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.PlatformEmail, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...

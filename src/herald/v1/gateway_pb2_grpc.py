@@ -140,6 +140,26 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionResponse.FromString,
                 _registered_method=True)
+        self.CreateDomain = channel.unary_unary(
+                '/herald.v1.NotificationService/CreateDomain',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateDomainResponse.FromString,
+                _registered_method=True)
+        self.VerifyDomain = channel.unary_unary(
+                '/herald.v1.NotificationService/VerifyDomain',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceVerifyDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceVerifyDomainResponse.FromString,
+                _registered_method=True)
+        self.GetDomain = channel.unary_unary(
+                '/herald.v1.NotificationService/GetDomain',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetDomainRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetDomainResponse.FromString,
+                _registered_method=True)
+        self.ListDomains = channel.unary_unary(
+                '/herald.v1.NotificationService/ListDomains',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -277,6 +297,31 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateDomain(self, request, context):
+        """Sending domains (POST /v1/domains, POST /v1/domains/{id}/verify, GET /v1/domains[/{id}]).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyDomain(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDomain(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDomains(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -384,6 +429,26 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.DeleteSubscription,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceDeleteSubscriptionResponse.SerializeToString,
+            ),
+            'CreateDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateDomain,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateDomainResponse.SerializeToString,
+            ),
+            'VerifyDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyDomain,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceVerifyDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceVerifyDomainResponse.SerializeToString,
+            ),
+            'GetDomain': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDomain,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetDomainRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetDomainResponse.SerializeToString,
+            ),
+            'ListDomains': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDomains,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -964,6 +1029,114 @@ class NotificationService:
             metadata,
             _registered_method=True)
 
+    @staticmethod
+    def CreateDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/CreateDomain',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateDomainRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceCreateDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/VerifyDomain',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceVerifyDomainRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceVerifyDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDomain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetDomain',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetDomainRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetDomainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDomains(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ListDomains',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
 
 class AdminServiceStub:
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -1040,6 +1213,11 @@ class AdminServiceStub:
                 '/herald.v1.AdminService/RetryDeadLetters',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.FromString,
+                _registered_method=True)
+        self.ListPlatformEmails = channel.unary_unary(
+                '/herald.v1.AdminService/ListPlatformEmails',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.FromString,
                 _registered_method=True)
 
 
@@ -1130,6 +1308,13 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPlatformEmails(self, request, context):
+        """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1197,6 +1382,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RetryDeadLetters,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.SerializeToString,
+            ),
+            'ListPlatformEmails': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlatformEmails,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1552,6 +1742,33 @@ class AdminService:
             '/herald.v1.AdminService/RetryDeadLetters',
             herald_dot_v1_dot_gateway__pb2.RetryDeadLettersRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.RetryDeadLettersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlatformEmails(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListPlatformEmails',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -60,6 +60,11 @@ class NotificationServiceStub:
     ListSubscriptions: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]
     UpdateSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]
     DeleteSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]
+    CreateDomain: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateDomainRequest, _gateway_pb2.NotificationServiceCreateDomainResponse]
+    """Sending domains (POST /v1/domains, POST /v1/domains/{id}/verify, GET /v1/domains[/{id}])."""
+    VerifyDomain: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceVerifyDomainRequest, _gateway_pb2.NotificationServiceVerifyDomainResponse]
+    GetDomain: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetDomainRequest, _gateway_pb2.NotificationServiceGetDomainResponse]
+    ListDomains: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListDomainsRequest, _gateway_pb2.NotificationServiceListDomainsResponse]
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -93,6 +98,11 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     ListSubscriptions: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]  # type: ignore[assignment]
     UpdateSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]  # type: ignore[assignment]
     DeleteSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]  # type: ignore[assignment]
+    CreateDomain: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceCreateDomainRequest, _gateway_pb2.NotificationServiceCreateDomainResponse]  # type: ignore[assignment]
+    """Sending domains (POST /v1/domains, POST /v1/domains/{id}/verify, GET /v1/domains[/{id}])."""
+    VerifyDomain: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceVerifyDomainRequest, _gateway_pb2.NotificationServiceVerifyDomainResponse]  # type: ignore[assignment]
+    GetDomain: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetDomainRequest, _gateway_pb2.NotificationServiceGetDomainResponse]  # type: ignore[assignment]
+    ListDomains: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListDomainsRequest, _gateway_pb2.NotificationServiceListDomainsResponse]  # type: ignore[assignment]
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -250,6 +260,35 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse]]: ...
 
+    @_abc_1.abstractmethod
+    def CreateDomain(
+        self,
+        request: _gateway_pb2.NotificationServiceCreateDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceCreateDomainResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceCreateDomainResponse]]:
+        """Sending domains (POST /v1/domains, POST /v1/domains/{id}/verify, GET /v1/domains[/{id}])."""
+
+    @_abc_1.abstractmethod
+    def VerifyDomain(
+        self,
+        request: _gateway_pb2.NotificationServiceVerifyDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceVerifyDomainResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceVerifyDomainResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GetDomain(
+        self,
+        request: _gateway_pb2.NotificationServiceGetDomainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceGetDomainResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceGetDomainResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListDomains(
+        self,
+        request: _gateway_pb2.NotificationServiceListDomainsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceListDomainsResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListDomainsResponse]]: ...
+
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
 class AdminServiceStub:
@@ -278,6 +317,8 @@ class AdminServiceStub:
     """One entry with its payload (the work message as queued) from the dead-letter stream."""
     RetryDeadLetters: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RetryDeadLettersRequest, _gateway_pb2.RetryDeadLettersResponse]
     """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
+    ListPlatformEmails: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListPlatformEmailsRequest, _gateway_pb2.AdminServiceListPlatformEmailsResponse]
+    """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -303,6 +344,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """One entry with its payload (the work message as queued) from the dead-letter stream."""
     RetryDeadLetters: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RetryDeadLettersRequest, _gateway_pb2.RetryDeadLettersResponse]  # type: ignore[assignment]
     """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
+    ListPlatformEmails: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListPlatformEmailsRequest, _gateway_pb2.AdminServiceListPlatformEmailsResponse]  # type: ignore[assignment]
+    """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -403,5 +446,13 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.RetryDeadLettersResponse, _abc.Awaitable[_gateway_pb2.RetryDeadLettersResponse]]:
         """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
+
+    @_abc_1.abstractmethod
+    def ListPlatformEmails(
+        self,
+        request: _gateway_pb2.AdminServiceListPlatformEmailsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListPlatformEmailsResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListPlatformEmailsResponse]]:
+        """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -413,7 +413,7 @@ class ListProvidersResponse(_message.Message):
     def __init__(self, providers: _Optional[_Iterable[_Union[_common_pb2.ProviderConfig, _Mapping]]] = ...) -> None: ...
 
 class UpdateProviderRequest(_message.Message):
-    __slots__ = ("tenant_id", "provider_id", "priority", "base_url", "replace_options", "options", "credential")
+    __slots__ = ("tenant_id", "provider_id", "priority", "base_url", "replace_options", "options", "credential", "account_token")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -428,6 +428,7 @@ class UpdateProviderRequest(_message.Message):
     REPLACE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     CREDENTIAL_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     provider_id: str
     priority: int
@@ -435,7 +436,8 @@ class UpdateProviderRequest(_message.Message):
     replace_options: bool
     options: _containers.ScalarMap[str, str]
     credential: _common_pb2.ProviderCredential
-    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., replace_options: _Optional[bool] = ..., options: _Optional[_Mapping[str, str]] = ..., credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ...) -> None: ...
+    account_token: str
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., priority: _Optional[int] = ..., base_url: _Optional[str] = ..., replace_options: _Optional[bool] = ..., options: _Optional[_Mapping[str, str]] = ..., credential: _Optional[_Union[_common_pb2.ProviderCredential, _Mapping]] = ..., account_token: _Optional[str] = ...) -> None: ...
 
 class UpdateProviderResponse(_message.Message):
     __slots__ = ("provider",)
@@ -1325,3 +1327,43 @@ class ListBillingEventsResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     events: _containers.RepeatedCompositeFieldContainer[ProviderEvent]
     def __init__(self, events: _Optional[_Iterable[_Union[ProviderEvent, _Mapping]]] = ...) -> None: ...
+
+class QueueOperatorEmailRequest(_message.Message):
+    __slots__ = ("kind", "to", "subject", "text", "dedupe_key")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DEDUPE_KEY_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    to: _containers.RepeatedScalarFieldContainer[str]
+    subject: str
+    text: str
+    dedupe_key: str
+    def __init__(self, kind: _Optional[str] = ..., to: _Optional[_Iterable[str]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., dedupe_key: _Optional[str] = ...) -> None: ...
+
+class QueueOperatorEmailResponse(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListPlatformEmailsRequest(_message.Message):
+    __slots__ = ("tenant_id", "kind", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    kind: str
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., kind: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListPlatformEmailsResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.PlatformEmail]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.PlatformEmail, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...

@@ -396,6 +396,16 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsResponse.FromString,
                 _registered_method=True)
+        self.QueueOperatorEmail = channel.unary_unary(
+                '/herald.v1.LedgerService/QueueOperatorEmail',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.QueueOperatorEmailRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.QueueOperatorEmailResponse.FromString,
+                _registered_method=True)
+        self.ListPlatformEmails = channel.unary_unary(
+                '/herald.v1.LedgerService/ListPlatformEmails',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListPlatformEmailsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListPlatformEmailsResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
@@ -864,6 +874,22 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def QueueOperatorEmail(self, request, context):
+        """Platform email: queues an operator alert (dead letters) to the given addresses, as a job
+        of the platform's own tenant, logged in the platform email log. FAILED_PRECONDITION when
+        no platform email provider is configured.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPlatformEmails(self, request, context):
+        """The platform email log, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1226,6 +1252,16 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.ListBillingEvents,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.ListBillingEventsResponse.SerializeToString,
+            ),
+            'QueueOperatorEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueueOperatorEmail,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.QueueOperatorEmailRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.QueueOperatorEmailResponse.SerializeToString,
+            ),
+            'ListPlatformEmails': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlatformEmails,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListPlatformEmailsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListPlatformEmailsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -3174,6 +3210,60 @@ class LedgerService:
             '/herald.v1.LedgerService/ListBillingEvents',
             herald_dot_v1_dot_ledger__pb2.ListBillingEventsRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.ListBillingEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueueOperatorEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/QueueOperatorEmail',
+            herald_dot_v1_dot_ledger__pb2.QueueOperatorEmailRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.QueueOperatorEmailResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlatformEmails(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListPlatformEmails',
+            herald_dot_v1_dot_ledger__pb2.ListPlatformEmailsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListPlatformEmailsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -142,6 +142,13 @@ class LedgerServiceStub:
     """
     ListJobEvents: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListJobEventsRequest, _ledger_pb2.ListJobEventsResponse]
     ListBillingEvents: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListBillingEventsRequest, _ledger_pb2.ListBillingEventsResponse]
+    QueueOperatorEmail: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.QueueOperatorEmailRequest, _ledger_pb2.QueueOperatorEmailResponse]
+    """Platform email: queues an operator alert (dead letters) to the given addresses, as a job
+    of the platform's own tenant, logged in the platform email log. FAILED_PRECONDITION when
+    no platform email provider is configured.
+    """
+    ListPlatformEmails: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListPlatformEmailsRequest, _ledger_pb2.ListPlatformEmailsResponse]
+    """The platform email log, newest first."""
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
@@ -257,6 +264,13 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """
     ListJobEvents: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListJobEventsRequest, _ledger_pb2.ListJobEventsResponse]  # type: ignore[assignment]
     ListBillingEvents: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListBillingEventsRequest, _ledger_pb2.ListBillingEventsResponse]  # type: ignore[assignment]
+    QueueOperatorEmail: _aio.UnaryUnaryMultiCallable[_ledger_pb2.QueueOperatorEmailRequest, _ledger_pb2.QueueOperatorEmailResponse]  # type: ignore[assignment]
+    """Platform email: queues an operator alert (dead letters) to the given addresses, as a job
+    of the platform's own tenant, logged in the platform email log. FAILED_PRECONDITION when
+    no platform email provider is configured.
+    """
+    ListPlatformEmails: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListPlatformEmailsRequest, _ledger_pb2.ListPlatformEmailsResponse]  # type: ignore[assignment]
+    """The platform email log, newest first."""
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The canonical state. Every RPC that changes jobs takes a batch, so callers can
@@ -801,5 +815,24 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.ListBillingEventsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.ListBillingEventsResponse, _abc.Awaitable[_ledger_pb2.ListBillingEventsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def QueueOperatorEmail(
+        self,
+        request: _ledger_pb2.QueueOperatorEmailRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.QueueOperatorEmailResponse, _abc.Awaitable[_ledger_pb2.QueueOperatorEmailResponse]]:
+        """Platform email: queues an operator alert (dead letters) to the given addresses, as a job
+        of the platform's own tenant, logged in the platform email log. FAILED_PRECONDITION when
+        no platform email provider is configured.
+        """
+
+    @_abc_1.abstractmethod
+    def ListPlatformEmails(
+        self,
+        request: _ledger_pb2.ListPlatformEmailsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListPlatformEmailsResponse, _abc.Awaitable[_ledger_pb2.ListPlatformEmailsResponse]]:
+        """The platform email log, newest first."""
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -7,10 +7,9 @@ sends from the domain while `verified` is false. A `DomainError` with `transient
 worth retrying (the provider was unreachable or busy); otherwise show its message.
 
 Postmark: its domains API takes the account token, not the server token the tenant
-registered for sending. Pass it as `account_token`: the tenant supplies it with the domain
-request. It is a secret like the server token: if Herald keeps it for later `verify` calls,
-it must be sealed like other provider credentials, never put in the provider's plain
-`options`. SMTP has no domain API: a domain sent through SMTP cannot be registered here.
+registered for sending. The tenant stores it with the provider (`account_token` on the
+credential), sealed in the same envelope as the server token, opened only for the call.
+SMTP has no domain API: a domain sent through SMTP cannot be registered here.
 """
 
 from __future__ import annotations
@@ -31,11 +30,9 @@ async def register(
     config: common_pb2.ProviderConfig,
     credential: common_pb2.ProviderCredential,
     domain: str,
-    *,
-    account_token: str = "",
 ) -> DomainState:
     """Registers `domain` with the provider; answers its DNS records (usually not verified yet)."""
-    kind, key = _key(config, credential, account_token)
+    kind, key = _key(config, credential)
     options: Mapping[str, str] = config.options
     if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
         return await sendgrid.register(client, key, domain, config.base_url, options)
@@ -49,12 +46,10 @@ async def verify(
     config: common_pb2.ProviderConfig,
     credential: common_pb2.ProviderCredential,
     provider_domain_id: str,
-    *,
-    account_token: str = "",
 ) -> DomainState:
     """Asks the provider to check the DNS records now; answers the domain's state after the check.
     (Resend checks asynchronously: a domain may read pending here and verified a little later.)"""
-    kind, key = _key(config, credential, account_token)
+    kind, key = _key(config, credential)
     if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
         return await sendgrid.verify(client, key, provider_domain_id, config.base_url)
     if kind == common_pb2.EMAIL_PROVIDER_RESEND:
@@ -67,11 +62,9 @@ async def get(
     config: common_pb2.ProviderConfig,
     credential: common_pb2.ProviderCredential,
     provider_domain_id: str,
-    *,
-    account_token: str = "",
 ) -> DomainState:
     """The domain's state as the provider has it, without asking for a new check."""
-    kind, key = _key(config, credential, account_token)
+    kind, key = _key(config, credential)
     if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
         return await sendgrid.get(client, key, provider_domain_id, config.base_url)
     if kind == common_pb2.EMAIL_PROVIDER_RESEND:
@@ -79,17 +72,18 @@ async def get(
     return await postmark.get(client, key, provider_domain_id, config.base_url)
 
 
-def _key(
-    config: common_pb2.ProviderConfig, credential: common_pb2.ProviderCredential, account_token: str
-) -> tuple[int, str]:
+def _key(config: common_pb2.ProviderConfig, credential: common_pb2.ProviderCredential) -> tuple[int, str]:
     """Which provider, and which token its domain API takes. Refuses before any call."""
     kind = config.provider
     if credential.provider != kind:
         raise DomainError("the credential is for another provider kind")
     if kind == common_pb2.EMAIL_PROVIDER_POSTMARK:
-        if not account_token:
-            raise DomainError("Postmark's domains API needs the account token (X-Postmark-Account-Token)")
-        return kind, account_token
+        if not credential.account_token:
+            raise DomainError(
+                "Postmark's domains API needs the account token (X-Postmark-Account-Token): "
+                "store it with the provider (PATCH /v1/providers/{id} with account_token)"
+            )
+        return kind, credential.account_token
     if kind in (common_pb2.EMAIL_PROVIDER_SENDGRID, common_pb2.EMAIL_PROVIDER_RESEND):
         return kind, credential.api_key
     raise DomainError("this provider has no domain API: verify the domain's DNS with the SMTP relay's operator")

@@ -43,6 +43,23 @@ async def validate(client: httpx.AsyncClient, server_token: str, base_url: str) 
     return VALID if response.status_code == 200 else Validation(False, f"Postmark answered {response.status_code}")
 
 
+async def validate_account_token(client: httpx.AsyncClient, account_token: str, base_url: str) -> Validation:
+    """`GET /domains?count=1&offset=0` with the account token (the domains API Herald uses it
+    for) answers the account's domains, or 401 (ErrorCode 10)."""
+    try:
+        response = await client.get(
+            f"{base_url or DEFAULT_BASE_URL}/domains",
+            params={"count": "1", "offset": "0"},
+            headers={"X-Postmark-Account-Token": account_token, "accept": "application/json"},
+        )
+    except httpx.HTTPError as error:
+        return unreachable(type(error).__name__)
+    verdict = validation.from_status(response, "Postmark")
+    if verdict is not None:
+        return Validation(False, "Postmark rejected the account token") if not verdict.unreachable else verdict
+    return VALID if response.status_code == 200 else Validation(False, f"Postmark answered {response.status_code}")
+
+
 # --- sending: POST /email --------------------------------------------------------------------
 #
 # Postmark has no idempotency key: a retry after a timeout can deliver twice. The walk still

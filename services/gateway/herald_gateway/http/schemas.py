@@ -214,7 +214,7 @@ class TenantIn(BaseModel):
     name: Text = Field(min_length=1, max_length=200)
     plan: Literal["free", "indie", "startup"]
     contact_email: Text | None = Field(
-        default=None, max_length=320, description="Where Herald's own mail (quota warnings) goes."
+        default=None, max_length=320, description="Where Herald's own mail (quota warnings, key-created notices) goes."
     )
 
 
@@ -312,6 +312,12 @@ class SmtpIn(BaseModel):
     tls_mode: Literal["starttls", "implicit", "none"] = "starttls"
 
 
+POSTMARK_ACCOUNT_NOTE = (
+    "Postmark only: the account token its domains API takes (sending uses the server token, api_key). "
+    "Checked with Postmark, stored sealed with the server token, never shown again (masked_account_token)."
+)
+
+
 class ProviderIn(BaseModel):
     """`api_key` for SendGrid, Resend and Postmark (the server token); `smtp` for SMTP."""
 
@@ -319,6 +325,9 @@ class ProviderIn(BaseModel):
 
     provider: ProviderName
     api_key: HeaderSafe | None = Field(default=None, max_length=1024, repr=False)
+    account_token: HeaderSafe | None = Field(
+        default=None, max_length=1024, repr=False, description=POSTMARK_ACCOUNT_NOTE
+    )
     smtp: SmtpIn | None = None
     priority: int = Field(default=0, ge=0, le=1_000_000, description="Higher is tried first.")
     base_url: Text = Field(
@@ -335,6 +344,9 @@ class ProviderPatch(BaseModel):
     options: dict[Text, Text] | None = Field(default=None, max_length=50)
     api_key: HeaderSafe | None = Field(default=None, max_length=1024, repr=False)
     smtp: SmtpIn | None = None
+    account_token: HeaderSafe | None = Field(
+        default=None, max_length=1024, repr=False, description=POSTMARK_ACCOUNT_NOTE + ' "" removes it.'
+    )
 
 
 class ProviderOut(BaseModel):
@@ -345,6 +357,9 @@ class ProviderOut(BaseModel):
     options: dict[str, str]
     masked_secret: str | None = Field(description="e.g. SG.****abcd; never the secret itself.")
     secret_error: str | None = Field(description="Set when the stored secret cannot be opened: the row is unusable.")
+    masked_account_token: str | None = Field(
+        default=None, description="Postmark: the stored account token, masked; null when none is stored."
+    )
     smtp: dict[str, object] | None = None
     created_at: datetime | None
     updated_at: datetime | None
@@ -427,6 +442,7 @@ def provider_out(provider: common_pb2.ProviderConfig) -> ProviderOut:
         options=dict(provider.options),
         masked_secret=provider.masked_secret or None,
         secret_error=provider.secret_error or None,
+        masked_account_token=provider.masked_account_token or None,
         smtp=smtp,
         created_at=when(provider.created_at, provider.HasField("created_at")),
         updated_at=when(provider.updated_at, provider.HasField("updated_at")),
@@ -482,14 +498,20 @@ class DomainIn(BaseModel):
     domain: Text = Field(max_length=253, examples=["mail.example.com"])
     provider_id: Text = Field(max_length=64, description="One of your providers (SendGrid, Resend or Postmark).")
     account_token: HeaderSafe | None = Field(
-        default=None, max_length=1024, repr=False, description="Postmark only: the account token (not stored)."
+        default=None,
+        max_length=1024,
+        repr=False,
+        description="No longer taken: store Postmark's account token with the provider (PATCH /v1/providers/{id}).",
+        deprecated=True,
     )
 
 
 class DomainVerifyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    account_token: HeaderSafe | None = Field(default=None, max_length=1024, repr=False)
+    account_token: HeaderSafe | None = Field(
+        default=None, max_length=1024, repr=False, deprecated=True, description="No longer taken (see DomainIn)."
+    )
 
 
 class DnsRecordOut(BaseModel):
@@ -600,6 +622,48 @@ def dead_letter_out(entry: common_pb2.DeadLetter) -> DeadLetterOut:
         dead_lettered_at=when(entry.dead_lettered_at, entry.HasField("dead_lettered_at")),
         retried_at=when(entry.retried_at, entry.HasField("retried_at")),
         stream_sequence=entry.stream_sequence or None,
+    )
+
+
+PlatformEmailKind = Literal["quota_warning_80", "quota_warning_100", "dlq_alert", "api_key_created"]
+
+
+class PlatformEmailOut(BaseModel):
+    """One entry of the platform email log (Herald's own mail)."""
+
+    id: str = Field(description="The job that carries the message (channel platform_email).")
+    tenant_id: str = Field(description="The tenant it concerns; dead-letter alerts: the platform's own tenant.")
+    kind: str
+    recipient: str
+    subject: str
+    status: str = Field(description="pending | delivered | failed")
+    attempts: int = Field(description="Walks over the platform provider spent so far.")
+    job_status: str | None
+    provider_message_id: str | None
+    error: str | None
+    created_at: datetime | None
+    finished_at: datetime | None
+
+
+class PlatformEmailList(BaseModel):
+    data: list[PlatformEmailOut]
+    next_cursor: str | None
+
+
+def platform_email_out(entry: common_pb2.PlatformEmail) -> PlatformEmailOut:
+    return PlatformEmailOut(
+        id=entry.id,
+        tenant_id=entry.tenant_id,
+        kind=entry.kind,
+        recipient=entry.recipient,
+        subject=entry.subject,
+        status=entry.status,
+        attempts=entry.attempts,
+        job_status=STATUS_NAMES.get(entry.job_status),
+        provider_message_id=entry.provider_message_id or None,
+        error=entry.error or None,
+        created_at=when(entry.created_at, entry.HasField("created_at")),
+        finished_at=when(entry.finished_at, entry.HasField("finished_at")),
     )
 
 

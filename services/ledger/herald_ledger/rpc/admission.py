@@ -15,6 +15,8 @@ from herald_ledger.notifications import TENANTS, Notifier
 from herald_ledger.rpc.common import Context, require_id
 from herald_ledger.store import idempotency
 from herald_ledger.store.admission import current_period, tenant_limits
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID
+from herald_ledger.store.tenants import get_tenant
 
 BACK_TO_PLAN = -2
 REASONS = frozenset({"hard_bounce", "complaint", "manual"})
@@ -46,10 +48,15 @@ class AdmissionRpcs:
                     await abort_invalid(context, [(field, "must be >= 0, -1 (unlimited) or -2 (the plan's)")])
                 values[field] = None if value == BACK_TO_PLAN else value
         async with self.engine.begin() as conn:
-            query = update(tenants).where(tenants.c.id == tenant_id).values(**values).returning(*tenants.c)
+            query = (
+                update(tenants)
+                .where(tenants.c.id == tenant_id, tenants.c.id != PLATFORM_TENANT_ID)
+                .values(**values)
+                .returning(*tenants.c)
+            )
             row = (await conn.execute(query)).first() if values else None
             if not values:
-                row = (await conn.execute(select(tenants).where(tenants.c.id == tenant_id))).first()
+                row = await get_tenant(conn, tenant_id)
         if row is None:
             await abort_not_found(context, "tenant")
         await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))

@@ -42,8 +42,20 @@ def credential_problems(credential: common_pb2.ProviderCredential, field: str) -
         if len(smtp.username) > 255 or len(smtp.password) > 1024:
             problems.append((f"{field}.smtp", "username or password too long"))
         return problems
+    problems = []
     if not credential.api_key or len(credential.api_key) > 1024 or not credential.api_key.isprintable():
-        return [(f"{field}.api_key", "is required (at most 1024 printable characters)")]
+        problems.append((f"{field}.api_key", "is required (at most 1024 printable characters)"))
+    problems += account_token_problems(provider, credential.account_token, f"{field}.account_token")
+    return problems
+
+
+def account_token_problems(provider: str, token: str, field: str) -> list[tuple[str, str]]:
+    if not token:
+        return []
+    if provider != "postmark":
+        return [(field, "only Postmark providers take an account token")]
+    if len(token) > 1024 or not token.isprintable():
+        return [(field, "at most 1024 printable characters")]
     return []
 
 
@@ -85,7 +97,20 @@ class SecretRpcs:
             return provider_to_proto(row, "", str(error))
         if row.provider == "smtp":
             return provider_to_proto(row, mask(credential.smtp.password, keep_prefix=False), "")
-        return provider_to_proto(row, mask(credential.api_key), "")
+        shown = provider_to_proto(row, mask(credential.api_key), "")
+        if credential.account_token:
+            shown.masked_account_token = mask(credential.account_token, keep_prefix=False)
+        return shown
+
+    def _open(self, ring: KeyRing, row: Row[Any]) -> common_pb2.ProviderCredential | None:
+        try:
+            credential = common_pb2.ProviderCredential()
+            credential.ParseFromString(
+                ring.open(row.sealed, provider_store.credential_aad(row.tenant_id, row.provider, row.id))
+            )
+        except SecretUnavailable:
+            return None
+        return credential
 
     async def CreateProvider(
         self, request: ledger_pb2.CreateProviderRequest, context: Context
@@ -148,22 +173,49 @@ class SecretRpcs:
             values["base_url"] = request.base_url
         if request.replace_options:
             values["options"] = dict(request.options)
-        if request.HasField("credential"):
-            problems = credential_problems(request.credential, "credential")
-            if PROVIDER_FROM_PROTO.get(request.credential.provider) != existing.provider:
-                problems.append(("credential.provider", "cannot change; add a new provider instead"))
-            if problems:
-                await abort_invalid(context, problems)
+        if request.HasField("credential") or request.HasField("account_token"):
+            credential = await self._merged_credential(context, ring, existing, request)
             sealed = provider_store.seal_credential(
-                ring, tenant_id, existing.provider, provider_id, request.credential.SerializeToString()
+                ring, tenant_id, existing.provider, provider_id, credential.SerializeToString()
             )
-            values |= {"sealed": sealed.envelope, "key_id": sealed.key_id, **clear_columns(request.credential)}
+            values |= {"sealed": sealed.envelope, "key_id": sealed.key_id, **clear_columns(credential)}
         async with self.engine.begin() as conn:
             row = await provider_store.update_provider(conn, tenant_id, provider_id, values)
         if row is None:
             await abort_not_found(context, "provider")
         await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
         return ledger_pb2.UpdateProviderResponse(provider=self._present(ring, row))
+
+    async def _merged_credential(
+        self, context: Context, ring: KeyRing, existing: Row[Any], request: ledger_pb2.UpdateProviderRequest
+    ) -> common_pb2.ProviderCredential:
+        """The credential to seal: the new one (if given), keeping the stored Postmark account
+        token unless the request sets `account_token` ("" removes it)."""
+        problems = []
+        if request.HasField("account_token"):
+            problems += account_token_problems(existing.provider, request.account_token, "account_token")
+            if existing.provider != "postmark":
+                problems.append(("account_token", "only Postmark providers take an account token"))
+        stored = self._open(ring, existing)
+        if request.HasField("credential"):
+            credential = common_pb2.ProviderCredential()
+            credential.CopyFrom(request.credential)
+            problems += credential_problems(credential, "credential")
+            if PROVIDER_FROM_PROTO.get(credential.provider) != existing.provider:
+                problems.append(("credential.provider", "cannot change; add a new provider instead"))
+            if not credential.account_token and stored is not None:
+                credential.account_token = stored.account_token
+        elif stored is None:
+            await abort_failed_precondition(
+                context, "the stored credential cannot be opened; replace it (api_key) with the account token"
+            )
+        else:
+            credential = stored
+        if problems:
+            await abort_invalid(context, problems)
+        if request.HasField("account_token"):
+            credential.account_token = request.account_token
+        return credential
 
     async def DeleteProvider(
         self, request: ledger_pb2.DeleteProviderRequest, context: Context

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import new_id
 from herald_ledger.db.models import api_keys, tenants
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID
 
 API_KEY_COLUMNS = [c for c in api_keys.c if c.name != "key_hash"]
 
@@ -22,6 +23,9 @@ async def create_tenant(conn: AsyncConnection, name: str, plan: str, contact_ema
 
 
 async def get_tenant(conn: AsyncConnection, tenant_id: uuid.UUID) -> Row[Any] | None:
+    """None for the platform's own tenant too: operators cannot give it keys or enable it."""
+    if tenant_id == PLATFORM_TENANT_ID:
+        return None
     return (await conn.execute(select(tenants).where(tenants.c.id == tenant_id))).first()
 
 
@@ -51,7 +55,8 @@ async def authenticate(conn: AsyncConnection, key_hash: bytes) -> tuple[Row[Any]
 
 
 async def list_tenants(conn: AsyncConnection, page_size: int, after: uuid.UUID | None) -> tuple[list[Row[Any]], str]:
-    query = select(tenants).order_by(tenants.c.id).limit(page_size + 1)
+    # The platform's own tenant (operator mail, see platform_email) is not a customer.
+    query = select(tenants).where(tenants.c.id != PLATFORM_TENANT_ID).order_by(tenants.c.id).limit(page_size + 1)
     if after is not None:
         query = query.where(tenants.c.id > after)
     rows = list((await conn.execute(query)).all())
@@ -66,7 +71,9 @@ async def update_tenant(
     disabled: bool | None,
     contact_email: str | None = None,
 ) -> Row[Any] | None:
-    """`contact_email`: None leaves it, "" clears it."""
+    """`contact_email`: None leaves it, "" clears it. The platform's own tenant is not found."""
+    if tenant_id == PLATFORM_TENANT_ID:
+        return None
     values: dict[str, Any] = {}
     if contact_email is not None:
         values["contact_email"] = contact_email or None

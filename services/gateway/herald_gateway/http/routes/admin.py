@@ -24,6 +24,8 @@ from herald_gateway.http.schemas import (
     DeadLetterList,
     LimitsPatch,
     MasterKeyRotation,
+    PlatformEmailKind,
+    PlatformEmailList,
     RetryIn,
     RetryOutcomeList,
     RetryOutcomeOut,
@@ -36,6 +38,7 @@ from herald_gateway.http.schemas import (
     api_key_out,
     dead_letter_out,
     job_out,
+    platform_email_out,
     tenant_out,
     usage_out,
 )
@@ -179,6 +182,20 @@ async def retry_dead_letters(body: RetryIn, handlers: HandlersDep) -> RetryOutco
             for o in outcomes
         ]
     )
+
+
+@router.get("/platform-emails", response_model=PlatformEmailList)
+async def list_platform_emails(
+    handlers: HandlersDep,
+    kind: PlatformEmailKind | None = None,
+    tenant_id: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(max_length=40)] = None,
+) -> PlatformEmailList:
+    """The platform email log (quota warnings, dead-letter alerts, key-created notices),
+    newest first, with each message's status and the attempts its job spent."""
+    entries, next_cursor = await handlers.list_platform_emails(tenant_id or "", kind or "", limit, cursor or "")
+    return PlatformEmailList(data=[platform_email_out(e) for e in entries], next_cursor=next_cursor or None)
 
 
 def work_payload(entry: common_pb2.DeadLetter) -> dict[str, object] | None:

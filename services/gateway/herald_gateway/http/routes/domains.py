@@ -7,22 +7,26 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
+from herald_gateway.errors import Invalid
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep, Tenant
 from herald_gateway.http.schemas import DomainIn, DomainList, DomainOut, DomainVerifyIn, domain_out
 
 router = APIRouter(prefix="/v1/domains", tags=["domains"])
+MOVED_TO_PROVIDER = (
+    "is no longer taken here: store Postmark's account token with the provider "
+    '(PATCH /v1/providers/{id} {"account_token": ...}); domain calls use the stored one'
+)
 
 
 @router.post("", status_code=201, response_model=DomainOut)
 async def register_domain(body: DomainIn, principal: Counted, handlers: HandlersDep) -> DomainOut:
     """Registers the domain with the provider and answers the DNS records it asks for.
-    Postmark's domain API needs the account token: pass it as `account_token` (used for
-    this call only, never stored)."""
-    created = await handlers.register_domain(
-        principal.tenant_id, body.domain, body.provider_id, body.account_token or ""
-    )
-    return domain_out(created)
+    Postmark's domain API needs the account token: store it with the provider
+    (`account_token` on `POST`/`PATCH /v1/providers`), sealed like the server token."""
+    if body.account_token is not None:
+        raise Invalid([("account_token", MOVED_TO_PROVIDER)])
+    return domain_out(await handlers.register_domain(principal.tenant_id, body.domain, body.provider_id))
 
 
 @router.post("/{domain_id}/verify", response_model=DomainOut)
@@ -31,8 +35,9 @@ async def verify_domain(
 ) -> DomainOut:
     """Asks the provider to check the DNS records now. Some providers check
     asynchronously: a domain may read pending here and verified on a later call."""
-    token = body.account_token if body is not None else None
-    return domain_out(await handlers.verify_domain(principal.tenant_id, domain_id, token or ""))
+    if body is not None and body.account_token is not None:
+        raise Invalid([("account_token", MOVED_TO_PROVIDER)])
+    return domain_out(await handlers.verify_domain(principal.tenant_id, domain_id))
 
 
 @router.get("", response_model=DomainList)

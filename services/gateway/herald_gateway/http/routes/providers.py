@@ -25,7 +25,11 @@ router = APIRouter(prefix="/v1/providers", tags=["providers"])
 async def create_provider(body: ProviderIn, principal: Tenant, handlers: HandlersDep) -> ProviderOut:
     if (body.provider == "smtp") != (body.smtp is not None) or (body.provider != "smtp") != bool(body.api_key):
         raise Invalid([("api_key/smtp", "give api_key for sendgrid, resend and postmark; smtp settings for smtp")])
+    if body.account_token is not None and body.provider != "postmark":
+        raise Invalid([("account_token", "only Postmark providers take an account token")])
     credential = credential_from(body.provider, body.api_key, body.smtp)
+    if body.account_token:
+        credential.account_token = body.account_token
     created = await handlers.create_provider(
         principal.tenant_id, credential, body.priority, body.base_url, body.options
     )
@@ -54,6 +58,8 @@ async def update_provider(
         raise Invalid([("api_key/smtp", "give one of them")])
     if body.api_key is not None or body.smtp is not None:
         request.credential.CopyFrom(credential_from("smtp" if body.smtp else "sendgrid", body.api_key, body.smtp))
+    if body.account_token is not None:
+        request.account_token = body.account_token
     return provider_out(await handlers.update_provider(principal.tenant_id, provider_id, request))
 
 

@@ -3,10 +3,12 @@ from sqlalchemy.dialects.postgresql import UUID
 
 from herald_ledger.db.models.base import metadata
 
-# The platform email log: every email Herald sends on its own behalf (quota warnings),
-# one row per message, with its outcome. The message itself travels as a job of channel
-# "platform_email" (same id), so it is queued, retried and dead-lettered like any job.
-# `dedupe_key` makes "once per tenant, month and threshold" a constraint, not a hope.
+# The platform email log: every email Herald sends on its own behalf (quota warnings,
+# key-created notices, dead-letter alerts), one row per message, with its outcome. The
+# message itself travels as a job of channel "platform_email" (same id), so it is queued,
+# retried and dead-lettered like any job.
+# `dedupe_key` makes "once per tenant, month and threshold" (and once per key, per alert)
+# a constraint, not a hope.
 platform_emails = Table(
     "platform_emails",
     metadata,
