@@ -2,7 +2,8 @@
 
 uvicorn normally owns SIGINT/SIGTERM; here the service runtime owns them, and
 the HTTP server stops when the runtime's `stopping` event is set, finishing the
-requests it is answering.
+requests it is answering. Every request gets an OpenTelemetry server span
+(`herald.telemetry.http_spans`), the root of the trace it starts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 import uvicorn
 
+from herald.telemetry.http_spans import ServerSpans
+
 
 class _EmbeddedServer(uvicorn.Server):
     @contextlib.contextmanager
@@ -24,7 +27,7 @@ class _EmbeddedServer(uvicorn.Server):
 async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event) -> None:
     server = _EmbeddedServer(
         uvicorn.Config(
-            app,
+            ServerSpans(app),
             host=host,
             port=port,
             log_config=None,

@@ -46,6 +46,11 @@ def create_app(
         version="0.1.0",
         description="Multi-tenant notification delivery: webhooks and email, delivered through flaky receivers "
         "and providers without losing a request.",
+        # FastAPI's own OpenTelemetry (on whenever a tracer provider is set) is off: every HTTP entry point gets
+        # one server span from herald.telemetry.http_spans (see herald.asgi), which starts a new trace rather
+        # than continuing one an internet caller chose, and skips FastAPI's per-dependency, per-endpoint and
+        # serialization spans on the hot path.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.handlers = handlers
     app.state.tenants = tenants
