@@ -245,6 +245,11 @@ def test_tenant_receivers_accept_genuine_and_refuse_everything_else(
     metrics = httpx.get(verifier_metrics, timeout=10).text
     for result in ("ok", "bad_signature", "missing_header", "unknown_tenant"):
         assert f'herald_inbound_verifications_total{{provider="{provider}",result="{result}"}}' in metrics
+    # And like every HTTP route, by route template and status (no tenant id in the labels).
+    route = f"/inbound/{provider}/{{tenant}}"
+    for status in ("200", "401", "413"):
+        series = f'method="POST",route="{route}",service="verifier",status="{status}"'
+        assert f"herald_http_request_duration_seconds_count{{{series}}}" in metrics
 
 
 def bounce(email_id: str, to: str, permanent: bool) -> bytes:

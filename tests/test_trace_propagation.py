@@ -158,5 +158,12 @@ def test_the_verifiers_receivers_start_a_trace_named_by_route(traced_stack: Stac
     assert span.name == "POST /inbound/resend/{tenant}"  # the template: no tenant id in the name
     assert span.attributes["http.response.status_code"] == 401
 
+    # Whatever a client sends as the method, spans and metrics see a known method or "_OTHER".
+    odd = httpx.request("PROPFIND", f"{verifier}/inbound/resend/{uuid.uuid4()}", content=b"{}", timeout=10)
+    assert odd.status_code >= 400
+    port = traced_stack.services["verifier"].env["HERALD_METRICS_PORT"]
+    metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    assert 'method="_OTHER"' in metrics and 'method="PROPFIND"' not in metrics
+
 
 RECORD_ATTEMPTS = "/herald.v1.LedgerService/RecordAttempts"

@@ -24,10 +24,14 @@ class _EmbeddedServer(uvicorn.Server):
         yield
 
 
-async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event) -> None:
+async def serve_asgi(
+    app: Any, host: str, port: int, stopping: asyncio.Event, metrics_service: str | None = None
+) -> None:
+    """Serves `app` until `stopping` is set. `metrics_service`: record HTTP request metrics under that name (for
+    apps that do not record their own)."""
     server = _EmbeddedServer(
         uvicorn.Config(
-            ServerSpans(app),
+            ServerSpans(app, metrics_service),
             host=host,
             port=port,
             log_config=None,

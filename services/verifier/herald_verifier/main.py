@@ -59,7 +59,9 @@ async def build(runtime: ServiceRuntime) -> None:
         tolerance_s=settings.inbound_tolerance_s,
     )
     app = create_app(receivers)
-    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping))
+    runtime.add_loop(
+        lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping, metrics_service="verifier")
+    )
 
     async def close() -> None:
         await close_bus(nc)

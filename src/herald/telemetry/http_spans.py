@@ -13,30 +13,43 @@ when one was given, so the two can still be found together.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from opentelemetry import context, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+
+from herald.telemetry.metrics import HTTP_SECONDS
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
 ASGIApp = Any
 
 _tracer = trace.get_tracer("herald.http.server")
+# Anything else a client sends as a method is "_OTHER" (as OpenTelemetry's conventions say): a span name and a
+# metric label must not take whatever the internet puts there.
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _EMPTY = context.Context()
 
 
 class ServerSpans:
-    """Wraps an ASGI app (outside its routing, so every call the request makes is a child of its span)."""
+    """Wraps an ASGI app (outside its routing, so every call the request makes is a child of its span).
 
-    def __init__(self, app: ASGIApp) -> None:
+    With `metrics_service`, it also records `herald_http_request_duration_seconds` for that service (the
+    gateway records its own, next to its admission middleware, and passes none).
+    """
+
+    def __init__(self, app: ASGIApp, metrics_service: str | None = None) -> None:
         self.app = app
+        self.metrics_service = metrics_service
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        method = scope.get("method", "HTTP")
+        method = scope.get("method", "")
+        method = method if method in _METHODS else "_OTHER"
+        started = time.perf_counter()
         with _tracer.start_as_current_span(
             method,
             context=_EMPTY,
@@ -66,6 +79,10 @@ class ServerSpans:
                     span.set_attribute("http.response.status_code", status)
                     if status >= 500:
                         span.set_status(Status(StatusCode.ERROR))
+                if self.metrics_service is not None:
+                    HTTP_SECONDS.labels(self.metrics_service, method, route or "unmatched", str(status or 500)).observe(
+                        time.perf_counter() - started
+                    )
 
 
 def _caller_link(scope: Scope) -> list[Link]:
