@@ -337,7 +337,7 @@ def test_provider_events_move_the_job_forward_never_back(
     secret = new_resend_secret()
     put(gateway, tenant, "resend", {"secret": secret})
     url = f"{verifier}/inbound/resend/{tenant.tenant_id}"
-    job_id = sent_id(send(gateway, tenant, email(to="reader@example.com")))
+    job_id = sent_id(send(gateway, tenant, email(to="reader@example.com", ordering_key="thread-1")))
     accepted = wait_for_status(gateway, tenant, job_id)
     assert accepted["status"] == "delivered" and accepted["provider_delivered_at"] is None
     message_id = accepted["provider_message_id"]
@@ -405,6 +405,10 @@ def test_provider_events_move_the_job_forward_never_back(
     assert answer.job.status == common_pb2.JOB_STATUS_COMPLAINED
     assert answer.job.status_event_id == "resend:msg_complaint"
     assert answer.job.provider_delivered_at.ToDatetime(tzinfo=UTC) == datetime.fromisoformat(at_minute(2))
+
+    # A bounced or complained job is finished: the next job with its ordering key is not held back by it.
+    after = sent_id(send(gateway, tenant, email(to="next@example.com", ordering_key="thread-1")))
+    assert wait_for_status(gateway, tenant, after)["status"] == "delivered"
 
 
 def at_minute(minute: int) -> str:
