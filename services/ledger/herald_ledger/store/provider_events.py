@@ -63,7 +63,7 @@ _MOVE = text(
 # The earliest "delivered" report wins; any status the provider's acceptance can have led to.
 _CONFIRM = text(
     """
-    UPDATE jobs SET provider_delivered_at = LEAST(COALESCE(provider_delivered_at, :at), :at)
+    UPDATE jobs SET provider_delivered_at = :at
     WHERE id = :job_id AND status IN ('DELIVERED', 'BOUNCED', 'COMPLAINED')
       AND (provider_delivered_at IS NULL OR provider_delivered_at > :at)
     """
