@@ -109,6 +109,9 @@ def test_a_suppressed_recipient_is_refused_before_any_provider(gateway: str, ten
     assert added.status_code == 201
     listed = httpx.get(f"{gateway}/v1/suppressions", headers=tenant.headers).json()["data"]
     assert [(e["address"], e["reason"]) for e in listed] == [("gone@example.com", "manual")]
+    # A cursor no list ever gave (here with a NUL, which PostgreSQL text cannot hold) is a 4xx, never a 500.
+    odd = httpx.get(f"{gateway}/v1/suppressions", params={"cursor": "a\x00b"}, headers=tenant.headers)
+    assert odd.status_code == 422 and odd.headers["content-type"] == "application/problem+json"
 
     sent = httpx.post(f"{gateway}/v1/emails", json=email("gone@example.com"), headers=tenant.headers)
     assert sent.status_code == 202

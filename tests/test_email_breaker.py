@@ -30,6 +30,15 @@ def circuit_state(stack: Stack, provider: str) -> float | None:
     return float(found.group(1)) if found else None
 
 
+def deliveries(stack: Stack, outcome: str, provider: str) -> float:
+    """herald_deliveries_total for email, by outcome and provider kind (0 before the first one)."""
+    port = stack.services["email-sender"].env["HERALD_METRICS_PORT"]
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    series = rf'herald_deliveries_total\{{channel="email",outcome="{outcome}",provider="{provider}"\}}'
+    found = re.search(rf"^{series} (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
 def test_breaker_skips_a_dead_provider_and_brings_it_back_after_it_recovers(
     stack: Stack, gateway: str, tenant: TenantKey, sendgrid: SendGridStandIn, resend: ResendStandIn
 ) -> None:
@@ -38,6 +47,10 @@ def test_breaker_skips_a_dead_provider_and_brings_it_back_after_it_recovers(
     # Every kind is exported from the start, closed unless some tenant's breaker is not.
     assert circuit_state(stack, "postmark") is not None
     sendgrid.fail_with = 503
+    counted = {
+        key: deliveries(stack, *key)
+        for key in [("transient_failure", "sendgrid"), ("skipped", "sendgrid"), ("succeeded", "resend")]
+    }
 
     def deliver() -> dict[str, object]:
         job = wait_for_status(gateway, tenant, sent_id(send(gateway, tenant, email())), SETTLED)
@@ -56,6 +69,10 @@ def test_breaker_skips_a_dead_provider_and_brings_it_back_after_it_recovers(
     assert "circuit open" in str(job["attempts"][0]["error"])  # type: ignore[index]
     assert len(sendgrid.received("POST", SENDGRID_SEND)) == FAILURES
     assert circuit_state(stack, "sendgrid") == 2
+    # Deliveries are counted by provider too: the failures and the skip against SendGrid, the fallbacks.
+    assert deliveries(stack, "transient_failure", "sendgrid") - counted["transient_failure", "sendgrid"] == FAILURES
+    assert deliveries(stack, "skipped", "sendgrid") - counted["skipped", "sendgrid"] == 1
+    assert deliveries(stack, "succeeded", "resend") - counted["succeeded", "resend"] == FAILURES + 1
 
     # It recovers; after the cool-down one probe goes through, succeeds, and closes the breaker.
     sendgrid.fail_with = None

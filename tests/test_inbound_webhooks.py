@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from herald.cli.stack import Stack
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
 from tests.standins.herald_email import add_provider, email, send, sent_id
 from tests.standins.resend import SEND_PATH as RESEND_SEND
 from tests.standins.resend import ResendStandIn
@@ -243,6 +245,11 @@ def test_tenant_receivers_accept_genuine_and_refuse_everything_else(
     metrics = httpx.get(verifier_metrics, timeout=10).text
     for result in ("ok", "bad_signature", "missing_header", "unknown_tenant"):
         assert f'herald_inbound_verifications_total{{provider="{provider}",result="{result}"}}' in metrics
+    # And like every HTTP route, by route template and status (no tenant id in the labels).
+    route = f"/inbound/{provider}/{{tenant}}"
+    for status in ("200", "401", "413"):
+        series = f'method="POST",route="{route}",service="verifier",status="{status}"'
+        assert f"herald_http_request_duration_seconds_count{{{series}}}" in metrics
 
 
 def bounce(email_id: str, to: str, permanent: bool) -> bytes:
@@ -286,6 +293,8 @@ def test_hard_bounce_suppresses_and_soft_bounce_only_records(
     ]
     events = httpx.get(f"{gateway}/v1/jobs/{soft_job}/events", headers=tenant.headers, timeout=10).json()["data"]
     assert [e["type"] for e in events] == ["bounced_soft"]
+    assert job_of(gateway, tenant, hard_job)["status"] == "bounced"
+    assert job_of(gateway, tenant, soft_job)["status"] == "delivered"  # a soft bounce is only recorded
 
     listed = httpx.get(f"{gateway}/v1/suppressions", headers=tenant.headers, timeout=10).json()
     entries = {e["address"]: e for e in listed["data"]}
@@ -304,6 +313,108 @@ def test_hard_bounce_suppresses_and_soft_bounce_only_records(
     # Another tenant's job is not theirs to read.
     other = httpx.get(f"{gateway}/v1/jobs/{uuid.uuid4()}/events", headers=tenant.headers, timeout=10)
     assert other.status_code == 404
+
+
+def job_of(gateway: str, tenant: TenantKey, job_id: str) -> dict[str, Any]:
+    response = httpx.get(f"{gateway}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10)
+    assert response.status_code == 200, response.text
+    job: dict[str, Any] = response.json()
+    return job
+
+
+def resend_event(event_type: str, email_id: str, to: str, at: str, **data: Any) -> bytes:
+    return json.dumps(
+        {"type": event_type, "created_at": at, "data": {"email_id": email_id, "to": [to], **data}}
+    ).encode()
+
+
+def test_provider_events_move_the_job_forward_never_back(
+    stack: Stack, gateway: str, tenant: TenantKey, verifier: str, resend: ResendStandIn
+) -> None:
+    """delivered confirms; a hard bounce makes the job BOUNCED and a complaint COMPLAINED, the newer of the two
+    deciding by the provider's own time; deferred, opens and a late "delivered" only record; replays nothing."""
+    add_provider(gateway, tenant, resend, priority=1)
+    secret = new_resend_secret()
+    put(gateway, tenant, "resend", {"secret": secret})
+    url = f"{verifier}/inbound/resend/{tenant.tenant_id}"
+    job_id = sent_id(send(gateway, tenant, email(to="reader@example.com", ordering_key="thread-1")))
+    accepted = wait_for_status(gateway, tenant, job_id)
+    assert accepted["status"] == "delivered" and accepted["provider_delivered_at"] is None
+    message_id = accepted["provider_message_id"]
+
+    def deliver(event_id: str, body: bytes) -> None:
+        headers = corpus.resend_headers(secret, body, timestamp=int(time.time()), msg_id=event_id)
+        assert httpx.post(url, content=body, headers=headers, timeout=10).status_code == 200
+
+    deliver("msg_deferred", resend_event("email.delivery_delayed", message_id, "reader@example.com", at_minute(1)))
+    assert job_of(gateway, tenant, job_id)["status"] == "delivered"
+    deliver("msg_delivered", resend_event("email.delivered", message_id, "reader@example.com", at_minute(2)))
+    confirmed = job_of(gateway, tenant, job_id)
+    assert confirmed["status"] == "delivered"
+    assert confirmed["provider_delivered_at"] == at_minute(2)
+    deliver("msg_opened", resend_event("email.opened", message_id, "reader@example.com", at_minute(3)))
+    assert job_of(gateway, tenant, job_id)["status"] == "delivered"
+
+    # A hard bounce (of another recipient, say) at 00:05 is final: BOUNCED, naming the event.
+    bounced = resend_event(
+        "email.bounced",
+        message_id,
+        "gone@example.com",
+        at_minute(5),
+        bounce={"type": "Permanent", "message": "550 5.1.1"},
+    )
+    deliver("msg_bounce", bounced)
+    job = job_of(gateway, tenant, job_id)
+    assert job["status"] == "bounced"
+    assert job["status_event_id"] == "resend:msg_bounce"
+    assert "hard bounce" in job["last_error"] and "gone@example.com" in job["last_error"]
+    deliver("msg_bounce", bounced)  # a replay changes nothing
+    # Older news arriving late changes nothing: a complaint from 00:04, a later "delivered" never undoes it.
+    deliver("msg_old_complaint", resend_event("email.complained", message_id, "reader@example.com", at_minute(4)))
+    deliver("msg_late_delivered", resend_event("email.delivered", message_id, "other@example.com", at_minute(6)))
+    job = job_of(gateway, tenant, job_id)
+    assert (job["status"], job["status_event_id"]) == ("bounced", "resend:msg_bounce")
+    assert job["provider_delivered_at"] == at_minute(2)  # the earliest report stays
+
+    # A newer complaint does move it.
+    deliver("msg_complaint", resend_event("email.complained", message_id, "reader@example.com", at_minute(7)))
+    job = job_of(gateway, tenant, job_id)
+    assert (job["status"], job["status_event_id"]) == ("complained", "resend:msg_complaint")
+    assert "spam complaint" in job["last_error"]
+    listed = httpx.get(f"{gateway}/v1/jobs", params={"status": "complained"}, headers=tenant.headers, timeout=10)
+    assert [j["id"] for j in listed.json()["data"]] == [job_id]
+
+    events = httpx.get(f"{gateway}/v1/jobs/{job_id}/events", headers=tenant.headers, timeout=10).json()["data"]
+    assert [e["type"] for e in events] == [
+        "deferred",
+        "delivered",
+        "opened",
+        "complained",
+        "bounced_hard",
+        "delivered",
+        "complained",
+    ]
+
+    # gRPC reads the same state.
+    with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
+        answer = gateway_pb2_grpc.NotificationServiceStub(channel).GetJob(
+            gateway_pb2.NotificationServiceGetJobRequest(id=job_id),
+            metadata=(("authorization", f"Bearer {tenant.api_key}"),),
+            timeout=10,
+        )
+    assert answer.job.status == common_pb2.JOB_STATUS_COMPLAINED
+    assert answer.job.status_event_id == "resend:msg_complaint"
+    assert answer.job.provider_delivered_at.ToDatetime(tzinfo=UTC) == datetime.fromisoformat(at_minute(2))
+
+    # A bounced or complained job is finished: the next job with its ordering key is not held back by it.
+    after = sent_id(send(gateway, tenant, email(to="next@example.com", ordering_key="thread-1")))
+    assert wait_for_status(gateway, tenant, after)["status"] == "delivered"
+
+
+def at_minute(minute: int) -> str:
+    """A provider event time: minutes past midnight today (all within a day, none in the future)."""
+    midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return midnight.replace(minute=minute).isoformat().replace("+00:00", "Z")
 
 
 def plan_of(gateway: str, operator_token: str, tenant: TenantKey) -> str:

@@ -60,9 +60,9 @@ def test_metrics_count_accepted_and_delivered_jobs(
         return httpx.get(f"http://127.0.0.1:{stack.services[name].env['HERALD_METRICS_PORT']}/metrics").text
 
     assert 'herald_jobs_accepted_total{channel="webhook"}' in scrape("router")
-    assert 'herald_deliveries_total{channel="webhook",outcome="succeeded"}' in scrape("webhook-sender")
     assert 'route="/v1/webhooks"' in scrape("gateway")
     sender = scrape("webhook-sender")
+    assert 'herald_deliveries_total{channel="webhook",outcome="succeeded",provider="webhook"}' in sender
     assert 'herald_accept_to_delivered_seconds_count{channel="webhook"}' in sender
     assert 'herald_attempts_per_job_count{channel="webhook",status="delivered"}' in sender
 

@@ -2,7 +2,8 @@
 
 uvicorn normally owns SIGINT/SIGTERM; here the service runtime owns them, and
 the HTTP server stops when the runtime's `stopping` event is set, finishing the
-requests it is answering.
+requests it is answering. Every request gets an OpenTelemetry server span
+(`herald.telemetry.http_spans`), the root of the trace it starts.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import uvicorn
 
 from herald.http_limits import GuardedHttpToolsProtocol, HttpLimits
+from herald.telemetry.http_spans import ServerSpans
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -23,11 +25,20 @@ class _EmbeddedServer(uvicorn.Server):
         yield
 
 
-async def serve_asgi(app: Any, host: str, port: int, stopping: asyncio.Event, limits: HttpLimits | None = None) -> None:
-    """`limits` bound headers, body and the time a client takes to send its request (see http_limits)."""
+async def serve_asgi(
+    app: Any,
+    host: str,
+    port: int,
+    stopping: asyncio.Event,
+    limits: HttpLimits | None = None,
+    metrics_service: str | None = None,
+) -> None:
+    """Serves `app` until `stopping` is set. `limits` bound headers, body and the time a client takes to send
+    its request (see http_limits). `metrics_service`: record HTTP request metrics under that name (for apps
+    that do not record their own)."""
     server = _EmbeddedServer(
         uvicorn.Config(
-            app,
+            ServerSpans(app, metrics_service),
             host=host,
             port=port,
             http=GuardedHttpToolsProtocol.with_limits(limits or HttpLimits()),

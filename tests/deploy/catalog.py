@@ -119,14 +119,25 @@ def planned_series() -> dict[str, frozenset[str]]:
 
 
 def label_values() -> dict[str, frozenset[str]]:
-    """The values the code gives the `channel` and `outcome` labels (from the proto enums)."""
-    from herald.telemetry.metrics import label
+    """The values the code gives the `channel`, `outcome`, `provider` and `result` labels: from the proto enums,
+    the email-sender's provider kinds, the verifier's providers and refusal reasons."""
+    from herald_email_sender.dispatch import NAMES
+    from herald_verifier.http import PAYMENT_PROVIDERS, TENANT_PROVIDERS
+    from herald_verifier.schemes.common import Reason
+
+    from herald.telemetry.metrics import WEBHOOK_PROVIDER, label
     from herald.v1 import common_pb2
 
     def values(enum: Any) -> frozenset[str]:
         return frozenset(label(name) for name in enum.keys() if not name.endswith("_UNSPECIFIED"))
 
-    return {"channel": values(common_pb2.Channel), "outcome": values(common_pb2.AttemptOutcome)}
+    providers = {*NAMES.values(), "unknown", WEBHOOK_PROVIDER, *TENANT_PROVIDERS, *PAYMENT_PROVIDERS}
+    return {
+        "channel": values(common_pb2.Channel),
+        "outcome": values(common_pb2.AttemptOutcome),
+        "provider": frozenset(providers),
+        "result": frozenset({"ok", *(reason.value for reason in Reason)}),
+    }
 
 
 def rules_file() -> dict[str, Any]:

@@ -224,8 +224,13 @@ def test_secrets_are_referenced_never_defined(docs: Docs) -> None:
     assert refs["herald-gateway"] == {"HERALD_OPERATOR_TOKEN"}
     assert refs["herald-ledger"] == {"DATABASE_URL", "envFrom:herald-master-keys"}
     assert refs["herald-migrate"] == {"DATABASE_URL"}
-    assert refs["herald-webhook-sender"] == refs["herald-email-sender"] == {"envFrom:herald-master-keys"}
-    assert refs["herald-router"] == refs["herald-verifier"] == set()
+    alerts = {"HERALD_ALERT_SLACK_URL", "HERALD_ALERT_WEBHOOK_URL"}
+    assert refs["herald-webhook-sender"] == {"envFrom:herald-master-keys", *alerts}
+    platform_email = {"HERALD_PLATFORM_EMAIL_API_KEY", "HERALD_PLATFORM_SMTP_PASSWORD"}
+    assert refs["herald-email-sender"] == {"envFrom:herald-master-keys", *alerts, *platform_email}
+    payments = {"HERALD_PAYSTACK_SECRET_KEY", "HERALD_POLAR_WEBHOOK_SECRET"}
+    assert refs["herald-verifier"] == {"envFrom:herald-master-keys", *payments}
+    assert refs["herald-router"] == set()
 
 
 def test_every_container_reads_the_generated_config_map(docs: Docs) -> None:
@@ -262,6 +267,7 @@ CALLS = {
     ("router", "ledger"),
     ("webhook-sender", "ledger"),
     ("email-sender", "ledger"),
+    ("verifier", "ledger"),
 }
 USES_NATS = {"gateway", "router", "ledger", "webhook-sender", "email-sender", "verifier"}
 USES_POSTGRES = {"ledger", "migrate"}

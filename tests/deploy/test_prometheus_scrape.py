@@ -35,6 +35,11 @@ LIVE = (
     "herald_consumer_ack_pending_messages",
     "herald_dead_letter_messages",
     "herald_jetstream_up",
+    "herald_accept_to_delivered_seconds_bucket",
+    "herald_attempts_per_job_bucket",
+    # Exported from the start, every provider at 0 (closed / no verification yet).
+    "herald_provider_circuit_state",
+    "herald_inbound_verifications_total",
 )
 
 
@@ -121,6 +126,11 @@ def test_prometheus_scrapes_the_stack_and_evaluates_every_expression(
     assert not query(prometheus, _rule("HeraldJetStreamUnreadable")["expr"])
     accepted_none_delivered = query(prometheus, _rule("HeraldJobsAcceptedNoneDelivered")["expr"])
     assert "webhook" not in {series["metric"].get("channel") for series in accepted_none_delivered}
+
+    # Deliveries carry their provider ("webhook" for webhooks); no inbound refusals, so that alert is quiet.
+    providers = query(prometheus, 'sum by (provider) (herald_deliveries_total{channel="webhook"})')
+    assert {series["metric"]["provider"] for series in providers} == {"webhook"}
+    assert not query(prometheus, _rule("HeraldInboundSignatureFailuresSpiking")["expr"])
 
     # The rules loaded, and every one evaluated cleanly.
     def evaluated() -> list[dict[str, Any]]:

@@ -231,7 +231,8 @@ class EmailWorker:
     ) -> None:
         label = self.config.label
         for attempt in result.attempts:
-            DELIVERIES.labels(label, metric_label(common_pb2.AttemptOutcome.Name(OUTCOMES[attempt.outcome]))).inc()
+            outcome = metric_label(common_pb2.AttemptOutcome.Name(OUTCOMES[attempt.outcome]))
+            DELIVERIES.labels(label, outcome, attempt.provider).inc()
             if attempt.called:
                 DELIVERY_SECONDS.labels(label).observe(attempt.duration_ms / 1000)
         record = ledger_pb2.WalkRecord(job_id=delivery.job_id, calls=[_attempt_proto(a) for a in result.attempts])

@@ -63,6 +63,8 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         run=mapping.get("run") or 0,
         provider_id=mapping.get("provider_id") or "",
         provider_message_id=mapping.get("provider_message_id") or "",
+        status_event_id=mapping.get("status_event_id") or "",
+        provider_delivered_at=timestamp(mapping.get("provider_delivered_at")),
     )
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))

@@ -17,9 +17,15 @@ class JobStatus(StrEnum):
     FAILED = "FAILED"
     # Created so at admission (a suppressed recipient); never reached by a transition.
     SUPPRESSED = "SUPPRESSED"
+    # Email the provider accepted, then reported as hard-bounced / marked as spam by a recipient: reached only
+    # by verified provider events (`herald_ledger.store.provider_events`), never by a sender.
+    BOUNCED = "BOUNCED"
+    COMPLAINED = "COMPLAINED"
 
 
-TERMINAL = frozenset({JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.SUPPRESSED})
+TERMINAL = frozenset(
+    {JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.SUPPRESSED, JobStatus.BOUNCED, JobStatus.COMPLAINED}
+)
 
 # target -> the statuses it may be reached from
 _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
@@ -37,6 +43,10 @@ _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
     # first); or the bus never took the job within the bound. Never from DELIVERED.
     JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED, JobStatus.PENDING}),
     JobStatus.SUPPRESSED: frozenset(),
+    # Provider events. Between the two, the newer event decides (ties: the complaint), which the provider-event
+    # update checks on top of this table; nothing ever leads back to DELIVERED.
+    JobStatus.BOUNCED: frozenset({JobStatus.DELIVERED, JobStatus.COMPLAINED}),
+    JobStatus.COMPLAINED: frozenset({JobStatus.DELIVERED, JobStatus.BOUNCED}),
 }
 
 

@@ -30,14 +30,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from herald.ids import parse_id
-from herald.secrets import KeyRing, SecretUnavailable, associated_data
+from herald.inbound_keys import inbound_aad, load_material
+from herald.secrets import KeyRing, SecretUnavailable
 from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from herald_verifier import normalise
 from herald_verifier.schemes import MalformedPayload, Outcome, Reason, Rejected, paystack, polar
 from herald_verifier.schemes import postmark as postmark_scheme
 from herald_verifier.schemes import resend as resend_scheme
 from herald_verifier.schemes import sendgrid as sendgrid_scheme
-from herald_verifier.schemes.postmark import PostmarkCredentials
 
 log = logging.getLogger("herald.verifier")
 
@@ -58,23 +58,6 @@ for _provider in (*TENANT_PROVIDERS, *PAYMENT_PROVIDERS):
 
 class Publisher(Protocol):
     async def publish(self, subject: str, payload: bytes, *, headers: dict[str, str]) -> Any: ...
-
-
-def inbound_aad(provider: str, tenant_id: str) -> bytes:
-    """As the ledger sealed it (herald_ledger.rpc.inbound.inbound_aad)."""
-    return associated_data(f"inbound:{provider}", tenant_id, "config")
-
-
-def load_material(provider: str, material: bytes) -> Any:
-    """The scheme's key from the stored material (JSON)."""
-    fields = orjson.loads(material)
-    if provider == "sendgrid":
-        return sendgrid_scheme.load_public_key(fields["public_key"])
-    if provider == "resend":
-        return resend_scheme.load_secret(fields["secret"])
-    return PostmarkCredentials(
-        fields["username"], bytes.fromhex(fields["username_sha256"]), bytes.fromhex(fields["password_sha256"])
-    )
 
 
 class KeyCache:

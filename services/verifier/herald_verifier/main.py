@@ -62,7 +62,11 @@ async def build(runtime: ServiceRuntime) -> None:
     app = create_app(receivers)
     # The body is bounded by the receivers themselves (413 past inbound_max_body_bytes, chunked or not).
     limits = HttpLimits(head_timeout_s=settings.http_head_timeout_s, body_timeout_s=settings.http_body_timeout_s)
-    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping, limits))
+    runtime.add_loop(
+        lambda: serve_asgi(
+            app, settings.http_host, settings.http_port, runtime.stopping, limits, metrics_service="verifier"
+        )
+    )
 
     async def close() -> None:
         await close_bus(nc)

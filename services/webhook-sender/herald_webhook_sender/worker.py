@@ -33,7 +33,7 @@ from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.payloads import PayloadStore
 from herald.config import Settings
-from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, label, observe_finished
+from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, WEBHOOK_PROVIDER, label, observe_finished
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
 from herald_webhook_sender.client import call_receiver
@@ -210,7 +210,7 @@ class WebhookWorker:
                 decision = decide(self.policy, attempt_number, error=result.error)
             outcome = OUTCOMES[decision.verdict]
             DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
-            DELIVERIES.labels("webhook", label(common_pb2.AttemptOutcome.Name(outcome))).inc()
+            DELIVERIES.labels("webhook", label(common_pb2.AttemptOutcome.Name(outcome)), WEBHOOK_PROVIDER).inc()
             next_status = {
                 Verdict.DELIVERED: common_pb2.JOB_STATUS_DELIVERED,
                 Verdict.RETRY: common_pb2.JOB_STATUS_QUEUED,

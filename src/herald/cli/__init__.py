@@ -392,7 +392,16 @@ def _since(value: str | None) -> Any:
 
 
 CHANNEL_NAMES = {1: "webhook", 2: "email", 3: "platform_email"}
-STATUS_NAMES = {1: "pending", 2: "queued", 3: "delivering", 4: "delivered", 5: "failed", 6: "suppressed"}
+STATUS_NAMES = {
+    1: "pending",
+    2: "queued",
+    3: "delivering",
+    4: "delivered",
+    5: "failed",
+    6: "suppressed",
+    7: "bounced",
+    8: "complained",
+}
 
 
 def _dead_letter_dict(entry: Any) -> dict[str, Any]:

@@ -31,7 +31,14 @@ RATE_LIMITER_ERRORS = Counter(
 )
 JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowledged by the bus.", ["channel"])
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
-DELIVERIES = Counter("herald_deliveries_total", "Delivery attempts by channel and outcome.", ["channel", "outcome"])
+# provider: the email provider kind (sendgrid, resend, postmark, smtp; "unknown" for a provider the tenant no
+# longer has), "webhook" for webhooks: a handful of values, never a tenant's provider config id.
+DELIVERIES = Counter(
+    "herald_deliveries_total",
+    "Delivery attempts by channel, outcome and provider.",
+    ["channel", "outcome", "provider"],
+)
+WEBHOOK_PROVIDER = "webhook"
 DELIVERY_SECONDS = Histogram(
     "herald_delivery_attempt_duration_seconds",
     "Duration of one call to a receiver or provider.",

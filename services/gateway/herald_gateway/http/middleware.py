@@ -1,6 +1,6 @@
-"""The gateway's one middleware, plain ASGI: the HTTP server span, body-size guard,
-Idempotency-Key protocol for the non-job POST routes, RateLimit-* headers on every
-answer, and the latency metric.
+"""The gateway's one middleware, plain ASGI: body-size guard, Idempotency-Key protocol
+for the non-job POST routes, RateLimit-* headers on every answer, and the latency
+metric. (The HTTP server span wraps every app: herald.telemetry.http_spans.)
 
 Plain ASGI rather than Starlette's `BaseHTTPMiddleware`: that one runs each request in
 an extra task with memory streams for the body and the response, which the profile of
@@ -13,12 +13,10 @@ import logging
 import time
 from typing import Any
 
-from opentelemetry import context as otel_context
-from opentelemetry import trace
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from herald.telemetry.http_spans import HTTP_METHODS
 from herald.telemetry.metrics import HTTP_SECONDS
-from herald.telemetry.propagation import extract_context
 from herald_gateway.auth import ApiKeyAuthenticator
 from herald_gateway.errors import GatewayError
 from herald_gateway.http import problems
@@ -27,10 +25,8 @@ from herald_gateway.idempotency import Idempotency, Replay, request_hash
 from herald_gateway.rate_limit import RateLimiter, RateState
 
 log = logging.getLogger("herald.gateway.http")
-_tracer = trace.get_tracer("herald.gateway")
 
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
-_TRACE_HEADERS = frozenset({b"traceparent", b"tracestate"})
 # Routes that send their Idempotency-Key with the job they create (see herald_gateway.idempotency).
 JOB_ROUTES = frozenset({"/v1/webhooks", "/v1/emails"})
 
@@ -55,24 +51,6 @@ class GatewayMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        # The root of the request's trace (or a child of the caller's `traceparent`): the
-        # gRPC hops, the work message and the delivery all hang below it. Named by the
-        # route template once routing has matched; no headers, query or body recorded.
-        carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in _TRACE_HEADERS}
-        span = _tracer.start_span(
-            f"{scope['method']} unmatched",
-            context=extract_context(carrier) if carrier else None,
-            kind=trace.SpanKind.SERVER,
-            attributes={"http.request.method": scope["method"]},
-        )
-        token = otel_context.attach(trace.set_span_in_context(span))
-        try:
-            await self._traced(scope, receive, send, span)
-        finally:
-            otel_context.detach(token)
-            span.end()
-
-    async def _traced(self, scope: Scope, receive: Receive, send: Send, span: trace.Span) -> None:
         started = time.perf_counter()
         status = 500
         declared = _header(scope, b"content-length")
@@ -80,7 +58,6 @@ class GatewayMiddleware:
             too_large = problems.problem(413, "payload-too-large", "Payload too large", "the request body is too large")
             await too_large(scope, receive, send)
             self._observe(scope, 413, started)
-            span.set_attribute("http.response.status_code", 413)
             return
 
         async def send_with_headers(message: Message) -> None:
@@ -103,12 +80,7 @@ class GatewayMiddleware:
             else:
                 await self.app(scope, receive, send_with_headers)
         finally:
-            route = self._observe(scope, status, started)
-            span.update_name(f"{scope['method']} {route}")
-            span.set_attribute("http.route", route)
-            span.set_attribute("http.response.status_code", status)
-            if status >= 500:
-                span.set_status(trace.StatusCode.ERROR)
+            self._observe(scope, status, started)
 
     async def _rate_state(self, scope: Scope) -> RateState | None:
         state: dict[str, Any] = scope.get("state", {})
@@ -120,11 +92,11 @@ class GatewayMiddleware:
         return rate
 
     @staticmethod
-    def _observe(scope: Scope, status: int, started: float) -> str:
+    def _observe(scope: Scope, status: int, started: float) -> None:
         # The router records the route it matched in the scope: label by its template, never the raw path.
-        route: str = getattr(scope.get("route"), "path", None) or "unmatched"
-        HTTP_SECONDS.labels("gateway", scope["method"], route, str(status)).observe(time.perf_counter() - started)
-        return route
+        route = getattr(scope.get("route"), "path", None) or "unmatched"
+        method = scope["method"] if scope["method"] in HTTP_METHODS else "_OTHER"
+        HTTP_SECONDS.labels("gateway", method, route, str(status)).observe(time.perf_counter() - started)
 
     async def _idempotent(self, scope: Scope, receive: Receive, send: Send, key: str) -> None:
         """Claim the key, run the route, store its answer (2xx-4xx) or let the key go (5xx, 429, crash)."""

@@ -38,6 +38,8 @@ STATUS_NAMES: dict[int, str] = {
     common_pb2.JOB_STATUS_DELIVERING: "delivering",
     common_pb2.JOB_STATUS_DELIVERED: "delivered",
     common_pb2.JOB_STATUS_FAILED: "failed",
+    common_pb2.JOB_STATUS_BOUNCED: "bounced",
+    common_pb2.JOB_STATUS_COMPLAINED: "complained",
 }
 STATUS_VALUES = {v: k for k, v in STATUS_NAMES.items()}
 CHANNEL_NAMES = {
@@ -201,6 +203,16 @@ class JobOut(BaseModel):
     run: int = Field(default=0, description="How many explicit retries ran the job again.")
     provider_id: str | None = Field(default=None, description="Email: the provider that accepted it.")
     provider_message_id: str | None = Field(default=None, description="Email: the provider's id for the message.")
+    provider_delivered_at: datetime | None = Field(
+        default=None,
+        description="Email: when the provider reported it delivered to a recipient's mail server (its earliest "
+        "'delivered' event). Status 'delivered' alone means the provider accepted it.",
+    )
+    status_event_id: str | None = Field(
+        default=None,
+        description="'bounced' / 'complained': the provider event (provider:event id) that set the status; "
+        "see GET /v1/jobs/{id}/events.",
+    )
 
 
 class JobList(BaseModel):
@@ -260,6 +272,8 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         run=job.run,
         provider_id=job.provider_id or None,
         provider_message_id=job.provider_message_id or None,
+        provider_delivered_at=when(job.provider_delivered_at, job.HasField("provider_delivered_at")),
+        status_event_id=job.status_event_id or None,
     )
 
 

@@ -94,6 +94,9 @@ class AdmissionRpcs:
         page_size = request.page_size or 100
         if not 1 <= page_size <= 500:
             await abort_invalid(context, [("page_size", "must be between 1 and 500")])
+        if "\x00" in request.cursor:
+            # PostgreSQL text cannot hold NUL: refuse it here instead of failing in the database (a 500).
+            await abort_invalid(context, [("cursor", "is not a cursor this list gave")])
         query = select(suppressions).where(suppressions.c.tenant_id == tenant_id)
         if request.cursor:
             query = query.where(suppressions.c.address > request.cursor)

@@ -1,5 +1,6 @@
 """Inbound provider webhooks: tenants' verification material (sealed), and the verified events the verifier
-records: de-duplicated, stored against their job, suppressing on hard bounces and complaints, changing plans
+records: de-duplicated, stored against their job and moving its status (`herald_ledger.store.provider_events`),
+suppressing on hard bounces and complaints, changing plans
 on payments (in event-time order, so an older event arriving late never overrides a newer one)."""
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
 from herald.ids import parse_id
-from herald.secrets import KeyRing, associated_data
+from herald.inbound_keys import inbound_aad
+from herald.secrets import KeyRing
 from herald.v1 import ledger_pb2
 from herald_ledger.db.models import inbound_configs, inbound_events, jobs, suppressions, tenants
 from herald_ledger.notifications import INBOUND, TENANTS, Notifier
 from herald_ledger.rpc.common import Context, require_id
+from herald_ledger.store.provider_events import apply_provider_event
 
 log = logging.getLogger("herald.ledger.inbound")
 
@@ -33,11 +36,6 @@ EMAIL_TYPES = frozenset(
 PAYMENT_TYPES = frozenset({"payment_succeeded", "payment_failed", "subscription_created", "subscription_cancelled"})
 PLANS = frozenset({"free", "indie", "startup"})
 SUPPRESSING = {"bounced_hard": "hard_bounce", "complained": "complaint"}
-
-
-def inbound_aad(provider: str, tenant_id: str) -> bytes:
-    """Binds the sealed material to its purpose, provider and tenant; the verifier opens it with the same."""
-    return associated_data(f"inbound:{provider}", tenant_id, "config")
 
 
 def _config_to_proto(row: Row[Any, Any, Any] | Row[Any]) -> ledger_pb2.InboundConfig:
@@ -218,8 +216,12 @@ class InboundRpcs:
         row_id = (await conn.execute(claim)).scalar_one_or_none()
         if row_id is None:
             return False
-        reason = SUPPRESSING.get(event.type)
         recipient = event.recipient.strip().lower()
+        if job_id is not None:
+            await apply_provider_event(
+                conn, job_id, event.type, f"{event.provider}:{event.event_id}", occurred_at, recipient[:320]
+            )
+        reason = SUPPRESSING.get(event.type)
         if reason and "@" in recipient and len(recipient) <= 320:
             await conn.execute(
                 pg_insert(suppressions)

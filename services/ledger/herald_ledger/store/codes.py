@@ -12,6 +12,8 @@ STATUS_TO_PROTO: dict[JobStatus, int] = {
     JobStatus.DELIVERED: common_pb2.JOB_STATUS_DELIVERED,
     JobStatus.FAILED: common_pb2.JOB_STATUS_FAILED,
     JobStatus.SUPPRESSED: common_pb2.JOB_STATUS_SUPPRESSED,
+    JobStatus.BOUNCED: common_pb2.JOB_STATUS_BOUNCED,
+    JobStatus.COMPLAINED: common_pb2.JOB_STATUS_COMPLAINED,
 }
 STATUS_FROM_PROTO = {v: k for k, v in STATUS_TO_PROTO.items()}
 

@@ -103,7 +103,7 @@ _BLOCKED_BY_ORDER = text(
     WHERE j.id = ANY(:ids) AND j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
-          AND earlier.id < j.id AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED')
+          AND earlier.id < j.id AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED', 'BOUNCED', 'COMPLAINED')
     )
     """
 ).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))

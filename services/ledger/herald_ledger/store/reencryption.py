@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from herald.secrets import KeyRing, SecretUnavailable, associated_data
+from herald.inbound_keys import inbound_aad
+from herald.secrets import KeyRing, SecretUnavailable
 from herald_ledger.db.models import inbound_configs, provider_credentials, webhook_secrets
 from herald_ledger.store.providers import credential_aad
 from herald_ledger.store.webhook_secrets import secret_aad
@@ -83,8 +84,7 @@ async def reencrypt_all(engine: AsyncEngine, ring: KeyRing, batch_size: int) -> 
                 query = query.where(or_(ic.c.tenant_id != tenant_id, ic.c.provider != provider))
             rows = (await conn.execute(query.limit(batch_size).with_for_update(skip_locked=True))).all()
             for row in rows:
-                # As herald_ledger.rpc.inbound.inbound_aad seals it.
-                aad = associated_data(f"inbound:{row.provider}", str(row.tenant_id), "config")
+                aad = inbound_aad(row.provider, str(row.tenant_id))
                 try:
                     sealed = ring.seal(ring.open(row.sealed, aad), aad)
                 except SecretUnavailable:

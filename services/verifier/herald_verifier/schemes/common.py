@@ -1,5 +1,6 @@
 """What every provider scheme shares: the verdict, the reasons a request is refused, the clock, and the
-small strict parsers for header values.
+small strict parsers for header values (`HmacKey` and `decode_base64` live in the shared kernel,
+`herald.inbound_keys`, with the key loaders the gateway uses too).
 
 A scheme answers with a verdict instead of raising, so the HTTP layer cannot forget a branch: it answers 401
 with no detail for any `Rejected` and counts it by (provider, reason). Reasons are few and coarse on purpose:
@@ -8,16 +9,17 @@ they feed metrics and logs, never the caller.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
+
+from herald.inbound_keys import HmacKey as HmacKey
+from herald.inbound_keys import decode_base64 as decode_base64
 
 Clock = Callable[[], float]
 """Seconds since the epoch, like `time.time`; injected so tests can sit just inside or outside a tolerance."""
@@ -76,18 +78,6 @@ class MalformedPayload(ValueError):
     """
 
 
-@dataclass(frozen=True, slots=True)
-class HmacKey:
-    """A shared secret as the bytes the HMAC is keyed with. Its repr hides the value, so a key that ends up in
-    a log line, a traceback or a test failure shows nothing."""
-
-    value: bytes = field(repr=False)
-
-    def __post_init__(self) -> None:
-        if not self.value:
-            raise ValueError("an HMAC key may not be empty")
-
-
 def header(headers: Mapping[str, str], name: str) -> str | None:
     """A header's value, whatever the case of its name, with surrounding whitespace removed.
 
@@ -118,20 +108,6 @@ def parse_unix_seconds(value: str) -> int | None:
 def within_tolerance(timestamp: int, now: Clock, tolerance_s: float) -> bool:
     """True when `timestamp` is at most `tolerance_s` seconds away from now, in the past or the future."""
     return abs(now() - timestamp) <= tolerance_s
-
-
-_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-
-
-def decode_base64(value: str) -> bytes | None:
-    """Standard, padded base64, or None. `b64decode` alone skips stray characters unless told not to, and even
-    with `validate=True` accepts surplus padding; a signature is either well formed or refused."""
-    if not value or len(value) % 4 or not _BASE64.fullmatch(value):
-        return None
-    try:
-        return base64.b64decode(value, validate=True)
-    except binascii.Error:
-        return None
 
 
 def body_digest(body: bytes) -> str:

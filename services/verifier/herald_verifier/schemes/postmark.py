@@ -10,14 +10,14 @@ keeping. Postmark has no timestamp and no signature over the body, so replay pro
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
 
+from herald.inbound_keys import IssuedCredentials as IssuedCredentials
+from herald.inbound_keys import PostmarkCredentials as PostmarkCredentials
+from herald.inbound_keys import issue_postmark_credentials, sha256
 from herald_verifier.schemes.common import (
     VERIFIED,
     MalformedPayload,
@@ -45,35 +45,8 @@ _DISCRIMINATORS: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class PostmarkCredentials:
-    """What Herald keeps for one tenant: the username and digests, never the password itself."""
-
-    username: str
-    username_sha256: bytes = field(repr=False)
-    password_sha256: bytes = field(repr=False)
-
-    @classmethod
-    def from_plaintext(cls, username: str, password: str) -> PostmarkCredentials:
-        if not username or not password or ":" in username:
-            raise ValueError("Basic credentials need a username without ':' and a password")
-        return cls(username, _digest(username.encode("utf-8")), _digest(password.encode("utf-8")))
-
-
-@dataclass(frozen=True, slots=True)
-class IssuedCredentials:
-    """Shown once to the tenant (to paste into Postmark), then only `stored` is kept."""
-
-    username: str
-    password: str = field(repr=False)
-    stored: PostmarkCredentials
-
-
-def issue_credentials() -> IssuedCredentials:
-    """New random credentials, URL-safe so they fit in the webhook URL without escaping."""
-    username = f"pm_{secrets.token_hex(6)}"
-    password = secrets.token_urlsafe(32)
-    return IssuedCredentials(username, password, PostmarkCredentials.from_plaintext(username, password))
+# Issued by the gateway, so the credentials and their issuing live in the shared kernel.
+issue_credentials = issue_postmark_credentials
 
 
 def verify(headers: Mapping[str, str], body: bytes, credentials: PostmarkCredentials) -> Outcome:
@@ -90,8 +63,8 @@ def verify(headers: Mapping[str, str], body: bytes, credentials: PostmarkCredent
     if not colon:
         return Rejected(Reason.MALFORMED)
     # Both are compared before either result is looked at, so a wrong username takes as long as a wrong password.
-    username_ok = digests_equal(_digest(username), credentials.username_sha256)
-    password_ok = digests_equal(_digest(password), credentials.password_sha256)
+    username_ok = digests_equal(sha256(username), credentials.username_sha256)
+    password_ok = digests_equal(sha256(password), credentials.password_sha256)
     if not (username_ok and password_ok):
         return Rejected(Reason.BAD_SIGNATURE)
     return VERIFIED
@@ -129,7 +102,3 @@ def _scalar(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     return str(value) or None
-
-
-def _digest(value: bytes) -> bytes:
-    return hashlib.sha256(value).digest()

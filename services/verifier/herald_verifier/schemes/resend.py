@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from herald.inbound_keys import SVIX_SECRET_PREFIX, load_svix_secret
 from herald_verifier.schemes import standard_webhooks
 from herald_verifier.schemes.common import (
     SYSTEM_CLOCK,
@@ -23,7 +24,6 @@ from herald_verifier.schemes.common import (
     HmacKey,
     MalformedPayload,
     Outcome,
-    decode_base64,
     header,
 )
 
@@ -31,23 +31,11 @@ PROVIDER: Final = "resend"
 ID_HEADER: Final = "svix-id"
 TIMESTAMP_HEADER: Final = "svix-timestamp"
 SIGNATURE_HEADER: Final = "svix-signature"
-SECRET_PREFIX: Final = "whsec_"  # noqa: S105 - the prefix of every Svix secret, not a secret
+SECRET_PREFIX: Final = SVIX_SECRET_PREFIX
 
 
-def load_secret(secret: str) -> HmacKey:
-    """The HMAC key behind a Resend (Svix) signing secret. Raises ValueError, which never quotes the secret.
-
-    The `whsec_` prefix is optional, as in Svix's own libraries; missing base64 padding is tolerated for the
-    same reason. Call this when the tenant saves the secret, so a typo is caught then, not at the first event.
-    """
-    text = secret.strip()
-    if text.startswith(SECRET_PREFIX):
-        text = text[len(SECRET_PREFIX) :]
-    text = text.rstrip("=")
-    decoded = decode_base64(text + "=" * (-len(text) % 4))
-    if not decoded:
-        raise ValueError("a Resend signing secret is 'whsec_' followed by base64")
-    return HmacKey(decoded)
+# The loader lives in the shared kernel: the gateway checks a secret with it when the tenant saves it.
+load_secret = load_svix_secret
 
 
 def verify(

@@ -22,10 +22,11 @@ from typing import Final
 
 import orjson
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
+from herald.inbound_keys import load_sendgrid_public_key
 from herald_verifier.schemes.common import (
     SYSTEM_CLOCK,
     TOLERANCE_S,
@@ -45,28 +46,8 @@ PROVIDER: Final = "sendgrid"
 SIGNATURE_HEADER: Final = "X-Twilio-Email-Event-Webhook-Signature"
 TIMESTAMP_HEADER: Final = "X-Twilio-Email-Event-Webhook-Timestamp"
 
-_PEM_ARMOUR = ("-----BEGIN PUBLIC KEY-----", "-----END PUBLIC KEY-----")
-
-
-def load_public_key(verification_key: str) -> ec.EllipticCurvePublicKey:
-    """The P-256 public key from SendGrid's verification key, as the tenant pasted it.
-
-    Accepts the base64 SendGrid shows, with or without PEM armour and line breaks. Raises ValueError for
-    anything that is not a P-256 public key, so a wrong paste (an API key, an RSA key) fails when saved.
-    """
-    text = verification_key
-    for armour in _PEM_ARMOUR:
-        text = text.replace(armour, "")
-    der = decode_base64("".join(text.split()))
-    if der is None:
-        raise ValueError("a SendGrid verification key is base64")
-    try:
-        key = serialization.load_der_public_key(der)
-    except (ValueError, TypeError):
-        raise ValueError("a SendGrid verification key is a DER public key") from None
-    if not isinstance(key, ec.EllipticCurvePublicKey) or not isinstance(key.curve, ec.SECP256R1):
-        raise ValueError("a SendGrid verification key is an ECDSA P-256 public key")
-    return key
+# The loader lives in the shared kernel: the gateway checks a key with it when the tenant saves it.
+load_public_key = load_sendgrid_public_key
 
 
 def verify(

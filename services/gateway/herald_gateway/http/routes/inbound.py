@@ -8,13 +8,19 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import grpc
-import orjson
 from fastapi import APIRouter
-from herald_verifier.schemes import postmark, resend, sendgrid
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from herald.ids import parse_id
+from herald.inbound_keys import (
+    issue_postmark_credentials,
+    load_sendgrid_public_key,
+    load_svix_secret,
+    postmark_material,
+    resend_material,
+    sendgrid_material,
+)
 from herald.v1 import ledger_pb2
 from herald_gateway.errors import Invalid, NotFound
 from herald_gateway.handlers import Handlers, _translate
@@ -105,29 +111,25 @@ async def put_config(
         if not body.public_key or body.secret is not None:
             raise Invalid([("public_key", "SendGrid needs its verification public key (and nothing else)")])
         try:
-            sendgrid.load_public_key(body.public_key)
+            load_sendgrid_public_key(body.public_key)
         except ValueError as error:
             raise Invalid([("public_key", str(error))]) from None
-        material = {"public_key": body.public_key.strip()}
+        material = sendgrid_material(body.public_key)
         public_info = body.public_key.strip()
     elif provider == "resend":
         if not body.secret or body.public_key is not None:
             raise Invalid([("secret", "Resend needs its webhook signing secret (and nothing else)")])
         try:
-            resend.load_secret(body.secret)
+            load_svix_secret(body.secret)
         except ValueError as error:
             raise Invalid([("secret", str(error))]) from None
-        material = {"secret": body.secret.strip()}
+        material = resend_material(body.secret)
         public_info = ""
     else:
         if body.secret is not None or body.public_key is not None:
             raise Invalid([("body", "Postmark credentials are issued by Herald; send an empty object")])
-        issued = postmark.issue_credentials()
-        material = {
-            "username": issued.stored.username,
-            "username_sha256": issued.stored.username_sha256.hex(),
-            "password_sha256": issued.stored.password_sha256.hex(),
-        }
+        issued = issue_postmark_credentials()
+        material = postmark_material(issued.stored)
         public_info = issued.username
         password = issued.password
     try:
@@ -135,7 +137,7 @@ async def put_config(
             ledger_pb2.PutInboundConfigRequest(
                 tenant_id=principal.tenant_id,
                 provider=provider,
-                material=orjson.dumps(material),
+                material=material,
                 public_info=public_info,
             )
         )

@@ -35,7 +35,9 @@ async def list_jobs(
     handlers: HandlersDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
-    status: Annotated[str | None, Query(pattern="^(pending|queued|delivering|delivered|failed|suppressed)$")] = None,
+    status: Annotated[
+        str | None, Query(pattern="^(pending|queued|delivering|delivered|failed|suppressed|bounced|complained)$")
+    ] = None,
     channel: Annotated[str | None, Query(pattern="^(webhook|email|platform_email)$")] = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,

@@ -31,6 +31,11 @@ jobs = Table(
     # events such as bounces find the job by it).
     Column("provider_id", Text),
     Column("provider_message_id", Text),
+    # Email, from verified provider events: the earliest "delivered" report, and the event that set BOUNCED or
+    # COMPLAINED (its time decides between two such events, so arrival order does not matter).
+    Column("provider_delivered_at", DateTime(timezone=True)),
+    Column("status_event_at", DateTime(timezone=True)),
+    Column("status_event_id", Text),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",

@@ -4,7 +4,7 @@ A key sent with a job is written in the job's own transaction (state "job") and
 names the job, so a repeat answers with that job instead of a stored response.
 
 Revision ID: 0012
-Revises: 0007
+Revises: 0010
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0012"
-down_revision = "0007"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
