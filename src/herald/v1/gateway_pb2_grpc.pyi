@@ -60,6 +60,13 @@ class NotificationServiceStub:
     ListSubscriptions: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]
     UpdateSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]
     DeleteSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]
+    RecoverWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RecoverWebhookTargetRequest, _gateway_pb2.RecoverWebhookTargetResponse]
+    """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+    a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+    """
+    GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]
+    """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
+    SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -93,6 +100,13 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     ListSubscriptions: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]  # type: ignore[assignment]
     UpdateSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]  # type: ignore[assignment]
     DeleteSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]  # type: ignore[assignment]
+    RecoverWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RecoverWebhookTargetRequest, _gateway_pb2.RecoverWebhookTargetResponse]  # type: ignore[assignment]
+    """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+    a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+    """
+    GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]  # type: ignore[assignment]
+    """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
+    SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]  # type: ignore[assignment]
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -249,6 +263,31 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.NotificationServiceDeleteSubscriptionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RecoverWebhookTarget(
+        self,
+        request: _gateway_pb2.RecoverWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RecoverWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.RecoverWebhookTargetResponse]]:
+        """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+        a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+        """
+
+    @_abc_1.abstractmethod
+    def GetWebhookRetrySchedule(
+        self,
+        request: _gateway_pb2.GetWebhookRetryScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.WebhookRetrySchedule, _abc.Awaitable[_gateway_pb2.WebhookRetrySchedule]]:
+        """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
+
+    @_abc_1.abstractmethod
+    def SetWebhookRetrySchedule(
+        self,
+        request: _gateway_pb2.SetWebhookRetryScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.WebhookRetrySchedule, _abc.Awaitable[_gateway_pb2.WebhookRetrySchedule]]: ...
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
