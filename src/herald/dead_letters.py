@@ -250,8 +250,24 @@ class Alerter:
         }
         return text, payload
 
+    def announce(self, kind: str, summary: str, details: dict[str, Any]) -> None:
+        """Another operational event on the same destinations, sent at once (not batched:
+        these are rare, e.g. a webhook target disabled automatically). The operational
+        webhook receives `{"type": "herald.<kind>", "source": ..., "summary": ..., **details}`.
+        Never blocks and never raises."""
+        if not self.enabled:
+            return
+        text = f":warning: Herald ({self.source}): {summary}"
+        payload = {"type": f"herald.{kind}", "source": self.source, "summary": summary, **details}
+        task = asyncio.create_task(self._post_both(text, payload, kind))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
     async def _send(self, entries: list[common_pb2.DeadLetter], count: int) -> None:
         text, payload = self.body(entries, count)
+        await self._post_both(text, payload, "dead_letters", count)
+
+    async def _post_both(self, text: str, payload: dict[str, Any], kind: str, count: int = 1) -> None:
         targets = [("slack", self.slack_url, {"text": text}), ("webhook", self.webhook_url, payload)]
         for destination, url, body in targets:
             if not url:
@@ -261,8 +277,9 @@ class Alerter:
             except Exception as error:
                 ALERTS.labels(destination, "failed").inc()
                 log.warning(
-                    "dead-letter alert not delivered", extra={"destination": destination, "error": type(error).__name__}
+                    "operator alert not delivered",
+                    extra={"kind": kind, "destination": destination, "error": type(error).__name__},
                 )
             else:
                 ALERTS.labels(destination, "sent").inc()
-                log.info("dead-letter alert sent", extra={"destination": destination, "count": count})
+                log.info("operator alert sent", extra={"kind": kind, "destination": destination, "count": count})
