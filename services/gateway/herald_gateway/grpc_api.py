@@ -30,6 +30,7 @@ from herald_gateway.errors import (
     QuotaExceeded,
     RateLimited,
     SenderDomainUnverified,
+    TargetDisabled,
     Unauthenticated,
 )
 from herald_gateway.grpc_subscriptions import SubscriptionGrpc
@@ -57,7 +58,7 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, Invalid):
         await abort_invalid(context, error.violations)
-    if isinstance(error, SenderDomainUnverified | NotRetryable):
+    if isinstance(error, SenderDomainUnverified | NotRetryable | TargetDisabled):
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, NotFound):
         await abort_not_found(context, error.detail.removesuffix(" not found"))

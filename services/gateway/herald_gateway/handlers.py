@@ -37,6 +37,7 @@ from herald_gateway.errors import (
     SenderDomainUnverified,
     Unavailable,
 )
+from herald_gateway.target_check import TargetCheck
 
 MAX_URL_LENGTH = 2048
 MAX_HEADERS = 50
@@ -218,9 +219,13 @@ class Handlers:
             self._submit_many, max_items=128, max_wait=0.002, size_of=lambda s: s.ByteSize()
         )
         self.dead_letter_reader = dead_letter_reader
+        # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
+        self.target_check: TargetCheck | None = None
 
     async def send_webhook(self, principal: Principal, item: WebhookInput) -> common_pb2.Job:
         problems = validate_webhook(item)
+        if not problems and self.target_check is not None:
+            problems = await self.target_check.problems(item.url)
         if problems:
             raise Invalid(problems)
         submission = router_pb2.Submission(
