@@ -155,7 +155,7 @@ def test_permanent_failures_do_not_wait() -> None:
         (httpx.ReadError("reset"), Verdict.RETRY, "network"),
         (httpx.RemoteProtocolError("garbage"), Verdict.RETRY, "protocol"),
         (ConnectionResetError(), Verdict.RETRY, "other"),
-        (TargetRefused(Problem("non_public", NAME_NOT_PUBLIC)), Verdict.FAILED, "target_refused"),
+        (TargetRefused(Problem("non_public", NAME_NOT_PUBLIC)), Verdict.FAILED, "refused_by_guard"),
         (httpx.UnsupportedProtocol("ws"), Verdict.FAILED, "invalid_url"),
         (httpx.InvalidURL("bad"), Verdict.FAILED, "invalid_url"),
     ],
