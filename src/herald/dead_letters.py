@@ -22,6 +22,8 @@ webhook (JSON, see `Alerter`), rate-limited per process: the first dead letter a
 once; any that follow within `window_s` wait and go out together as one summary at the
 end of the window (counts by channel and tenant, the first few jobs). A failed alert is
 logged and counted, never retried in a loop. Posting needs httpx (both senders have it).
+`Alerter.announce` sends other operational events (a webhook target disabled automatically)
+to the same destinations, at once.
 """
 
 from __future__ import annotations
