@@ -8,8 +8,11 @@ problem+json at once instead of a job that can only fail. The sender checks agai
 connects, which is what stops DNS rebinding; this check is the early, friendly one.
 
 A name that does not resolve at all is accepted here (it may well resolve by the time the
-delivery runs; the sender retries DNS failures). Resolutions are cached for a few seconds,
-answers and failures alike, so a burst of webhooks to one host costs one lookup.
+delivery runs; the sender retries DNS failures). The price: a tenant can tell a name that
+resolves to an internal address (refused) from one that does not resolve (accepted), a small
+window on internal DNS that refusing unresolvable names would close at the cost of refusing
+receivers whose DNS is not live yet. Resolutions are cached for a few seconds, answers and
+failures alike, so a burst of webhooks to one host costs one lookup.
 """
 
 from __future__ import annotations

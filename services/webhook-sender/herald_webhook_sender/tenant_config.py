@@ -14,6 +14,8 @@ import logging
 import time
 from collections.abc import Callable
 
+import grpc
+
 from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from herald_webhook_sender.retry_policy import RetryPolicy
 
@@ -70,10 +72,10 @@ class TenantConfig:
                 ledger_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
             )
             limit = found.target.rate_limit_per_min if found.target.HasField("rate_limit_per_min") else 0
-        except Exception as error:
-            if "NOT_FOUND" not in repr(error):
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.NOT_FOUND:
                 log.warning("target rate limit unavailable; not limited for now", extra={"error": repr(error)})
                 return 0
-            limit = 0
+            limit = 0  # the target was deleted: its queued deliveries still run, unpaced
         self._limits[key] = (now + self.ttl_s, limit)
         return limit
