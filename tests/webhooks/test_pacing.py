@@ -71,3 +71,17 @@ async def test_without_the_shared_state_each_replica_paces_on_its_own() -> None:
     pacer = Pacer(None, clock=clock, spread=lambda: 0.0)
     assert await pacer.take("target-e", 60) == 0.0
     assert await pacer.take("target-e", 60) == pytest.approx(1.0)
+
+
+async def test_a_backlog_is_handed_back_spread_over_more_intervals() -> None:
+    """Many held-back deliveries of one target come back spread out (not all after one
+    interval, to be refused again), within a bounded horizon."""
+    clock = Clock()
+    pacer = Pacer(None, clock=clock, spread=lambda: 1.0)
+    assert await pacer.take("target-f", 60) == 0.0
+    delays = [await pacer.take("target-f", 60) for _ in range(100)]
+    assert delays[0] == pytest.approx(2.0), "the first waits out the interval, spread over one more"
+    assert delays == sorted(delays) and delays[-1] == pytest.approx(1.0 + 50), "capped at 50 intervals"
+    clock.now += 120  # the backlog drained: no holds for a while
+    assert await pacer.take("target-f", 60) == 0.0
+    assert await pacer.take("target-f", 60) == pytest.approx(2.0)

@@ -9,8 +9,10 @@ one schedule; a per-target lock stops one replica's own deliveries from conflict
 
 A delivery that may not start yet is not attempted and not counted: the worker hands its
 message back to JetStream with a delay until its turn (NAK with delay), so nothing sleeps
-with a message unacknowledged. Several held-back messages of one target come back spread
-over one interval, and those that lose the race are held back again.
+with a message unacknowledged. Held-back messages of one target come back spread over as many
+intervals as this replica held back for it in a row lately (at most MAX_SPREAD_INTERVALS), so
+a large backlog is not handed back and refused again every interval; those that lose the
+race are held back again.
 
 If the KV store cannot be reached, each replica paces on its own (in memory), so the limit
 holds per replica rather than in total; that is logged and counted.
@@ -32,6 +34,7 @@ from prometheus_client import Counter
 log = logging.getLogger("herald.webhook_sender.pacing")
 
 CAS_ATTEMPTS = 10
+MAX_SPREAD_INTERVALS = 50
 # The KV bucket forgets a target after this long without deliveries (its state is then moot).
 STATE_TTL_S = 3600.0
 
@@ -71,6 +74,8 @@ class Pacer:
         self.spread = spread
         self._locks: dict[str, asyncio.Lock] = {}
         self._local: dict[str, int] = {}
+        # target -> (the last hold, holds in a row less than an interval apart): the backlog.
+        self._held: dict[str, tuple[float, int]] = {}
 
     async def take(self, target_id: str, limit_per_min: int) -> float:
         if limit_per_min <= 0:
@@ -90,9 +95,20 @@ class Pacer:
         if wait_ms <= 0:
             return 0.0
         HELD_BACK.inc()
-        # Spread the held-back messages of one target over one interval, so they do not all
-        # come back at the same instant.
-        return (wait_ms + self.spread() * step_ms) / 1000
+        return (wait_ms + self.spread() * step_ms * self._backlog(target_id, step_ms)) / 1000
+
+    def _backlog(self, target_id: str, step_ms: int) -> int:
+        """How many intervals to spread this hold over: the holds for the target since holds
+        began arriving less than one interval apart (a backlog), capped."""
+        now = self.clock()
+        last, count = self._held.get(target_id, (now, 0))
+        if now - last > step_ms / 1000:
+            count = 0  # the last backlog drained
+        count += 1
+        self._held[target_id] = (now, count)
+        if len(self._held) > 10_000:
+            self._held.clear()
+        return min(count, MAX_SPREAD_INTERVALS)
 
     def _take_local(self, target_id: str, step_ms: int) -> int:
         now = int(self.clock() * 1000)

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
 from typing import Any
 
 from sqlalchemy import and_, bindparam, select, text, update
@@ -73,9 +74,10 @@ async def note_outcomes(
 ) -> list[Row[Any]]:
     """Applies the reports in time order, then disables the reported targets whose streak is
     older than `disable_after_s` (0: never). Returns the targets this call disabled."""
-    for outcome in sorted(outcomes, key=lambda o: o.at):
-        params = {"target_id": outcome.target_id, "tenant_id": outcome.tenant_id, "at": outcome.at}
-        await conn.execute(_END_STREAK if outcome.succeeded else _START_STREAK, params)
+    # In time order, each run of successes (or of failures) as one batched statement.
+    for succeeded, run in groupby(sorted(outcomes, key=lambda o: o.at), key=lambda o: o.succeeded):
+        params = [{"target_id": o.target_id, "tenant_id": o.tenant_id, "at": o.at} for o in run]
+        await conn.execute(_END_STREAK if succeeded else _START_STREAK, params)
     failed = sorted({o.target_id for o in outcomes if not o.succeeded})
     if disable_after_s <= 0 or not failed:
         return []
