@@ -75,11 +75,13 @@ def test_the_grpc_twins(stack: Stack, tenant: TenantKey) -> None:
     metadata = (("authorization", f"Bearer {tenant.api_key}"),)
     with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
         api = gateway_pb2_grpc.NotificationServiceStub(channel)
-        found = api.GetWebhookRetrySchedule(gateway_pb2.GetWebhookRetryScheduleRequest(), metadata=metadata, timeout=10)
+        found = api.GetWebhookRetrySchedule(
+            gateway_pb2.GetWebhookRetryScheduleRequest(), metadata=metadata, timeout=10
+        ).schedule
         assert list(found.delays_s) == [0.2, 0.4] and not found.custom
         stored = api.SetWebhookRetrySchedule(
             gateway_pb2.SetWebhookRetryScheduleRequest(delays_s=[5, 50]), metadata=metadata, timeout=10
-        )
+        ).schedule
         assert list(stored.delays_s) == [5, 50] and stored.custom and stored.max_attempts == 3
         with pytest.raises(grpc.RpcError) as refused:
             api.SetWebhookRetrySchedule(

@@ -261,20 +261,22 @@ class SubscriptionGrpc:
 
     async def GetWebhookRetrySchedule(
         self, request: gateway_pb2.GetWebhookRetryScheduleRequest, context: Context
-    ) -> gateway_pb2.WebhookRetrySchedule:
+    ) -> gateway_pb2.GetWebhookRetryScheduleResponse:
         principal = await self._principal(context)
         try:
-            return await self.subscriptions.retry_schedule(principal.tenant_id)
+            schedule = await self.subscriptions.retry_schedule(principal.tenant_id)
         except GatewayError as error:
             await self._fail(context, error)
+        return gateway_pb2.GetWebhookRetryScheduleResponse(schedule=schedule)
 
     async def SetWebhookRetrySchedule(
         self, request: gateway_pb2.SetWebhookRetryScheduleRequest, context: Context
-    ) -> gateway_pb2.WebhookRetrySchedule:
+    ) -> gateway_pb2.SetWebhookRetryScheduleResponse:
         principal = await self._principal(context)
         try:
-            return await self.subscriptions.set_retry_schedule(
+            schedule = await self.subscriptions.set_retry_schedule(
                 principal.tenant_id, list(request.delays_s), list(request.retry_statuses)
             )
         except GatewayError as error:
             await self._fail(context, error)
+        return gateway_pb2.SetWebhookRetryScheduleResponse(schedule=schedule)

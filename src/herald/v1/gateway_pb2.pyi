@@ -29,6 +29,18 @@ class GetWebhookRetryScheduleRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class GetWebhookRetryScheduleResponse(_message.Message):
+    __slots__ = ("schedule",)
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    schedule: WebhookRetrySchedule
+    def __init__(self, schedule: _Optional[_Union[WebhookRetrySchedule, _Mapping]] = ...) -> None: ...
+
+class SetWebhookRetryScheduleResponse(_message.Message):
+    __slots__ = ("schedule",)
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    schedule: WebhookRetrySchedule
+    def __init__(self, schedule: _Optional[_Union[WebhookRetrySchedule, _Mapping]] = ...) -> None: ...
+
 class SetWebhookRetryScheduleRequest(_message.Message):
     __slots__ = ("delays_s", "retry_statuses")
     DELAYS_S_FIELD_NUMBER: _ClassVar[int]

@@ -148,12 +148,12 @@ class NotificationServiceStub:
         self.GetWebhookRetrySchedule = channel.unary_unary(
                 '/herald.v1.NotificationService/GetWebhookRetrySchedule',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.SerializeToString,
-                response_deserializer=herald_dot_v1_dot_gateway__pb2.WebhookRetrySchedule.FromString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleResponse.FromString,
                 _registered_method=True)
         self.SetWebhookRetrySchedule = channel.unary_unary(
                 '/herald.v1.NotificationService/SetWebhookRetrySchedule',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.SerializeToString,
-                response_deserializer=herald_dot_v1_dot_gateway__pb2.WebhookRetrySchedule.FromString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.FromString,
                 _registered_method=True)
 
 
@@ -429,12 +429,12 @@ def add_NotificationServiceServicer_to_server(servicer, server):
             'GetWebhookRetrySchedule': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWebhookRetrySchedule,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.FromString,
-                    response_serializer=herald_dot_v1_dot_gateway__pb2.WebhookRetrySchedule.SerializeToString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleResponse.SerializeToString,
             ),
             'SetWebhookRetrySchedule': grpc.unary_unary_rpc_method_handler(
                     servicer.SetWebhookRetrySchedule,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.FromString,
-                    response_serializer=herald_dot_v1_dot_gateway__pb2.WebhookRetrySchedule.SerializeToString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1058,7 +1058,7 @@ class NotificationService:
             target,
             '/herald.v1.NotificationService/GetWebhookRetrySchedule',
             herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.SerializeToString,
-            herald_dot_v1_dot_gateway__pb2.WebhookRetrySchedule.FromString,
+            herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -1085,7 +1085,7 @@ class NotificationService:
             target,
             '/herald.v1.NotificationService/SetWebhookRetrySchedule',
             herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.SerializeToString,
-            herald_dot_v1_dot_gateway__pb2.WebhookRetrySchedule.FromString,
+            herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -64,9 +64,9 @@ class NotificationServiceStub:
     """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
     a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
     """
-    GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]
+    GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
-    SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]
+    SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -104,9 +104,9 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
     a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
     """
-    GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]  # type: ignore[assignment]
+    GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]  # type: ignore[assignment]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
-    SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.WebhookRetrySchedule]  # type: ignore[assignment]
+    SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]  # type: ignore[assignment]
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -279,7 +279,7 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _gateway_pb2.GetWebhookRetryScheduleRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_gateway_pb2.WebhookRetrySchedule, _abc.Awaitable[_gateway_pb2.WebhookRetrySchedule]]:
+    ) -> _typing.Union[_gateway_pb2.GetWebhookRetryScheduleResponse, _abc.Awaitable[_gateway_pb2.GetWebhookRetryScheduleResponse]]:
         """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
 
     @_abc_1.abstractmethod
@@ -287,7 +287,7 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _gateway_pb2.SetWebhookRetryScheduleRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_gateway_pb2.WebhookRetrySchedule, _abc.Awaitable[_gateway_pb2.WebhookRetrySchedule]]: ...
+    ) -> _typing.Union[_gateway_pb2.SetWebhookRetryScheduleResponse, _abc.Awaitable[_gateway_pb2.SetWebhookRetryScheduleResponse]]: ...
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
