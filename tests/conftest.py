@@ -33,6 +33,8 @@ TEST_ENV = {
     "HERALD_WEBHOOK_TIMEOUT_S": "3",
     "HERALD_WEBHOOK_ACK_WAIT_S": "5",
     "HERALD_WEBHOOK_RETRY_SCHEDULE_S": "[0.2, 0.4]",
+    # A subscription target failing continuously for 3 s (not 5 days) is disabled automatically.
+    "HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S": "3",
     "HERALD_OUTBOX_SCAN_INTERVAL_S": "0.5",
     "HERALD_OUTBOX_REPUBLISH_AFTER_S": "1",
     "HERALD_SHUTDOWN_GRACE_S": "5",

@@ -98,7 +98,7 @@ def test_three_walks_then_dead_letter_one_alert_and_a_manual_retry_succeeds(
     assert alerts.wait_for(job_id), "no Slack alert"
     wait_until(lambda: False, timeout=2.5)
     slack = [a for a in alerts.slack() if job_id in a["text"]]
-    ops = [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a["entries"])]
+    ops = [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a.get("entries", []))]
     assert len(slack) == 1 and len(ops) == 1
     assert ops[0]["type"] == "herald.dead_letters" and ops[0]["source"] == "email-sender"
 

@@ -28,7 +28,7 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     assert alerts.wait_for(job_id), "operators were alerted"
 
     def ops_alerts() -> list[dict[str, object]]:
-        return [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a["entries"])]
+        return [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a.get("entries", []))]
 
     # Slack and the operational webhook are posted one after the other.
     deadline = time.monotonic() + 10
@@ -45,3 +45,32 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     assert len(receiver.for_job(job_id)) == 4, "three failed attempts, then the retried run's success"
     listed = httpx.get(f"{gateway}/admin/v1/dead-letters", headers=admin).json()["data"]
     assert job_id not in [entry["job_id"] for entry in listed]
+
+
+def test_a_job_dead_lettered_again_after_a_retry_gets_a_second_entry(
+    gateway: str, tenant: TenantKey, receiver: Receiver, operator_token: str
+) -> None:
+    """The work message carries the run, so the second dead-lettering (run 1) is stored in
+    the stream under its own message id instead of being dropped as a duplicate of run 0."""
+    receiver.behaviour.status = 503
+    sent = httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": 2}}, headers=tenant.headers)
+    job_id = sent.json()["id"]
+    assert wait_for_status(gateway, tenant, job_id, timeout=60)["status"] == "failed"
+    assert httpx.post(f"{gateway}/v1/jobs/{job_id}/retry", headers=tenant.headers).status_code == 202
+    assert receiver.wait_for(job_id, 4)
+    job = wait_for_status(gateway, tenant, job_id, timeout=60)
+    assert job["status"] == "failed" and job["run"] == 1
+
+    admin = {"authorization": f"Bearer {operator_token}"}
+    listed = httpx.get(
+        f"{gateway}/admin/v1/dead-letters",
+        params={"include_retried": "true", "tenant_id": tenant.tenant_id},
+        headers=admin,
+    ).json()["data"]
+    entries = sorted((e for e in listed if e["job_id"] == job_id), key=lambda e: e["run"])
+    assert [e["run"] for e in entries] == [0, 1], "two dead-letter entries, one per run"
+    assert entries[0]["stream_sequence"] != entries[1]["stream_sequence"], "two messages in the stream"
+    assert entries[0]["retried_at"] is not None and entries[1]["retried_at"] is None
+    detail = httpx.get(f"{gateway}/admin/v1/dead-letters/{job_id}", headers=admin).json()
+    assert detail["run"] == 1 and detail["payload"] is not None, "the second entry's work message is in the stream"
+    assert detail["payload"]["run"] == 1

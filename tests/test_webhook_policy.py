@@ -1,5 +1,5 @@
-"""Outbound webhook policy, end to end: private and metadata targets are refused at
-send time without a packet sent, 4xx fails at once, 5xx is retried on the schedule
+"""Outbound webhook policy, end to end: private and metadata targets are refused when
+submitted, 4xx fails at once, 5xx is retried on the schedule
 (compressed in tests) and then fails, a 2xx after failures delivers."""
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ from tests.support.receiver import Receiver
 @pytest.mark.parametrize(
     "url", ["http://10.0.0.1/hook", "http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/"]
 )
-def test_non_public_targets_are_refused_at_send_time(gateway: str, tenant: TenantKey, url: str) -> None:
+def test_non_public_targets_are_refused_when_submitted(gateway: str, tenant: TenantKey, url: str) -> None:
+    """The send-time refusal of the same targets: tests/test_webhook_submit_guard.py and
+    tests/webhooks/test_refused_targets.py."""
     sent = httpx.post(f"{gateway}/v1/webhooks", json={"url": url, "payload": 1}, headers=tenant.headers)
-    assert sent.status_code == 202
-    job = wait_for_status(gateway, tenant, sent.json()["id"])
-    assert job["status"] == "failed"
-    assert job["attempt_count"] == 1, "refused targets are not retried"
-    assert job["attempts"][0]["outcome"] == "permanent_failure"
-    assert "10.0.0.1" not in (job["last_error"] or "") or "private" in job["last_error"]
+    assert sent.status_code == 422, sent.text
+    assert sent.headers["content-type"].startswith("application/problem+json")
+    assert "10.0.0.1" not in sent.json()["detail"] or "private" in sent.json()["detail"]
 
 
 @pytest.mark.parametrize(("status", "attempts"), [(400, 1), (410, 1), (503, 3)])

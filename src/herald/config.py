@@ -90,8 +90,16 @@ class Settings(BaseSettings):
     # Targets on loopback addresses are refused unless this is set (`herald up` sets it).
     webhook_allow_loopback: bool = False
     # Operator allow-list for targets that would otherwise be refused as non-public:
-    # CIDRs, addresses, host names or *.suffix, separated by commas or spaces.
+    # CIDRs, addresses, host names or *.suffix, separated by commas or spaces. Applied when
+    # a URL is submitted (gateway) and again when connecting (webhook-sender).
     target_allow: str = ""
+    # A subscription target whose every delivery failed for this long (no success since the
+    # first failure of the streak) is disabled automatically, with an operational event;
+    # 0 never disables.
+    webhook_target_disable_after_s: float = Field(default=5 * 24 * 3600, ge=0)
+    # How long the webhook-sender keeps a target's rate limit and a tenant's retry schedule
+    # (changes also evict them at once through the ledger's change notifications).
+    webhook_config_cache_ttl_s: float = Field(default=30.0, ge=0)
 
     email_concurrency: int = Field(default=5, ge=1, le=1000)
     # One email attempt is a walk over the tenant's providers; these are the delays

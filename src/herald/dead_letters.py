@@ -23,6 +23,8 @@ in the ledger through `ledger_mailer`), rate-limited per process: the first dead
 once; any that follow within `window_s` wait and go out together as one summary at the
 end of the window (counts by channel and tenant, the first few jobs). A failed alert is
 logged and counted, never retried in a loop. Posting needs httpx (both senders have it).
+`Alerter.announce` sends other operational events (a webhook target disabled automatically)
+to the same destinations, at once.
 """
 
 from __future__ import annotations
@@ -281,8 +283,26 @@ class Alerter:
         }
         return text, payload
 
+    def announce(self, kind: str, summary: str, details: dict[str, Any]) -> None:
+        """Another operational event on the same destinations, sent at once (not batched:
+        these are rare, e.g. a webhook target disabled automatically). The operational
+        webhook receives `{"type": "herald.<kind>", "source": ..., "summary": ..., **details}`.
+        Never blocks and never raises."""
+        if not self.enabled:
+            return
+        text = f":warning: Herald ({self.source}): {summary}"
+        payload = {"type": f"herald.{kind}", "source": self.source, "summary": summary, **details}
+        task = asyncio.create_task(self._post_both(text, payload, kind))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
     async def _send(self, entries: list[common_pb2.DeadLetter], count: int) -> None:
         text, payload = self.body(entries, count)
+        await self._post_both(text, payload, "dead_letters", count)
+        if self.mails:
+            await self._send_mail(entries, count)
+
+    async def _post_both(self, text: str, payload: dict[str, Any], kind: str, count: int = 1) -> None:
         targets = [("slack", self.slack_url, {"text": text}), ("webhook", self.webhook_url, payload)]
         for destination, url, body in targets:
             if not url:
@@ -292,13 +312,12 @@ class Alerter:
             except Exception as error:
                 ALERTS.labels(destination, "failed").inc()
                 log.warning(
-                    "dead-letter alert not delivered", extra={"destination": destination, "error": type(error).__name__}
+                    "operator alert not delivered",
+                    extra={"kind": kind, "destination": destination, "error": type(error).__name__},
                 )
             else:
                 ALERTS.labels(destination, "sent").inc()
-                log.info("dead-letter alert sent", extra={"destination": destination, "count": count})
-        if self.mails:
-            await self._send_mail(entries, count)
+                log.info("operator alert sent", extra={"kind": kind, "destination": destination, "count": count})
 
     def mail_body(self, entries: list[common_pb2.DeadLetter], count: int) -> tuple[str, str]:
         """The subject and text of the alert email for these entries."""

@@ -25,6 +25,9 @@ class Behaviour:
     first_delay: dict[str, float] = field(default_factory=dict)
     # (path suffix, seconds): every request whose path ends so waits that long.
     delay_path: tuple[str, float] | None = None
+    # What every answer carries besides the status.
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b"ok"
 
 
 class Receiver:
@@ -54,11 +57,14 @@ class Receiver:
                 if delay:
                     time.sleep(delay)
                 status = receiver.behaviour.status
+                answer = receiver.behaviour.body
                 try:
                     self.send_response(status)
-                    self.send_header("content-length", "2")
+                    for name, value in receiver.behaviour.headers.items():
+                        self.send_header(name, value)
+                    self.send_header("content-length", str(len(answer)))
                     self.end_headers()
-                    self.wfile.write(b"ok")
+                    self.wfile.write(answer)
                 except OSError:
                     pass  # the sender went away mid-answer (the SIGKILL test)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from herald_webhook_sender.target_guard import AllowList, TargetGuard, TargetRefused
 
+from herald.webhooks.target_guard import AllowList, TargetGuard, TargetRefused
 from tests.webhooks.local_servers import LocalServer, StandInDNS, make_authority, server_pair
 
 PUBLIC = "93.184.215.14"

@@ -9,7 +9,8 @@ from email.utils import format_datetime
 
 import httpx
 import pytest
-from herald_webhook_sender.retry_policy import (
+
+from herald.webhooks.retry_policy import (
     DEFAULT_SCHEDULE_S,
     RetryPolicy,
     Verdict,
@@ -22,7 +23,7 @@ from herald_webhook_sender.retry_policy import (
     retry_status_problems,
     schedule_problems,
 )
-from herald_webhook_sender.target_guard import NAME_NOT_PUBLIC, Problem, TargetRefused
+from herald.webhooks.target_guard import NAME_NOT_PUBLIC, Problem, TargetRefused
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 HOUR = 3600.0
@@ -155,7 +156,7 @@ def test_permanent_failures_do_not_wait() -> None:
         (httpx.ReadError("reset"), Verdict.RETRY, "network"),
         (httpx.RemoteProtocolError("garbage"), Verdict.RETRY, "protocol"),
         (ConnectionResetError(), Verdict.RETRY, "other"),
-        (TargetRefused(Problem("non_public", NAME_NOT_PUBLIC)), Verdict.FAILED, "target_refused"),
+        (TargetRefused(Problem("non_public", NAME_NOT_PUBLIC)), Verdict.FAILED, "refused_by_guard"),
         (httpx.UnsupportedProtocol("ws"), Verdict.FAILED, "invalid_url"),
         (httpx.InvalidURL("bad"), Verdict.FAILED, "invalid_url"),
     ],

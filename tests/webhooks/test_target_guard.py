@@ -7,14 +7,14 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
-from herald_webhook_sender.target_guard import (
+
+from herald.webhooks.target_guard import (
     NAME_NOT_PUBLIC,
     AllowList,
     TargetGuard,
     literal_address,
     non_public_category,
 )
-
 from tests.webhooks.local_servers import StandInDNS
 
 REFUSED = [

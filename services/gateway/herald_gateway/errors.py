@@ -104,3 +104,9 @@ class NotRetryable(GatewayError):
     status = 409
     title = "Only a failed job can be retried"
     kind = "not-retryable"
+
+
+class TargetDisabled(GatewayError):
+    status = 409
+    title = "The webhook target is disabled"
+    kind = "target-disabled"

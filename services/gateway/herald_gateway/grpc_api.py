@@ -32,6 +32,7 @@ from herald_gateway.errors import (
     QuotaExceeded,
     RateLimited,
     SenderDomainUnverified,
+    TargetDisabled,
     Unauthenticated,
 )
 from herald_gateway.grpc_subscriptions import SubscriptionGrpc
@@ -59,7 +60,7 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, Invalid):
         await abort_invalid(context, error.violations)
-    if isinstance(error, SenderDomainUnverified | NotRetryable | ProviderRefused | InvalidCredential):
+    if isinstance(error, SenderDomainUnverified | NotRetryable | ProviderRefused | InvalidCredential | TargetDisabled):
         await abort_failed_precondition(context, error.detail)
     if isinstance(error, NotFound):
         await abort_not_found(context, error.detail.removesuffix(" not found"))

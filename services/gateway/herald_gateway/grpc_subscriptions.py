@@ -3,13 +3,14 @@ and /v1/webhooks/{targets,filters,subscriptions}, over the same `Subscriptions` 
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
 from herald.v1 import common_pb2, gateway_pb2, ledger_pb2
 from herald_gateway.auth import Principal
-from herald_gateway.errors import GatewayError
+from herald_gateway.errors import GatewayError, Invalid
 from herald_gateway.handlers import Handlers
 from herald_gateway.subscriptions import EventInput, Subscriptions
 
@@ -34,7 +35,7 @@ class SubscriptionGrpc:
     @property
     def subscriptions(self) -> Subscriptions:
         if self._subscriptions is None:
-            self._subscriptions = Subscriptions(self.handlers.ledger, self.handlers.router)
+            self._subscriptions = Subscriptions(self.handlers.ledger, self.handlers.router, self.handlers.target_check)
         return self._subscriptions
 
     async def PublishEvent(
@@ -240,3 +241,42 @@ class SubscriptionGrpc:
         except GatewayError as error:
             await self._fail(context, error)
         return gateway_pb2.NotificationServiceDeleteSubscriptionResponse()
+
+    async def RecoverWebhookTarget(
+        self, request: gateway_pb2.RecoverWebhookTargetRequest, context: Context
+    ) -> gateway_pb2.RecoverWebhookTargetResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        try:
+            if not request.HasField("since"):
+                raise Invalid([("since", "is required")])
+            job_ids = await self.subscriptions.recover_target(
+                principal.tenant_id, request.target_id, request.since.ToDatetime(tzinfo=UTC)
+            )
+        except GatewayError as error:
+            await self._fail(context, error)
+        return gateway_pb2.RecoverWebhookTargetResponse(job_ids=job_ids)
+
+    # Retry schedule
+
+    async def GetWebhookRetrySchedule(
+        self, request: gateway_pb2.GetWebhookRetryScheduleRequest, context: Context
+    ) -> gateway_pb2.GetWebhookRetryScheduleResponse:
+        principal = await self._principal(context)
+        try:
+            schedule = await self.subscriptions.retry_schedule(principal.tenant_id)
+        except GatewayError as error:
+            await self._fail(context, error)
+        return gateway_pb2.GetWebhookRetryScheduleResponse(schedule=schedule)
+
+    async def SetWebhookRetrySchedule(
+        self, request: gateway_pb2.SetWebhookRetryScheduleRequest, context: Context
+    ) -> gateway_pb2.SetWebhookRetryScheduleResponse:
+        principal = await self._principal(context)
+        try:
+            schedule = await self.subscriptions.set_retry_schedule(
+                principal.tenant_id, list(request.delays_s), list(request.retry_statuses)
+            )
+        except GatewayError as error:
+            await self._fail(context, error)
+        return gateway_pb2.SetWebhookRetryScheduleResponse(schedule=schedule)

@@ -40,6 +40,7 @@ from herald_gateway.errors import (
     SenderDomainUnverified,
     Unavailable,
 )
+from herald_gateway.target_check import TargetCheck
 
 MAX_URL_LENGTH = 2048
 MAX_HEADERS = 50
@@ -251,9 +252,13 @@ class Handlers:
             max_concurrent=2,
         )
         self.dead_letter_reader = dead_letter_reader
+        # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
+        self.target_check: TargetCheck | None = None
 
     async def send_webhook(self, principal: Principal, item: WebhookInput) -> Submitted:
         problems = validate_webhook(item)
+        if not problems and self.target_check is not None:
+            problems = await self.target_check.problems(item.url)
         if problems:
             raise Invalid(problems)
         submission = router_pb2.Submission(

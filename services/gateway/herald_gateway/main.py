@@ -16,6 +16,7 @@ from herald_gateway.http.middleware import MAX_REQUEST_BYTES
 from herald_gateway.idempotency import Idempotency
 from herald_gateway.invalidation import Bus, flush_uses_periodically, follow_changes
 from herald_gateway.rate_limit import RateLimiter
+from herald_gateway.target_check import TargetCheck
 
 
 async def build(runtime: ServiceRuntime) -> None:
@@ -31,6 +32,7 @@ async def build(runtime: ServiceRuntime) -> None:
         email_sender_pb2_grpc.EmailSenderServiceStub(email_sender_channel),
         bus.read_dead_letter,
     )
+    handlers.target_check = TargetCheck.from_settings(settings)
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)

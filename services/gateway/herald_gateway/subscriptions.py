@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 import grpc
 
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
+from herald.config import get_settings
+from herald.ids import parse_id
+from herald.v1 import common_pb2, gateway_pb2, ledger_pb2, ledger_pb2_grpc, router_pb2, router_pb2_grpc
+from herald.webhooks.retry_policy import retry_status_problems, schedule_problems
 from herald_gateway.auth import Principal
-from herald_gateway.errors import Invalid, NotFound, QuotaExceeded
+from herald_gateway.errors import Invalid, NotFound, QuotaExceeded, TargetDisabled
 from herald_gateway.handlers import MAX_BODY_BYTES, WebhookInput, _translate, validate_webhook
+from herald_gateway.target_check import TargetCheck
 
 # Dot-separated tokens of letters, digits, "_" and "-": `orders.created.v1`.
 EVENT_TYPE = re.compile(r"^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$")
 MAX_EVENT_TYPE = 255
 MAX_EVENT_TYPES = 100
+# A recovery runs at most this many batches (of up to 1000 failed deliveries each).
+MAX_RECOVER_ROUNDS = 20
 
 
 def event_type_ok(value: str) -> bool:
@@ -42,6 +49,15 @@ def event_types_problems(types: list[str]) -> list[tuple[str, str]]:
     ]
 
 
+def _schedule_view(settings: ledger_pb2.WebhookSettings) -> gateway_pb2.WebhookRetrySchedule:
+    """The schedule in effect: the tenant's own, or the operator's default."""
+    delays = list(settings.retry_schedule_s) or list(get_settings().webhook_retry_schedule_s)
+    statuses = list(settings.retry_statuses) or list(get_settings().webhook_retry_statuses)
+    return gateway_pb2.WebhookRetrySchedule(
+        delays_s=delays, retry_statuses=statuses, custom=bool(settings.retry_schedule_s), max_attempts=len(delays) + 1
+    )
+
+
 def target_problems(url: str, headers: dict[str, str]) -> list[tuple[str, str]]:
     """The same URL and header rules as a direct webhook (POST /v1/webhooks)."""
     return validate_webhook(WebhookInput(url=url, body=b"", headers=headers))
@@ -57,15 +73,22 @@ class EventInput:
 
 class Subscriptions:
     def __init__(
-        self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, router: router_pb2_grpc.RouterServiceAsyncStub
+        self,
+        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        router: router_pb2_grpc.RouterServiceAsyncStub,
+        target_check: TargetCheck | None = None,
     ) -> None:
         self.ledger = ledger
         self.router = router
+        self.target_check = target_check
+
+    async def _url_problems(self, url: str) -> list[tuple[str, str]]:
+        return await self.target_check.problems(url) if self.target_check is not None else []
 
     # Targets
 
     async def create_target(self, tenant_id: str, target: common_pb2.WebhookTarget) -> common_pb2.WebhookTarget:
-        problems = target_problems(target.url, dict(target.headers))
+        problems = target_problems(target.url, dict(target.headers)) or await self._url_problems(target.url)
         if problems:
             raise Invalid(problems)
         target.tenant_id = tenant_id
@@ -102,6 +125,8 @@ class Subscriptions:
         url = request.url if request.HasField("url") else current.url
         headers = dict(request.headers) if request.replace_headers else {}
         problems = target_problems(url, headers)
+        if not problems and request.HasField("url"):
+            problems = await self._url_problems(url)
         if problems:
             raise Invalid(problems)
         request.tenant_id = tenant_id
@@ -119,6 +144,63 @@ class Subscriptions:
             )
         except grpc.aio.AioRpcError as error:
             raise _translate(error, "target") from error
+
+    async def recover_target(self, tenant_id: str, target_id: str, since: datetime) -> list[str]:
+        """Runs the target's FAILED deliveries since `since` again, each from PENDING with a
+        fresh attempt budget, exactly as POST /v1/jobs/{id}/retry does. The target must be
+        enabled (409 otherwise). Returns the jobs run again, oldest failure first."""
+        if parse_id(target_id) is None:
+            raise NotFound("target not found")
+        recovered: list[str] = []
+        seen: set[str] = set()
+        for _ in range(MAX_RECOVER_ROUNDS):
+            request = ledger_pb2.ListTargetFailuresRequest(tenant_id=tenant_id, target_id=target_id)
+            request.since.FromDatetime(since)
+            try:
+                failures = await self.ledger.ListTargetFailures(request)
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                    raise TargetDisabled(error.details() or "the target is disabled") from error
+                raise _translate(error, "target") from error
+            batch = [job_id for job_id in failures.job_ids if job_id not in seen]
+            if not batch:
+                break
+            seen.update(batch)
+            try:
+                retried = await self.router.RetryJobs(
+                    router_pb2.RouterServiceRetryJobsRequest(tenant_id=tenant_id, job_ids=batch)
+                )
+            except grpc.aio.AioRpcError as error:
+                raise _translate(error, "deliveries") from error
+            recovered.extend(o.job_id for o in retried.outcomes if o.retried)
+        return recovered
+
+    # Retry schedule
+
+    async def retry_schedule(self, tenant_id: str) -> gateway_pb2.WebhookRetrySchedule:
+        try:
+            found = await self.ledger.GetWebhookSettings(ledger_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id))
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "webhook settings") from error
+        return _schedule_view(found.settings)
+
+    async def set_retry_schedule(
+        self, tenant_id: str, delays_s: list[float], retry_statuses: list[int]
+    ) -> gateway_pb2.WebhookRetrySchedule:
+        """Empty delays: back to the operator's default. Bounded (see retry_policy)."""
+        problems = [("delays_s", why) for why in schedule_problems(delays_s)] if delays_s else []
+        problems += [("retry_statuses", why) for why in retry_status_problems(retry_statuses)]
+        if problems:
+            raise Invalid(problems)
+        request = ledger_pb2.SetWebhookSettingsRequest(
+            tenant_id=tenant_id,
+            settings=ledger_pb2.WebhookSettings(retry_schedule_s=delays_s, retry_statuses=retry_statuses),
+        )
+        try:
+            stored = await self.ledger.SetWebhookSettings(request)
+        except grpc.aio.AioRpcError as error:
+            raise _translate(error, "webhook settings") from error
+        return _schedule_view(stored.settings)
 
     # Filters
 

@@ -94,6 +94,9 @@ def attempt_to_proto(row: Row[Any]) -> common_pb2.Attempt:
         provider_id=row.provider_id or "",
         provider_message_id=row.provider_message_id or "",
         walk=row.walk or 0,
+        error_class=row.error_class or "",
+        response_headers=row.response_headers or {},
+        response_excerpt=row.response_excerpt or "",
     )
 
 

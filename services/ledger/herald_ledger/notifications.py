@@ -23,6 +23,8 @@ WEBHOOK_SECRETS = "webhook_secrets"
 PROVIDERS = "providers"
 # A tenant's webhook targets, filters or subscriptions changed: routers reload its fan-out cache.
 SUBSCRIPTIONS = "subscriptions"
+# A tenant's webhook delivery settings (retry schedule) changed: webhook-senders drop their copy.
+WEBHOOK_SETTINGS = "webhook_settings"
 # A tenant's inbound webhook verification material changed: verifiers drop their cached keys.
 INBOUND = "inbound"
 

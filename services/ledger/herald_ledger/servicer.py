@@ -33,6 +33,7 @@ from herald_ledger.rpc.inbound import InboundRpcs
 from herald_ledger.rpc.platform_email import PlatformEmailRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
+from herald_ledger.rpc.target_health import TargetHealthRpcs
 from herald_ledger.store import idempotency as idempotency_store
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store import tenants as tenant_store
@@ -80,6 +81,7 @@ class LedgerServicer(
     DeliveryRpcs,
     DomainRpcs,
     SubscriptionRpcs,
+    TargetHealthRpcs,
     InboundRpcs,
     PlatformEmailRpcs,
     ledger_pb2_grpc.LedgerServiceServicer,
@@ -300,6 +302,9 @@ class LedgerServicer(
                     job_error=item.error or None,
                     dead_lettered=item.dead_lettered,
                     dead_letter_sequence=item.dead_letter_sequence or None,
+                    error_class=item.attempt.error_class or None,
+                    response_headers=dict(item.attempt.response_headers) or None,
+                    response_excerpt=item.attempt.response_excerpt or None,
                 )
             )
         async with self.engine.begin() as conn:

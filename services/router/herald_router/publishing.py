@@ -51,6 +51,7 @@ def work_message(subjects: Subjects, job: common_pb2.Job, payload_object: str = 
             ordering_key=job.ordering_key,
             target_id=job.target_id,
             payload_object=payload_object,
+            run=job.run,
         )
         if payload_object:
             delivery.request.body = b""

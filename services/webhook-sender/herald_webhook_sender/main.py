@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import grpc
 import orjson
 from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.errors import BucketNotFoundError
+from nats.js.kv import KeyValue
 
 from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
 from herald.bus.streams import ensure_streams
 from herald.bus.subjects import Subjects, WorkClass
+from herald.config import Settings
 from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.client import open_channel
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import ledger_pb2_grpc, webhook_sender_pb2, webhook_sender_pb2_grpc
+from herald_webhook_sender.pacing import STATE_TTL_S, Pacer
 from herald_webhook_sender.signing import Signer
 from herald_webhook_sender.worker import WebhookWorker
+
+log = logging.getLogger("herald.webhook_sender")
 
 
 class WebhookSenderServicer(webhook_sender_pb2_grpc.WebhookSenderServiceServicer):
@@ -66,7 +74,13 @@ async def build(runtime: ServiceRuntime) -> None:
         email_to=settings.alert_email_recipients(),
         mail=ledger_mailer(ledger),
     )
-    worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter)
+    worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter, Pacer(await pacing_state(js, settings)))
+
+    async def on_config_change(message: Msg) -> None:
+        worker.config.forget(str(orjson.loads(message.data).get("tenant_id", "")))
+
+    for topic in ("subscriptions", "webhook_settings"):
+        await nc.subscribe(Subjects(settings.bus_prefix).control(topic), cb=on_config_change)
     webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(
         WebhookSenderServicer(worker), runtime.grpc.server
     )
@@ -80,6 +94,22 @@ async def build(runtime: ServiceRuntime) -> None:
         await channel.close()
 
     runtime.on_stop(close)
+
+
+async def pacing_state(js: JetStreamContext, settings: Settings) -> KeyValue | None:
+    """The KV bucket targets' rate limits are paced in (shared by every replica); None when
+    it cannot be opened, and each replica paces on its own (see herald_webhook_sender.pacing)."""
+    bucket = settings.stream_name("target_pace")
+    try:
+        try:
+            return await js.key_value(bucket)
+        except BucketNotFoundError:
+            return await js.create_key_value(
+                bucket=bucket, history=1, ttl=STATE_TTL_S, replicas=settings.stream_replicas
+            )
+    except Exception as error:
+        log.warning("target pacing bucket unavailable; pacing per replica", extra={"error": repr(error)})
+        return None
 
 
 def run() -> None:

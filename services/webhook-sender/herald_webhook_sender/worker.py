@@ -21,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from nats.aio.msg import Msg
@@ -36,10 +38,13 @@ from herald.config import Settings
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, WEBHOOK_PROVIDER, label, observe_finished
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc, webhook_sender_pb2
+from herald.webhooks.retry_policy import RetryPolicy, Verdict, attempt_error_class, decide
+from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.client import call_receiver
-from herald_webhook_sender.retry_policy import RetryPolicy, Verdict, decide
+from herald_webhook_sender.pacing import Pacer
 from herald_webhook_sender.signing import Signer
-from herald_webhook_sender.target_guard import AllowList, TargetGuard
+from herald_webhook_sender.target_health import TargetHealth
+from herald_webhook_sender.tenant_config import TenantConfig
 
 log = logging.getLogger("herald.webhook_sender")
 _tracer = trace.get_tracer("herald.webhook_sender")
@@ -72,6 +77,7 @@ class WebhookWorker:
         signer: Signer,
         js: JetStreamContext,
         alerter: dead_letters.Alerter,
+        pacer: Pacer | None = None,
     ) -> None:
         self.settings = settings
         self.js = js
@@ -105,6 +111,10 @@ class WebhookWorker:
         self._slots = asyncio.Semaphore(settings.webhook_concurrency)
         # Jobs taken from the bus and not yet finished.
         self._window = asyncio.Semaphore(settings.webhook_concurrency * WINDOW_PER_SLOT)
+        # Targets' rate limits, tenants' retry schedules, targets' failing streaks.
+        self.pacer = pacer or Pacer(None)
+        self.config = TenantConfig(ledger, self.policy, settings.webhook_config_cache_ttl_s)
+        self.health = TargetHealth(ledger, alerter, settings.webhook_target_disable_after_s)
 
     async def run(self, stopping: asyncio.Event) -> None:
         stop = asyncio.create_task(stopping.wait())
@@ -138,6 +148,8 @@ class WebhookWorker:
             except Exception:
                 log.error("unreadable work message dropped", extra={"subject": message.subject})
                 await message.term()
+                return
+            if delivery.target_id and await self._held_back(message, delivery):
                 return
             try:
                 start = await self.starter.submit(delivery.job_id)
@@ -178,6 +190,16 @@ class WebhookWorker:
             acquiring.cancel()
             raise
 
+    async def _held_back(self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery) -> bool:
+        """The target's rate limit: a delivery whose turn has not come goes back to the bus
+        until it has (NAK with delay), before it starts, so it is no attempt at all."""
+        limit = await self.config.rate_limit(delivery.tenant_id, delivery.target_id)
+        wait_s = await self.pacer.take(delivery.target_id, limit) if limit else 0.0
+        if wait_s > 0:
+            await message.nak(delay=wait_s)
+            return True
+        return False
+
     async def _deliver(self, message: Msg, delivery: webhook_sender_pb2.WebhookDelivery, previous: int) -> None:
         self.counters.in_flight += 1
         try:
@@ -201,13 +223,14 @@ class WebhookWorker:
             finally:
                 self._slots.release()
             attempt_number = previous + 1
+            policy = await self.config.policy(delivery.tenant_id)
             if result.status_code is not None:
                 decision = decide(
-                    self.policy, attempt_number, status_code=result.status_code, retry_after=result.retry_after
+                    policy, attempt_number, status_code=result.status_code, retry_after=result.retry_after
                 )
             else:
                 assert result.error is not None
-                decision = decide(self.policy, attempt_number, error=result.error)
+                decision = decide(policy, attempt_number, error=result.error)
             outcome = OUTCOMES[decision.verdict]
             DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
             DELIVERIES.labels("webhook", label(common_pb2.AttemptOutcome.Name(outcome)), WEBHOOK_PROVIDER).inc()
@@ -222,6 +245,9 @@ class WebhookWorker:
                 status_code=result.status_code or 0,
                 duration_ms=result.duration_ms,
                 error="" if decision.verdict is Verdict.DELIVERED else decision.reason,
+                error_class=attempt_error_class(result.status_code, result.error),
+                response_headers=result.response_headers,
+                response_excerpt=result.response_excerpt,
             )
             attempt.started_at.FromDatetime(result.started_at)
             job_error = decision.reason if next_status == common_pb2.JOB_STATUS_FAILED else ""
@@ -235,7 +261,7 @@ class WebhookWorker:
                     channel=common_pb2.CHANNEL_WEBHOOK,
                     error=decision.reason,
                     attempts=attempt_number,
-                    run=0,
+                    run=delivery.run,
                     work_message=message.data,
                     work_subject=message.subject,
                 )
@@ -273,8 +299,22 @@ class WebhookWorker:
                 await self.payloads.delete(delivery.payload_object)
             if decision.verdict is Verdict.GONE and delivery.target_id:
                 await self._disable_target(delivery, decision.reason)
+            elif delivery.target_id:
+                self._background(
+                    self.health.report(
+                        delivery.tenant_id,
+                        delivery.target_id,
+                        decision.verdict is Verdict.DELIVERED,
+                        result.started_at,
+                    )
+                )
         finally:
             self.counters.in_flight -= 1
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _disable_target(self, delivery: webhook_sender_pb2.WebhookDelivery, reason: str) -> None:
         """410 Gone: the receiver says the endpoint is gone for good, so the target stops

@@ -214,7 +214,14 @@ class Job(_message.Message):
     def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ..., run: _Optional[int] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., target_id: _Optional[str] = ..., provider_delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_event_id: _Optional[str] = ...) -> None: ...
 
 class Attempt(_message.Message):
-    __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at", "provider_id", "provider_message_id", "walk")
+    __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at", "provider_id", "provider_message_id", "walk", "error_class", "response_headers", "response_excerpt")
+    class ResponseHeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +233,9 @@ class Attempt(_message.Message):
     PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     WALK_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CLASS_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_HEADERS_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_EXCERPT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     number: int
     target: str
@@ -237,7 +247,10 @@ class Attempt(_message.Message):
     provider_id: str
     provider_message_id: str
     walk: int
-    def __init__(self, job_id: _Optional[str] = ..., number: _Optional[int] = ..., target: _Optional[str] = ..., outcome: _Optional[_Union[AttemptOutcome, str]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., error: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., walk: _Optional[int] = ...) -> None: ...
+    error_class: str
+    response_headers: _containers.ScalarMap[str, str]
+    response_excerpt: str
+    def __init__(self, job_id: _Optional[str] = ..., number: _Optional[int] = ..., target: _Optional[str] = ..., outcome: _Optional[_Union[AttemptOutcome, str]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., error: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., walk: _Optional[int] = ..., error_class: _Optional[str] = ..., response_headers: _Optional[_Mapping[str, str]] = ..., response_excerpt: _Optional[str] = ...) -> None: ...
 
 class DeadLetter(_message.Message):
     __slots__ = ("job_id", "tenant_id", "channel", "error", "dead_lettered_at", "attempts", "work_message", "work_subject", "stream_sequence", "retried_at", "run")
@@ -485,7 +498,7 @@ class WebhookSecretStatus(_message.Message):
     def __init__(self, exists: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rotated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WebhookTarget(_message.Message):
-    __slots__ = ("id", "tenant_id", "url", "description", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "created_at", "updated_at")
+    __slots__ = ("id", "tenant_id", "url", "description", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "created_at", "updated_at", "failing_since")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -503,6 +516,7 @@ class WebhookTarget(_message.Message):
     DISABLED_REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FAILING_SINCE_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     url: str
@@ -513,7 +527,8 @@ class WebhookTarget(_message.Message):
     disabled_reason: str
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    failing_since: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failing_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class EventFilter(_message.Message):
     __slots__ = ("id", "tenant_id", "description", "event_types", "created_at", "updated_at")

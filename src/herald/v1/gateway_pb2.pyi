@@ -11,6 +11,56 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class RecoverWebhookTargetRequest(_message.Message):
+    __slots__ = ("target_id", "since")
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    since: _timestamp_pb2.Timestamp
+    def __init__(self, target_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RecoverWebhookTargetResponse(_message.Message):
+    __slots__ = ("job_ids",)
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetWebhookRetryScheduleRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetWebhookRetryScheduleResponse(_message.Message):
+    __slots__ = ("schedule",)
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    schedule: WebhookRetrySchedule
+    def __init__(self, schedule: _Optional[_Union[WebhookRetrySchedule, _Mapping]] = ...) -> None: ...
+
+class SetWebhookRetryScheduleResponse(_message.Message):
+    __slots__ = ("schedule",)
+    SCHEDULE_FIELD_NUMBER: _ClassVar[int]
+    schedule: WebhookRetrySchedule
+    def __init__(self, schedule: _Optional[_Union[WebhookRetrySchedule, _Mapping]] = ...) -> None: ...
+
+class SetWebhookRetryScheduleRequest(_message.Message):
+    __slots__ = ("delays_s", "retry_statuses")
+    DELAYS_S_FIELD_NUMBER: _ClassVar[int]
+    RETRY_STATUSES_FIELD_NUMBER: _ClassVar[int]
+    delays_s: _containers.RepeatedScalarFieldContainer[float]
+    retry_statuses: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, delays_s: _Optional[_Iterable[float]] = ..., retry_statuses: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class WebhookRetrySchedule(_message.Message):
+    __slots__ = ("delays_s", "retry_statuses", "custom", "max_attempts")
+    DELAYS_S_FIELD_NUMBER: _ClassVar[int]
+    RETRY_STATUSES_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_FIELD_NUMBER: _ClassVar[int]
+    MAX_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    delays_s: _containers.RepeatedScalarFieldContainer[float]
+    retry_statuses: _containers.RepeatedScalarFieldContainer[int]
+    custom: bool
+    max_attempts: int
+    def __init__(self, delays_s: _Optional[_Iterable[float]] = ..., retry_statuses: _Optional[_Iterable[int]] = ..., custom: _Optional[bool] = ..., max_attempts: _Optional[int] = ...) -> None: ...
+
 class SendEmailRequest(_message.Message):
     __slots__ = ("email", "priority", "idempotency_key", "ordering_key")
     EMAIL_FIELD_NUMBER: _ClassVar[int]

@@ -160,6 +160,21 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsResponse.FromString,
                 _registered_method=True)
+        self.RecoverWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/RecoverWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetResponse.FromString,
+                _registered_method=True)
+        self.GetWebhookRetrySchedule = channel.unary_unary(
+                '/herald.v1.NotificationService/GetWebhookRetrySchedule',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleResponse.FromString,
+                _registered_method=True)
+        self.SetWebhookRetrySchedule = channel.unary_unary(
+                '/herald.v1.NotificationService/SetWebhookRetrySchedule',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -322,6 +337,27 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecoverWebhookTarget(self, request, context):
+        """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+        a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebhookRetrySchedule(self, request, context):
+        """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetWebhookRetrySchedule(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -449,6 +485,21 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.ListDomains,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsResponse.SerializeToString,
+            ),
+            'RecoverWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecoverWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetResponse.SerializeToString,
+            ),
+            'GetWebhookRetrySchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhookRetrySchedule,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleResponse.SerializeToString,
+            ),
+            'SetWebhookRetrySchedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetWebhookRetrySchedule,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1127,6 +1178,87 @@ class NotificationService:
             '/herald.v1.NotificationService/ListDomains',
             herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.NotificationServiceListDomainsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecoverWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/RecoverWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebhookRetrySchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetWebhookRetrySchedule',
+            herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetWebhookRetrySchedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/SetWebhookRetrySchedule',
+            herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -65,6 +65,13 @@ class NotificationServiceStub:
     VerifyDomain: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceVerifyDomainRequest, _gateway_pb2.NotificationServiceVerifyDomainResponse]
     GetDomain: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetDomainRequest, _gateway_pb2.NotificationServiceGetDomainResponse]
     ListDomains: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListDomainsRequest, _gateway_pb2.NotificationServiceListDomainsResponse]
+    RecoverWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RecoverWebhookTargetRequest, _gateway_pb2.RecoverWebhookTargetResponse]
+    """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+    a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+    """
+    GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]
+    """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
+    SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -103,6 +110,13 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     VerifyDomain: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceVerifyDomainRequest, _gateway_pb2.NotificationServiceVerifyDomainResponse]  # type: ignore[assignment]
     GetDomain: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetDomainRequest, _gateway_pb2.NotificationServiceGetDomainResponse]  # type: ignore[assignment]
     ListDomains: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListDomainsRequest, _gateway_pb2.NotificationServiceListDomainsResponse]  # type: ignore[assignment]
+    RecoverWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RecoverWebhookTargetRequest, _gateway_pb2.RecoverWebhookTargetResponse]  # type: ignore[assignment]
+    """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+    a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+    """
+    GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]  # type: ignore[assignment]
+    """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
+    SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]  # type: ignore[assignment]
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -288,6 +302,31 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.NotificationServiceListDomainsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.NotificationServiceListDomainsResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListDomainsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RecoverWebhookTarget(
+        self,
+        request: _gateway_pb2.RecoverWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RecoverWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.RecoverWebhookTargetResponse]]:
+        """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
+        a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+        """
+
+    @_abc_1.abstractmethod
+    def GetWebhookRetrySchedule(
+        self,
+        request: _gateway_pb2.GetWebhookRetryScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.GetWebhookRetryScheduleResponse, _abc.Awaitable[_gateway_pb2.GetWebhookRetryScheduleResponse]]:
+        """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
+
+    @_abc_1.abstractmethod
+    def SetWebhookRetrySchedule(
+        self,
+        request: _gateway_pb2.SetWebhookRetryScheduleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.SetWebhookRetryScheduleResponse, _abc.Awaitable[_gateway_pb2.SetWebhookRetryScheduleResponse]]: ...
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

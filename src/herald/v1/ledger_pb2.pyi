@@ -1124,6 +1124,84 @@ class DeleteSubscriptionResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class TargetOutcome(_message.Message):
+    __slots__ = ("tenant_id", "target_id", "succeeded", "at")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    SUCCEEDED_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    target_id: str
+    succeeded: bool
+    at: _timestamp_pb2.Timestamp
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., succeeded: _Optional[bool] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class NoteTargetOutcomesRequest(_message.Message):
+    __slots__ = ("outcomes", "disable_after_s")
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    DISABLE_AFTER_S_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[TargetOutcome]
+    disable_after_s: float
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[TargetOutcome, _Mapping]]] = ..., disable_after_s: _Optional[float] = ...) -> None: ...
+
+class NoteTargetOutcomesResponse(_message.Message):
+    __slots__ = ("disabled",)
+    DISABLED_FIELD_NUMBER: _ClassVar[int]
+    disabled: _containers.RepeatedCompositeFieldContainer[_common_pb2.WebhookTarget]
+    def __init__(self, disabled: _Optional[_Iterable[_Union[_common_pb2.WebhookTarget, _Mapping]]] = ...) -> None: ...
+
+class ListTargetFailuresRequest(_message.Message):
+    __slots__ = ("tenant_id", "target_id", "since", "limit")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    target_id: str
+    since: _timestamp_pb2.Timestamp
+    limit: int
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListTargetFailuresResponse(_message.Message):
+    __slots__ = ("job_ids",)
+    JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class WebhookSettings(_message.Message):
+    __slots__ = ("retry_schedule_s", "retry_statuses")
+    RETRY_SCHEDULE_S_FIELD_NUMBER: _ClassVar[int]
+    RETRY_STATUSES_FIELD_NUMBER: _ClassVar[int]
+    retry_schedule_s: _containers.RepeatedScalarFieldContainer[float]
+    retry_statuses: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, retry_schedule_s: _Optional[_Iterable[float]] = ..., retry_statuses: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class GetWebhookSettingsRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class GetWebhookSettingsResponse(_message.Message):
+    __slots__ = ("settings",)
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    settings: WebhookSettings
+    def __init__(self, settings: _Optional[_Union[WebhookSettings, _Mapping]] = ...) -> None: ...
+
+class SetWebhookSettingsRequest(_message.Message):
+    __slots__ = ("tenant_id", "settings")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    settings: WebhookSettings
+    def __init__(self, tenant_id: _Optional[str] = ..., settings: _Optional[_Union[WebhookSettings, _Mapping]] = ...) -> None: ...
+
+class SetWebhookSettingsResponse(_message.Message):
+    __slots__ = ("settings",)
+    SETTINGS_FIELD_NUMBER: _ClassVar[int]
+    settings: WebhookSettings
+    def __init__(self, settings: _Optional[_Union[WebhookSettings, _Mapping]] = ...) -> None: ...
+
 class ListActiveSubscriptionsRequest(_message.Message):
     __slots__ = ("tenant_id",)
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]

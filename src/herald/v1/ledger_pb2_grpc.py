@@ -351,6 +351,26 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionResponse.FromString,
                 _registered_method=True)
+        self.NoteTargetOutcomes = channel.unary_unary(
+                '/herald.v1.LedgerService/NoteTargetOutcomes',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.NoteTargetOutcomesRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.NoteTargetOutcomesResponse.FromString,
+                _registered_method=True)
+        self.ListTargetFailures = channel.unary_unary(
+                '/herald.v1.LedgerService/ListTargetFailures',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.ListTargetFailuresRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.ListTargetFailuresResponse.FromString,
+                _registered_method=True)
+        self.GetWebhookSettings = channel.unary_unary(
+                '/herald.v1.LedgerService/GetWebhookSettings',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSettingsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSettingsResponse.FromString,
+                _registered_method=True)
+        self.SetWebhookSettings = channel.unary_unary(
+                '/herald.v1.LedgerService/SetWebhookSettings',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.SetWebhookSettingsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.SetWebhookSettingsResponse.FromString,
+                _registered_method=True)
         self.ListActiveSubscriptions = channel.unary_unary(
                 '/herald.v1.LedgerService/ListActiveSubscriptions',
                 request_serializer=herald_dot_v1_dot_ledger__pb2.ListActiveSubscriptionsRequest.SerializeToString,
@@ -811,6 +831,36 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def NoteTargetOutcomes(self, request, context):
+        """The webhook-sender reports how deliveries to targets ended: a success ends a target's
+        failing streak; a failure starts one; a streak older than the sender's threshold
+        disables the target (returned, so the sender raises the operational event).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTargetFailures(self, request, context):
+        """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+        FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWebhookSettings(self, request, context):
+        """A tenant's webhook delivery settings (retry schedule override).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetWebhookSettings(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListActiveSubscriptions(self, request, context):
         """What a router's fan-out cache holds for one tenant: active subscriptions whose
         target is enabled, resolved to the target and the filter's event types.
@@ -1207,6 +1257,26 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.DeleteSubscription,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionResponse.SerializeToString,
+            ),
+            'NoteTargetOutcomes': grpc.unary_unary_rpc_method_handler(
+                    servicer.NoteTargetOutcomes,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.NoteTargetOutcomesRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.NoteTargetOutcomesResponse.SerializeToString,
+            ),
+            'ListTargetFailures': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTargetFailures,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.ListTargetFailuresRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.ListTargetFailuresResponse.SerializeToString,
+            ),
+            'GetWebhookSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhookSettings,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSettingsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.GetWebhookSettingsResponse.SerializeToString,
+            ),
+            'SetWebhookSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetWebhookSettings,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.SetWebhookSettingsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.SetWebhookSettingsResponse.SerializeToString,
             ),
             'ListActiveSubscriptions': grpc.unary_unary_rpc_method_handler(
                     servicer.ListActiveSubscriptions,
@@ -2967,6 +3037,114 @@ class LedgerService:
             '/herald.v1.LedgerService/DeleteSubscription',
             herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.DeleteSubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NoteTargetOutcomes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/NoteTargetOutcomes',
+            herald_dot_v1_dot_ledger__pb2.NoteTargetOutcomesRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.NoteTargetOutcomesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTargetFailures(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/ListTargetFailures',
+            herald_dot_v1_dot_ledger__pb2.ListTargetFailuresRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.ListTargetFailuresResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebhookSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/GetWebhookSettings',
+            herald_dot_v1_dot_ledger__pb2.GetWebhookSettingsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.GetWebhookSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetWebhookSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/SetWebhookSettings',
+            herald_dot_v1_dot_ledger__pb2.SetWebhookSettingsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.SetWebhookSettingsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -121,6 +121,18 @@ class LedgerServiceStub:
     ListSubscriptions: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListSubscriptionsRequest, _ledger_pb2.ListSubscriptionsResponse]
     UpdateSubscription: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.UpdateSubscriptionRequest, _ledger_pb2.UpdateSubscriptionResponse]
     DeleteSubscription: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.DeleteSubscriptionRequest, _ledger_pb2.DeleteSubscriptionResponse]
+    NoteTargetOutcomes: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.NoteTargetOutcomesRequest, _ledger_pb2.NoteTargetOutcomesResponse]
+    """The webhook-sender reports how deliveries to targets ended: a success ends a target's
+    failing streak; a failure starts one; a streak older than the sender's threshold
+    disables the target (returned, so the sender raises the operational event).
+    """
+    ListTargetFailures: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListTargetFailuresRequest, _ledger_pb2.ListTargetFailuresResponse]
+    """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+    FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
+    """
+    GetWebhookSettings: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.GetWebhookSettingsRequest, _ledger_pb2.GetWebhookSettingsResponse]
+    """A tenant's webhook delivery settings (retry schedule override)."""
+    SetWebhookSettings: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.SetWebhookSettingsRequest, _ledger_pb2.SetWebhookSettingsResponse]
     ListActiveSubscriptions: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListActiveSubscriptionsRequest, _ledger_pb2.ListActiveSubscriptionsResponse]
     """What a router's fan-out cache holds for one tenant: active subscriptions whose
     target is enabled, resolved to the target and the filter's event types.
@@ -243,6 +255,18 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     ListSubscriptions: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListSubscriptionsRequest, _ledger_pb2.ListSubscriptionsResponse]  # type: ignore[assignment]
     UpdateSubscription: _aio.UnaryUnaryMultiCallable[_ledger_pb2.UpdateSubscriptionRequest, _ledger_pb2.UpdateSubscriptionResponse]  # type: ignore[assignment]
     DeleteSubscription: _aio.UnaryUnaryMultiCallable[_ledger_pb2.DeleteSubscriptionRequest, _ledger_pb2.DeleteSubscriptionResponse]  # type: ignore[assignment]
+    NoteTargetOutcomes: _aio.UnaryUnaryMultiCallable[_ledger_pb2.NoteTargetOutcomesRequest, _ledger_pb2.NoteTargetOutcomesResponse]  # type: ignore[assignment]
+    """The webhook-sender reports how deliveries to targets ended: a success ends a target's
+    failing streak; a failure starts one; a streak older than the sender's threshold
+    disables the target (returned, so the sender raises the operational event).
+    """
+    ListTargetFailures: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListTargetFailuresRequest, _ledger_pb2.ListTargetFailuresResponse]  # type: ignore[assignment]
+    """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+    FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
+    """
+    GetWebhookSettings: _aio.UnaryUnaryMultiCallable[_ledger_pb2.GetWebhookSettingsRequest, _ledger_pb2.GetWebhookSettingsResponse]  # type: ignore[assignment]
+    """A tenant's webhook delivery settings (retry schedule override)."""
+    SetWebhookSettings: _aio.UnaryUnaryMultiCallable[_ledger_pb2.SetWebhookSettingsRequest, _ledger_pb2.SetWebhookSettingsResponse]  # type: ignore[assignment]
     ListActiveSubscriptions: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListActiveSubscriptionsRequest, _ledger_pb2.ListActiveSubscriptionsResponse]  # type: ignore[assignment]
     """What a router's fan-out cache holds for one tenant: active subscriptions whose
     target is enabled, resolved to the target and the filter's event types.
@@ -740,6 +764,42 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_pb2.DeleteSubscriptionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.DeleteSubscriptionResponse, _abc.Awaitable[_ledger_pb2.DeleteSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def NoteTargetOutcomes(
+        self,
+        request: _ledger_pb2.NoteTargetOutcomesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.NoteTargetOutcomesResponse, _abc.Awaitable[_ledger_pb2.NoteTargetOutcomesResponse]]:
+        """The webhook-sender reports how deliveries to targets ended: a success ends a target's
+        failing streak; a failure starts one; a streak older than the sender's threshold
+        disables the target (returned, so the sender raises the operational event).
+        """
+
+    @_abc_1.abstractmethod
+    def ListTargetFailures(
+        self,
+        request: _ledger_pb2.ListTargetFailuresRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.ListTargetFailuresResponse, _abc.Awaitable[_ledger_pb2.ListTargetFailuresResponse]]:
+        """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+        FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
+        """
+
+    @_abc_1.abstractmethod
+    def GetWebhookSettings(
+        self,
+        request: _ledger_pb2.GetWebhookSettingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.GetWebhookSettingsResponse, _abc.Awaitable[_ledger_pb2.GetWebhookSettingsResponse]]:
+        """A tenant's webhook delivery settings (retry schedule override)."""
+
+    @_abc_1.abstractmethod
+    def SetWebhookSettings(
+        self,
+        request: _ledger_pb2.SetWebhookSettingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.SetWebhookSettingsResponse, _abc.Awaitable[_ledger_pb2.SetWebhookSettingsResponse]]: ...
 
     @_abc_1.abstractmethod
     def ListActiveSubscriptions(

@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class WebhookDelivery(_message.Message):
-    __slots__ = ("job_id", "tenant_id", "priority", "request", "ordering_key", "target_id", "payload_object")
+    __slots__ = ("job_id", "tenant_id", "priority", "request", "ordering_key", "target_id", "payload_object", "run")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
@@ -15,6 +15,7 @@ class WebhookDelivery(_message.Message):
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_OBJECT_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     tenant_id: str
     priority: _common_pb2.Priority
@@ -22,7 +23,8 @@ class WebhookDelivery(_message.Message):
     ordering_key: str
     target_id: str
     payload_object: str
-    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ..., target_id: _Optional[str] = ..., payload_object: _Optional[str] = ...) -> None: ...
+    run: int
+    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ..., target_id: _Optional[str] = ..., payload_object: _Optional[str] = ..., run: _Optional[int] = ...) -> None: ...
 
 class GetWorkerStatusRequest(_message.Message):
     __slots__ = ()

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints
 
-from herald.v1 import common_pb2
+from herald.v1 import common_pb2, gateway_pb2
 
 # Refused at the door rather than downstream, where they would fail as 5xx: NUL (U+0000),
 # which PostgreSQL cannot store in text, in any string a request carries; anything but
@@ -186,6 +186,17 @@ class AttemptOut(BaseModel):
     provider_id: str | None = Field(default=None, description="Email: which of your providers.")
     provider_message_id: str | None = Field(default=None, description="Email: the provider's id for the message.")
     walk: int | None = Field(default=None, description="Email: which pass over your providers (1, 2, 3).")
+    error_class: str | None = Field(
+        default=None,
+        description="Webhooks, on failure: http_status, timeout, connect, tls, dns, refused_by_guard, protocol, "
+        "network, invalid_url or other.",
+    )
+    response_headers: dict[str, str] | None = Field(
+        default=None, description="Webhooks: the receiver's response headers (capped; cookies left out)."
+    )
+    response_excerpt: str | None = Field(
+        default=None, description="Webhooks: the first 4 KiB of the receiver's response body."
+    )
 
 
 class JobOut(BaseModel):
@@ -253,6 +264,9 @@ def attempt_out(attempt: common_pb2.Attempt) -> AttemptOut:
         provider_id=attempt.provider_id or None,
         provider_message_id=attempt.provider_message_id or None,
         walk=attempt.walk or None,
+        error_class=attempt.error_class or None,
+        response_headers=dict(attempt.response_headers) or None,
+        response_excerpt=attempt.response_excerpt or None,
     )
 
 
@@ -688,7 +702,10 @@ class TargetIn(BaseModel):
     description: Text = Field(default="", max_length=1000)
     headers: dict[Text, Text] = Field(default_factory=dict)
     rate_limit_per_min: int | None = Field(
-        default=None, ge=1, le=1_000_000, description="Stored with the target; not enforced yet."
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Deliveries per minute, spaced evenly; deliveries over it wait (they are not failures).",
     )
     enabled: bool = True
     disabled_reason: Text | None = Field(default=None, max_length=1000)
@@ -718,6 +735,9 @@ class TargetOut(BaseModel):
     disabled_reason: str | None
     created_at: datetime | None
     updated_at: datetime | None
+    failing_since: datetime | None = Field(
+        default=None, description="The first failed delivery since the last success; null when not failing."
+    )
 
 
 class TargetList(BaseModel):
@@ -736,6 +756,49 @@ def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
         disabled_reason=target.disabled_reason or None,
         created_at=when(target.created_at, target.HasField("created_at")),
         updated_at=when(target.updated_at, target.HasField("updated_at")),
+        failing_since=when(target.failing_since, target.HasField("failing_since")),
+    )
+
+
+class RecoverIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: datetime = Field(description="Replay the deliveries to this target that failed at or after this time.")
+
+
+class RecoverOut(BaseModel):
+    target_id: str
+    recovered: int
+    job_ids: list[str] = Field(description="The jobs run again (GET /v1/jobs/{id} follows each).")
+
+
+class RetryScheduleIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    delays_s: list[float] | None = Field(
+        default=None,
+        max_length=20,
+        description="Seconds before each retry (1 s to 24 h each, 3 days in all); null or []: the default.",
+        examples=[[10, 60, 600, 3600]],
+    )
+    retry_statuses: list[int] = Field(
+        default_factory=list, max_length=100, description="4xx codes (not 410) to retry like 5xx."
+    )
+
+
+class RetryScheduleOut(BaseModel):
+    delays_s: list[float]
+    retry_statuses: list[int]
+    custom: bool = Field(description="False when the operator's default applies.")
+    max_attempts: int
+
+
+def retry_schedule_out(schedule: gateway_pb2.WebhookRetrySchedule) -> RetryScheduleOut:
+    return RetryScheduleOut(
+        delays_s=list(schedule.delays_s),
+        retry_statuses=list(schedule.retry_statuses),
+        custom=schedule.custom,
+        max_attempts=schedule.max_attempts,
     )
 
 

@@ -46,6 +46,9 @@ def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
     )
     if row.rate_limit_per_min is not None:
         target.rate_limit_per_min = row.rate_limit_per_min
+    failing_since = timestamp(getattr(row, "failing_since", None))
+    if failing_since is not None:
+        target.failing_since.CopyFrom(failing_since)
     return target
 
 
@@ -169,7 +172,10 @@ class SubscriptionRpcs:
         if request.HasField("enabled"):
             values["enabled"] = request.enabled
             if request.enabled:
+                # A target enabled again starts with a clean record: its old failing streak
+                # must not disable it again at its first failure.
                 values["disabled_reason"] = None
+                values["failing_since"] = None
         if request.HasField("disabled_reason") and not (request.HasField("enabled") and request.enabled):
             values["disabled_reason"] = request.disabled_reason or None
         row = await self._update(tenant_id, request.target_id, webhook_targets, values)

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, insert, select, text
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -52,6 +52,10 @@ class NewAttempt:
     job_error: str | None
     dead_lettered: bool = False
     dead_letter_sequence: int | None = None
+    # Webhooks: the failure's class and what the receiver answered (capped by the sender).
+    error_class: str | None = None
+    response_headers: dict[str, str] | None = None
+    response_excerpt: str | None = None
 
 
 @dataclass
@@ -311,11 +315,13 @@ _RECORD_ATTEMPT = text(
         UPDATE jobs SET attempt_count = attempt_count + 1, updated_at = now()
         WHERE id = :job_id RETURNING id
     )
-    INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at)
+    INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
+                          error_class, response_headers, response_excerpt)
     SELECT :job_id, (SELECT count(*) FROM attempts a WHERE a.job_id = :job_id) + 1,
-           :target, :outcome, :status_code, :duration_ms, :error, :started_at FROM bumped
+           :target, :outcome, :status_code, :duration_ms, :error, :started_at,
+           :error_class, :response_headers, :response_excerpt FROM bumped
     """
-).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)), bindparam("response_headers", type_=JSONB))
 
 _REASONS = {
     JobStatus.DELIVERED: "delivered",
@@ -352,6 +358,9 @@ async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) 
                 "duration_ms": r.duration_ms,
                 "error": r.error,
                 "started_at": r.started_at,
+                "error_class": r.error_class,
+                "response_headers": r.response_headers,
+                "response_excerpt": r.response_excerpt,
             }
             for r in results
         ],

@@ -5,6 +5,7 @@ within milliseconds (the ledger announces it on the bus)."""
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -12,12 +13,17 @@ from starlette.responses import Response
 
 from herald.v1 import common_pb2, ledger_pb2
 from herald_gateway.errors import Invalid
+from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep, Tenant
 from herald_gateway.http.schemas import (
     FilterIn,
     FilterList,
     FilterOut,
     FilterPatch,
+    RecoverIn,
+    RecoverOut,
+    RetryScheduleIn,
+    RetryScheduleOut,
     SubscriptionIn,
     SubscriptionList,
     SubscriptionOut,
@@ -27,6 +33,7 @@ from herald_gateway.http.schemas import (
     TargetOut,
     TargetPatch,
     filter_out,
+    retry_schedule_out,
     subscription_out,
     target_out,
 )
@@ -40,7 +47,7 @@ Cursor = Annotated[str | None, Query(max_length=200)]
 def subscriptions_of(request: Request, handlers: HandlersDep) -> Subscriptions:
     found: Subscriptions | None = getattr(request.app.state, "subscriptions", None)
     if found is None:
-        found = Subscriptions(handlers.ledger, handlers.router)
+        found = Subscriptions(handlers.ledger, handlers.router, handlers.target_check)
         request.app.state.subscriptions = found
     return found
 
@@ -51,8 +58,9 @@ def subscriptions_of(request: Request, handlers: HandlersDep) -> Subscriptions:
 @router.post("/targets", status_code=201, response_model=TargetOut)
 async def create_target(body: TargetIn, principal: Tenant, handlers: HandlersDep, request: Request) -> TargetOut:
     """A receiver URL with its own headers (same rules as POST /v1/webhooks). The optional
-    rate limit is stored but not enforced yet. The URL's address is checked at send time by
-    the webhook-sender's target guard, not here."""
+    rate limit (per minute) spaces deliveries evenly. A URL that is not http(s), or whose host
+    is or resolves to a private, loopback, link-local or metadata address, is refused (422)
+    unless the operator allow-listed it; the sender checks again when it connects."""
     target = common_pb2.WebhookTarget(
         url=body.url,
         description=body.description,
@@ -105,6 +113,37 @@ async def update_target(
         update.disabled_reason = body.disabled_reason or ""
     updated = await subscriptions_of(request, handlers).update_target(principal.tenant_id, update)
     return target_out(updated)
+
+
+@router.post("/targets/{target_id}/recover", status_code=202, response_model=RecoverOut)
+async def recover_target(
+    target_id: str, body: RecoverIn, principal: Counted, handlers: HandlersDep, request: Request
+) -> RecoverOut:
+    """Replays what the target missed: its deliveries that failed (or were dead-lettered)
+    since `since` run again from PENDING, each as POST /v1/jobs/{id}/retry would. The target
+    must be enabled again first (409 while disabled)."""
+    since = body.since if body.since.tzinfo is not None else body.since.replace(tzinfo=UTC)
+    job_ids = await subscriptions_of(request, handlers).recover_target(principal.tenant_id, target_id, since)
+    return RecoverOut(target_id=target_id, recovered=len(job_ids), job_ids=job_ids)
+
+
+@router.get("/retry-schedule", response_model=RetryScheduleOut)
+async def get_retry_schedule(principal: Tenant, handlers: HandlersDep, request: Request) -> RetryScheduleOut:
+    """The retry schedule in effect for your webhooks: your own, or the default."""
+    return retry_schedule_out(await subscriptions_of(request, handlers).retry_schedule(principal.tenant_id))
+
+
+@router.put("/retry-schedule", response_model=RetryScheduleOut)
+async def set_retry_schedule(
+    body: RetryScheduleIn, principal: Tenant, handlers: HandlersDep, request: Request
+) -> RetryScheduleOut:
+    """Your own retry delays (1-20 of them, each 1 s to 24 h, at most 3 days in all) and the
+    4xx codes to retry; `delays_s` null or [] returns to the default. Applies to deliveries'
+    next retry decisions within seconds."""
+    schedule = await subscriptions_of(request, handlers).set_retry_schedule(
+        principal.tenant_id, list(body.delays_s or []), list(body.retry_statuses)
+    )
+    return retry_schedule_out(schedule)
 
 
 @router.delete("/targets/{target_id}", status_code=204)

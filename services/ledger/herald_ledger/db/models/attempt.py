@@ -1,12 +1,13 @@
 from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, Table, Text, func, text
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from herald_ledger.db.models.base import metadata
 
 # One row per call to a receiver or provider. Email rows also name the tenant's provider
 # config, the provider's message id when it accepted, and the walk (pass over the
 # providers) they belong to; a provider skipped by its open circuit is a row with outcome
-# "skipped" and no call behind it.
+# "skipped" and no call behind it. Webhook rows also keep the failure's class, the
+# receiver's response headers and the start of its body (both capped by the sender).
 attempts = Table(
     "attempts",
     metadata,
@@ -23,6 +24,9 @@ attempts = Table(
     Column("provider_id", Text),
     Column("provider_message_id", Text),
     Column("walk", Integer),
+    Column("error_class", Text),
+    Column("response_headers", JSONB),
+    Column("response_excerpt", Text),
     Index(
         "ix_attempts_provider_message_id",
         "provider_message_id",

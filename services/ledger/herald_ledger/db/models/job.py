@@ -44,6 +44,13 @@ jobs = Table(
     Index("ix_jobs_tenant_id_id", "tenant_id", text("id DESC")),
     Index("ix_jobs_tenant_id_idempotency_key", "tenant_id", "idempotency_key"),
     Index("ix_jobs_pending_updated_at", "updated_at", postgresql_where=text("status = 'PENDING'")),
+    # Recovering a target finds its failed deliveries.
+    Index(
+        "ix_jobs_failed_target_id_updated_at",
+        "target_id",
+        "updated_at",
+        postgresql_where=text("status = 'FAILED' AND target_id IS NOT NULL"),
+    ),
     Index(
         "ix_jobs_tenant_id_ordering_key_id",
         "tenant_id",

@@ -1,5 +1,5 @@
 from sqlalchemy import Boolean, Column, DateTime, Integer, Table, Text, func
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from herald_ledger.db.models.base import metadata
 
@@ -19,4 +19,7 @@ tenants = Table(
     Column("contact_email", Text),
     # The time of the payment event that last set the plan: an older event arriving late does not override it.
     Column("plan_event_at", DateTime(timezone=True)),
+    # The tenant's webhook delivery settings ({"retry_schedule_s": [...], "retry_statuses": [...]});
+    # NULL or a missing key: the operator's default.
+    Column("webhook_settings", JSONB),
 )

@@ -1,7 +1,7 @@
 """provider events move email jobs
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 Create Date: 2026-11-30 16:35:21.521698
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0007"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -117,6 +117,11 @@ class ResolutionFailed(Exception):
     """The name did not resolve (or not in time): at send time that is a transient network error."""
 
 
+class NameNotResolved(httpcore.ConnectError):
+    """What the guarded transport raises when the name did not resolve: a connect error to
+    httpx (retried), recognisable as a DNS failure in the attempt record."""
+
+
 def _plain(ip: IPAddress) -> IPAddress:
     """The address without an IPv6 zone (`fe80::1%eth0`), so set lookups compare numbers only."""
     if isinstance(ip, ipaddress.IPv6Address) and ip.scope_id:
@@ -417,7 +422,7 @@ class _GuardedBackend(httpcore.AsyncNetworkBackend):
         try:
             addresses = await self._guard.addresses_for(host, port)
         except ResolutionFailed as error:
-            raise httpcore.ConnectError(str(error)) from None
+            raise NameNotResolved(str(error)) from None
         failure: httpcore.ConnectError | None = None
         for address in addresses:
             try:

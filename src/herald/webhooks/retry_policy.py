@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random as random_module
 import re
+import ssl
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -31,7 +32,7 @@ from enum import StrEnum
 
 import httpx
 
-from herald_webhook_sender.target_guard import TargetRefused
+from herald.webhooks.target_guard import NameNotResolved, TargetRefused
 
 # 5 s, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h: 84,905 s (23.6 h) of waiting, eight attempts in all.
 DEFAULT_SCHEDULE_S: tuple[float, ...] = (5, 300, 1800, 7200, 18000, 28800, 28800)
@@ -153,13 +154,32 @@ def classify_error(error: BaseException) -> Verdict:
     return Verdict.RETRY
 
 
+def _caused_by(error: BaseException, kind: type[BaseException] | tuple[type[BaseException], ...]) -> bool:
+    """True when `error` or anything in its cause/context chain is a `kind` (httpx wraps
+    httpcore's errors, which wrap the socket's and the TLS library's)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def error_class(error: BaseException) -> str:
-    """A stable, short name for what went wrong, for attempt records and metrics."""
+    """A stable, short name for what went wrong, for attempt records and metrics:
+    refused_by_guard, timeout, dns, tls, connect, protocol, network, invalid_url or other
+    (and "http_status" for an answer that was not 2xx, see `attempt_error_class`)."""
     if isinstance(error, TargetRefused):
-        return "target_refused"
+        return "refused_by_guard"
     if isinstance(error, httpx.TimeoutException):
         return "timeout"
     if isinstance(error, httpx.ConnectError):
+        if _caused_by(error, NameNotResolved):
+            return "dns"
+        if _caused_by(error, ssl.SSLError):
+            return "tls"
         return "connect"
     if isinstance(error, httpx.RemoteProtocolError | httpx.LocalProtocolError):
         return "protocol"
@@ -170,11 +190,22 @@ def error_class(error: BaseException) -> str:
     return "other"
 
 
+def attempt_error_class(status_code: int | None, error: BaseException | None) -> str:
+    """The class recorded on an attempt: "" for a 2xx, "http_status" for any other answer."""
+    if error is not None:
+        return error_class(error)
+    if status_code is not None and not 200 <= status_code <= 299:
+        return "http_status"
+    return ""
+
+
 def _error_reason(error: BaseException) -> str:
     if isinstance(error, TargetRefused):
         return str(error)
     return {
         "timeout": "timed out",
+        "dns": "the host name did not resolve",
+        "tls": "the TLS handshake failed",
         "connect": "could not connect",
         "protocol": "the receiver broke the HTTP protocol",
         "network": "the connection failed mid-request",

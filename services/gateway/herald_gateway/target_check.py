@@ -1,0 +1,75 @@
+"""Webhook URLs checked when they are submitted (direct webhooks, subscription targets).
+
+The rule is the webhook-sender's target guard (`herald.webhooks.target_guard`): only
+http(s), and a host that is, or resolves to, a private, loopback, link-local, cloud-metadata
+or otherwise non-public address is refused unless the operator allow-listed it
+(HERALD_TARGET_ALLOW; HERALD_WEBHOOK_ALLOW_LOOPBACK for loopback). The tenant gets a 422
+problem+json at once instead of a job that can only fail. The sender checks again when it
+connects, which is what stops DNS rebinding; this check is the early, friendly one.
+
+A name that does not resolve at all is accepted here (it may well resolve by the time the
+delivery runs; the sender retries DNS failures). The price: a tenant can tell a name that
+resolves to an internal address (refused) from one that does not resolve (accepted), a small
+window on internal DNS that refusing unresolvable names would close at the cost of refusing
+receivers whose DNS is not live yet. Resolutions are cached for a few seconds, answers and
+failures alike, so a burst of webhooks to one host costs one lookup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+from herald.config import Settings
+from herald.webhooks.target_guard import AllowList, Resolver, TargetGuard, system_resolver
+
+CACHE_TTL_S = 10.0
+CACHE_ENTRIES = 10_000
+
+
+class CachedResolver:
+    """A resolver that remembers each (host, port) answer, or failure, for `ttl_s`."""
+
+    def __init__(
+        self, inner: Resolver = system_resolver, ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.inner = inner
+        self.ttl_s = ttl_s
+        self.clock = clock
+        self._entries: OrderedDict[tuple[str, int], tuple[float, Sequence[str] | OSError]] = OrderedDict()
+
+    async def __call__(self, host: str, port: int) -> Sequence[str]:
+        key = (host, port)
+        now = self.clock()
+        found = self._entries.get(key)
+        if found is None or found[0] <= now:
+            try:
+                answer: Sequence[str] | OSError = list(await self.inner(host, port))
+            except OSError as error:
+                answer = error
+            self._entries[key] = (now + self.ttl_s, answer)
+            self._entries.move_to_end(key)
+            while len(self._entries) > CACHE_ENTRIES:
+                self._entries.popitem(last=False)
+            found = self._entries[key]
+        if isinstance(found[1], OSError):
+            raise found[1]
+        return found[1]
+
+
+class TargetCheck:
+    def __init__(self, guard: TargetGuard) -> None:
+        self.guard = guard
+
+    @classmethod
+    def from_settings(cls, settings: Settings, resolver: Resolver | None = None) -> TargetCheck:
+        allow = AllowList.parse(settings.target_allow, loopback=settings.webhook_allow_loopback)
+        return cls(TargetGuard(allow, resolver or CachedResolver()))
+
+    async def problems(self, url: str, field: str = "url") -> list[tuple[str, str]]:
+        """[(field, why)] when the URL is refused; [] when it may be submitted."""
+        problem = await self.guard.check_url_resolved(url)
+        if problem is None or problem.code == "unresolvable":
+            return []
+        return [(field, f"webhook target refused: {problem.detail}")]

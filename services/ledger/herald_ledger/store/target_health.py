@@ -1,0 +1,130 @@
+"""Targets' failing streaks, the failed deliveries a recovery replays, and tenants' webhook
+settings.
+
+A streak starts with the first failed delivery to a target after its last success
+(`failing_since`) and ends with the next success. Reports may arrive a little out of order
+(several senders, batched reports), so a success only ends a streak that began no later than
+it, and a failure only starts one when none is running.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import groupby
+from typing import Any
+
+from sqlalchemy import and_, bindparam, select, text, update
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import UUID as PG_UUID
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from herald_ledger.db.models import jobs, tenants, webhook_targets
+
+
+@dataclass(frozen=True)
+class TargetOutcome:
+    tenant_id: uuid.UUID
+    target_id: uuid.UUID
+    succeeded: bool
+    at: datetime
+
+
+_END_STREAK = text(
+    """
+    UPDATE webhook_targets SET failing_since = NULL
+    WHERE id = :target_id AND tenant_id = :tenant_id AND failing_since IS NOT NULL AND failing_since <= :at
+    """
+).bindparams(bindparam("target_id", type_=PG_UUID(as_uuid=True)), bindparam("tenant_id", type_=PG_UUID(as_uuid=True)))
+
+_START_STREAK = text(
+    """
+    UPDATE webhook_targets SET failing_since = :at
+    WHERE id = :target_id AND tenant_id = :tenant_id AND failing_since IS NULL
+    """
+).bindparams(bindparam("target_id", type_=PG_UUID(as_uuid=True)), bindparam("tenant_id", type_=PG_UUID(as_uuid=True)))
+
+_DISABLE_LONG_STREAKS = text(
+    """
+    UPDATE webhook_targets
+    SET enabled = false, updated_at = now(),
+        disabled_reason = 'disabled automatically: every delivery failed since '
+            || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+            || ' (longer than ' || :threshold_text || ')'
+    WHERE id = ANY(:ids) AND enabled AND failing_since IS NOT NULL
+      AND failing_since < now() - make_interval(secs => :threshold_s)
+    RETURNING *
+    """
+).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))
+
+
+def describe_seconds(seconds: float) -> str:
+    """ "5 days", "3 h", "2 s": the threshold as the disabled reason states it."""
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:g} {unit}"
+    return f"{seconds:g} s"
+
+
+async def note_outcomes(
+    conn: AsyncConnection, outcomes: Sequence[TargetOutcome], disable_after_s: float
+) -> list[Row[Any]]:
+    """Applies the reports in time order, then disables the reported targets whose streak is
+    older than `disable_after_s` (0: never). Returns the targets this call disabled."""
+    # In time order, each run of successes (or of failures) as one batched statement.
+    for succeeded, run in groupby(sorted(outcomes, key=lambda o: o.at), key=lambda o: o.succeeded):
+        params = [{"target_id": o.target_id, "tenant_id": o.tenant_id, "at": o.at} for o in run]
+        await conn.execute(_END_STREAK if succeeded else _START_STREAK, params)
+    failed = sorted({o.target_id for o in outcomes if not o.succeeded})
+    if disable_after_s <= 0 or not failed:
+        return []
+    result = await conn.execute(
+        _DISABLE_LONG_STREAKS,
+        {"ids": failed, "threshold_s": disable_after_s, "threshold_text": describe_seconds(disable_after_s)},
+    )
+    return list(result.all())
+
+
+async def failed_deliveries(
+    conn: AsyncConnection, tenant_id: uuid.UUID, target_id: uuid.UUID, since: datetime, limit: int
+) -> list[uuid.UUID]:
+    """The target's FAILED jobs that failed at or after `since` (their last change), oldest first."""
+    query = (
+        select(jobs.c.id)
+        .where(
+            and_(
+                jobs.c.target_id == target_id,
+                jobs.c.tenant_id == tenant_id,
+                jobs.c.status == "FAILED",
+                jobs.c.updated_at >= since,
+            )
+        )
+        .order_by(jobs.c.updated_at, jobs.c.id)
+        .limit(limit)
+    )
+    return [row.id for row in (await conn.execute(query)).all()]
+
+
+async def get_target(conn: AsyncConnection, tenant_id: uuid.UUID, target_id: uuid.UUID) -> Row[Any] | None:
+    query = select(webhook_targets).where(
+        and_(webhook_targets.c.id == target_id, webhook_targets.c.tenant_id == tenant_id)
+    )
+    return (await conn.execute(query)).first()
+
+
+async def webhook_settings(conn: AsyncConnection, tenant_id: uuid.UUID) -> dict[str, Any] | None:
+    """The tenant's settings (possibly empty), or None when there is no such tenant."""
+    row = (await conn.execute(select(tenants.c.webhook_settings).where(tenants.c.id == tenant_id))).first()
+    if row is None:
+        return None
+    return dict(row.webhook_settings or {})
+
+
+async def set_webhook_settings(conn: AsyncConnection, tenant_id: uuid.UUID, settings: dict[str, Any]) -> bool:
+    result = await conn.execute(
+        update(tenants).where(tenants.c.id == tenant_id).values(webhook_settings=settings or None)
+    )
+    return bool(result.rowcount)
