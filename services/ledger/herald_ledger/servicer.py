@@ -4,6 +4,7 @@ per call, and answers in protos."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 
@@ -66,6 +67,48 @@ async def _require_ids(context: Context, values: list[str], field: str) -> list[
     if bad:
         await abort_invalid(context, [(b, "must be a UUID") for b in bad])
     return [p for p in parsed if p is not None]
+
+
+def _start_to_proto(start: job_store.DeliveryStart) -> ledger_pb2.DeliveryStart:
+    return ledger_pb2.DeliveryStart(
+        job_id=str(start.job_id),
+        proceed=start.proceed,
+        status=STATUS_TO_PROTO[start.status] if start.status else common_pb2.JOB_STATUS_UNSPECIFIED,  # type: ignore[arg-type]
+        attempt_count=start.attempt_count,
+        wait=start.wait,
+    )
+
+
+async def _new_attempts(context: Context, items: Sequence[ledger_pb2.AttemptResult]) -> list[job_store.NewAttempt]:
+    results = []
+    for i, item in enumerate(items):
+        job_id = await _require_id(context, item.attempt.job_id, f"results[{i}].attempt.job_id")
+        next_status = STATUS_FROM_PROTO.get(item.next_status)
+        outcome = OUTCOME_FROM_PROTO.get(item.attempt.outcome)
+        if next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED) or outcome is None:
+            await abort_invalid(
+                context,
+                [(f"results[{i}]", "next_status must be DELIVERED, FAILED or QUEUED; outcome set")],
+            )
+        results.append(
+            job_store.NewAttempt(
+                job_id=job_id,
+                target=item.attempt.target,
+                outcome=outcome,
+                status_code=item.attempt.status_code or None,
+                duration_ms=int(item.attempt.duration_ms),
+                error=item.attempt.error or None,
+                started_at=item.attempt.started_at.ToDatetime(tzinfo=UTC),
+                next_status=next_status,
+                job_error=item.error or None,
+                dead_lettered=item.dead_lettered,
+                dead_letter_sequence=item.dead_letter_sequence or None,
+                error_class=item.attempt.error_class or None,
+                response_headers=dict(item.attempt.response_headers) or None,
+                response_excerpt=item.attempt.response_excerpt or None,
+            )
+        )
+    return results
 
 
 REJECTIONS = {
@@ -263,53 +306,25 @@ class LedgerServicer(
         ids = await _require_ids(context, list(request.job_ids), "job_ids")
         async with self.engine.begin() as conn:
             starts = await job_store.start_deliveries(conn, ids)
-        return ledger_pb2.StartDeliveriesResponse(
-            starts=[
-                ledger_pb2.DeliveryStart(
-                    job_id=str(s.job_id),
-                    proceed=s.proceed,
-                    status=STATUS_TO_PROTO[s.status] if s.status else common_pb2.JOB_STATUS_UNSPECIFIED,  # type: ignore[arg-type]
-                    attempt_count=s.attempt_count,
-                    wait=s.wait,
-                )
-                for s in starts
-            ]
-        )
+        return ledger_pb2.StartDeliveriesResponse(starts=[_start_to_proto(s) for s in starts])
 
     async def RecordAttempts(
         self, request: ledger_pb2.RecordAttemptsRequest, context: Context
     ) -> ledger_pb2.RecordAttemptsResponse:
-        results = []
-        for i, item in enumerate(request.results):
-            job_id = await _require_id(context, item.attempt.job_id, f"results[{i}].attempt.job_id")
-            next_status = STATUS_FROM_PROTO.get(item.next_status)
-            outcome = OUTCOME_FROM_PROTO.get(item.attempt.outcome)
-            if next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED) or outcome is None:
-                await abort_invalid(
-                    context,
-                    [(f"results[{i}]", "next_status must be DELIVERED, FAILED or QUEUED; outcome set")],
-                )
-            results.append(
-                job_store.NewAttempt(
-                    job_id=job_id,
-                    target=item.attempt.target,
-                    outcome=outcome,
-                    status_code=item.attempt.status_code or None,
-                    duration_ms=int(item.attempt.duration_ms),
-                    error=item.attempt.error or None,
-                    started_at=item.attempt.started_at.ToDatetime(tzinfo=UTC),
-                    next_status=next_status,
-                    job_error=item.error or None,
-                    dead_lettered=item.dead_lettered,
-                    dead_letter_sequence=item.dead_letter_sequence or None,
-                    error_class=item.attempt.error_class or None,
-                    response_headers=dict(item.attempt.response_headers) or None,
-                    response_excerpt=item.attempt.response_excerpt or None,
-                )
-            )
+        results = await _new_attempts(context, request.results)
         async with self.engine.begin() as conn:
             recorded = await job_store.record_attempts(conn, results)
         return ledger_pb2.RecordAttemptsResponse(recorded=recorded)
+
+    async def AdvanceDeliveries(
+        self, request: ledger_pb2.AdvanceDeliveriesRequest, context: Context
+    ) -> ledger_pb2.AdvanceDeliveriesResponse:
+        results = await _new_attempts(context, request.results)
+        ids = await _require_ids(context, list(request.start_job_ids), "start_job_ids")
+        async with self.engine.begin() as conn:
+            recorded = await job_store.record_attempts(conn, results)
+            starts = await job_store.start_deliveries(conn, ids) if ids else []
+        return ledger_pb2.AdvanceDeliveriesResponse(recorded=recorded, starts=[_start_to_proto(s) for s in starts])
 
     async def ListAttempts(
         self, request: ledger_pb2.ListAttemptsRequest, context: Context

@@ -57,6 +57,8 @@ class Counters:
     failed: int = 0
 
 
+# A job id to start, or an attempt to record (see WebhookWorker.ledger_steps).
+LedgerStep = ledger_pb2.AttemptResult | str
 ORDERING_RETRY_S = 0.05
 WINDOW_PER_SLOT = 8
 OUTCOMES = {
@@ -102,9 +104,10 @@ class WebhookWorker:
             timeout=settings.webhook_timeout_s,
             follow_redirects=False,
         )
-        self.recorder: Batcher[ledger_pb2.AttemptResult, None] = Batcher(self._record, max_items=200, max_concurrent=1)
-        self.starter: Batcher[str, ledger_pb2.DeliveryStart] = Batcher(
-            self._start_many, max_items=200, max_concurrent=1
+        # What finished (an attempt to record) and what begins (a job id to start) go to the
+        # ledger together: one AdvanceDeliveries call and transaction for both.
+        self.ledger_steps: Batcher[LedgerStep, ledger_pb2.DeliveryStart | None] = Batcher(
+            self._advance, max_items=400, max_concurrent=1
         )
         self._tasks: set[asyncio.Task[None]] = set()
         # Receiver calls at once: what `webhook_concurrency` promises receivers.
@@ -134,11 +137,21 @@ class WebhookWorker:
             await message.nak()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.recorder.drain()
+        await self.ledger_steps.drain()
 
-    async def _start_many(self, job_ids: list[str]) -> list[ledger_pb2.DeliveryStart]:
-        started = await self.ledger.StartDeliveries(ledger_pb2.StartDeliveriesRequest(job_ids=job_ids))
-        return list(started.starts)
+    async def _advance(self, steps: list[LedgerStep]) -> list[ledger_pb2.DeliveryStart | None]:
+        results = [s for s in steps if isinstance(s, ledger_pb2.AttemptResult)]
+        job_ids = [s for s in steps if isinstance(s, str)]
+        answer = await self.ledger.AdvanceDeliveries(
+            ledger_pb2.AdvanceDeliveriesRequest(results=results, start_job_ids=job_ids)
+        )
+        starts = iter(answer.starts)
+        return [next(starts) if isinstance(s, str) else None for s in steps]
+
+    async def _start(self, job_id: str) -> ledger_pb2.DeliveryStart:
+        start = await self.ledger_steps.submit(job_id)
+        assert start is not None
+        return start
 
     async def _handle(self, message: Msg) -> None:
         try:
@@ -152,7 +165,7 @@ class WebhookWorker:
             if delivery.target_id and await self._held_back(message, delivery):
                 return
             try:
-                start = await self.starter.submit(delivery.job_id)
+                start = await self._start(delivery.job_id)
             except Exception as error:
                 log.warning("ledger unavailable; handing the message back", extra={"error": repr(error)})
                 await message.nak(delay=1.0)
@@ -273,7 +286,7 @@ class WebhookWorker:
                     return
                 record.dead_lettered = True
             try:
-                await self.recorder.submit(record)
+                await self.ledger_steps.submit(record)
             except Exception as error:
                 # Not recorded, so not acknowledged: the bus redelivers it later.
                 log.warning("could not record attempt; message handed back", extra={"error": repr(error)})
@@ -333,10 +346,6 @@ class WebhookWorker:
             log.warning(
                 "could not disable a gone target", extra={"target_id": delivery.target_id, "error": repr(error)}
             )
-
-    async def _record(self, results: list[ledger_pb2.AttemptResult]) -> list[None]:
-        await self.ledger.RecordAttempts(ledger_pb2.RecordAttemptsRequest(results=results))
-        return [None] * len(results)
 
     async def close(self) -> None:
         await self.http.aclose()

@@ -187,6 +187,22 @@ class RecordAttemptsResponse(_message.Message):
     recorded: int
     def __init__(self, recorded: _Optional[int] = ...) -> None: ...
 
+class AdvanceDeliveriesRequest(_message.Message):
+    __slots__ = ("results", "start_job_ids")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    START_JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[AttemptResult]
+    start_job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, results: _Optional[_Iterable[_Union[AttemptResult, _Mapping]]] = ..., start_job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AdvanceDeliveriesResponse(_message.Message):
+    __slots__ = ("recorded", "starts")
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    STARTS_FIELD_NUMBER: _ClassVar[int]
+    recorded: int
+    starts: _containers.RepeatedCompositeFieldContainer[DeliveryStart]
+    def __init__(self, recorded: _Optional[int] = ..., starts: _Optional[_Iterable[_Union[DeliveryStart, _Mapping]]] = ...) -> None: ...
+
 class ListAttemptsRequest(_message.Message):
     __slots__ = ("tenant_id", "job_id")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -66,6 +66,11 @@ class LedgerServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__pb2.RecordAttemptsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__pb2.RecordAttemptsResponse.FromString,
                 _registered_method=True)
+        self.AdvanceDeliveries = channel.unary_unary(
+                '/herald.v1.LedgerService/AdvanceDeliveries',
+                request_serializer=herald_dot_v1_dot_ledger__pb2.AdvanceDeliveriesRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__pb2.AdvanceDeliveriesResponse.FromString,
+                _registered_method=True)
         self.ListAttempts = channel.unary_unary(
                 '/herald.v1.LedgerService/ListAttempts',
                 request_serializer=herald_dot_v1_dot_ledger__pb2.ListAttemptsRequest.SerializeToString,
@@ -467,6 +472,14 @@ class LedgerServiceServicer:
 
     def RecordAttempts(self, request, context):
         """Records attempts and the status each job moves to, in one transaction.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AdvanceDeliveries(self, request, context):
+        """Both in one call and one transaction: first the attempts, then the starts. A sender
+        that keeps many jobs moving sends what finished and what begins together.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -972,6 +985,11 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     servicer.RecordAttempts,
                     request_deserializer=herald_dot_v1_dot_ledger__pb2.RecordAttemptsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__pb2.RecordAttemptsResponse.SerializeToString,
+            ),
+            'AdvanceDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.AdvanceDeliveries,
+                    request_deserializer=herald_dot_v1_dot_ledger__pb2.AdvanceDeliveriesRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__pb2.AdvanceDeliveriesResponse.SerializeToString,
             ),
             'ListAttempts': grpc.unary_unary_rpc_method_handler(
                     servicer.ListAttempts,
@@ -1498,6 +1516,33 @@ class LedgerService:
             '/herald.v1.LedgerService/RecordAttempts',
             herald_dot_v1_dot_ledger__pb2.RecordAttemptsRequest.SerializeToString,
             herald_dot_v1_dot_ledger__pb2.RecordAttemptsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AdvanceDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerService/AdvanceDeliveries',
+            herald_dot_v1_dot_ledger__pb2.AdvanceDeliveriesRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__pb2.AdvanceDeliveriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

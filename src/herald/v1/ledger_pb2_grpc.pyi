@@ -44,6 +44,10 @@ class LedgerServiceStub:
     """Moves jobs to DELIVERING before a sender calls out; says which may proceed."""
     RecordAttempts: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.RecordAttemptsRequest, _ledger_pb2.RecordAttemptsResponse]
     """Records attempts and the status each job moves to, in one transaction."""
+    AdvanceDeliveries: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.AdvanceDeliveriesRequest, _ledger_pb2.AdvanceDeliveriesResponse]
+    """Both in one call and one transaction: first the attempts, then the starts. A sender
+    that keeps many jobs moving sends what finished and what begins together.
+    """
     ListAttempts: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ListAttemptsRequest, _ledger_pb2.ListAttemptsResponse]
     ClaimUnpublished: _grpc.UnaryUnaryMultiCallable[_ledger_pb2.ClaimUnpublishedRequest, _ledger_pb2.ClaimUnpublishedResponse]
     """Leases PENDING jobs that were never published so one publisher retries them."""
@@ -178,6 +182,10 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """Moves jobs to DELIVERING before a sender calls out; says which may proceed."""
     RecordAttempts: _aio.UnaryUnaryMultiCallable[_ledger_pb2.RecordAttemptsRequest, _ledger_pb2.RecordAttemptsResponse]  # type: ignore[assignment]
     """Records attempts and the status each job moves to, in one transaction."""
+    AdvanceDeliveries: _aio.UnaryUnaryMultiCallable[_ledger_pb2.AdvanceDeliveriesRequest, _ledger_pb2.AdvanceDeliveriesResponse]  # type: ignore[assignment]
+    """Both in one call and one transaction: first the attempts, then the starts. A sender
+    that keeps many jobs moving sends what finished and what begins together.
+    """
     ListAttempts: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ListAttemptsRequest, _ledger_pb2.ListAttemptsResponse]  # type: ignore[assignment]
     ClaimUnpublished: _aio.UnaryUnaryMultiCallable[_ledger_pb2.ClaimUnpublishedRequest, _ledger_pb2.ClaimUnpublishedResponse]  # type: ignore[assignment]
     """Leases PENDING jobs that were never published so one publisher retries them."""
@@ -345,6 +353,16 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_pb2.RecordAttemptsResponse, _abc.Awaitable[_ledger_pb2.RecordAttemptsResponse]]:
         """Records attempts and the status each job moves to, in one transaction."""
+
+    @_abc_1.abstractmethod
+    def AdvanceDeliveries(
+        self,
+        request: _ledger_pb2.AdvanceDeliveriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_pb2.AdvanceDeliveriesResponse, _abc.Awaitable[_ledger_pb2.AdvanceDeliveriesResponse]]:
+        """Both in one call and one transaction: first the attempts, then the starts. A sender
+        that keeps many jobs moving sends what finished and what begins together.
+        """
 
     @_abc_1.abstractmethod
     def ListAttempts(
