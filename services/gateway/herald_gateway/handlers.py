@@ -249,7 +249,7 @@ class Handlers:
             max_items=256,
             max_wait=0.002,
             size_of=lambda s: s.ByteSize(),
-            max_concurrent=2,
+            max_concurrent=4,
         )
         self.dead_letter_reader = dead_letter_reader
         # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).

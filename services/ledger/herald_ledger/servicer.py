@@ -147,7 +147,7 @@ class LedgerServicer(
             max_wait=0.002,
             size_of=lambda jobs: sum(len(j.body) for j in jobs),
             max_bytes=32 * 1024 * 1024,
-            max_concurrent=1,
+            max_concurrent=2,
         )
         # Herald's own mail (quota warnings, key notices, operator alerts) is written only
         # when a platform provider is set.

@@ -40,7 +40,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
             max_items=64,
             max_wait=0.002,
             size_of=lambda drafts: sum(d.ByteSize() for d in drafts),
-            max_concurrent=2,
+            max_concurrent=4,
         )
 
     async def _create_many(self, requests: list[list[ledger_pb2.JobDraft]]) -> list[list[ledger_pb2.DraftOutcome]]:
