@@ -60,6 +60,15 @@ class NotificationServiceStub:
     ListSubscriptions: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]
     UpdateSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]
     DeleteSubscription: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]
+    SubmitWebhooks: _grpc.StreamStreamMultiCallable[_gateway_pb2.SubmitWebhooksRequest, _gateway_pb2.SubmitWebhooksResponse]
+    """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+    item, each response the result of one item, in the order the items were sent. Every item
+    is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+    gets its own result; the server gathers items into batches for the router and the ledger.
+    The stream is authenticated once, from its metadata; a refused item does not end it.
+    """
+    SubmitEmails: _grpc.StreamStreamMultiCallable[_gateway_pb2.SubmitEmailsRequest, _gateway_pb2.SubmitEmailsResponse]
+    """The same for emails (the twin of POST /v1/emails/batch)."""
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -93,6 +102,15 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     ListSubscriptions: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListSubscriptionsRequest, _gateway_pb2.NotificationServiceListSubscriptionsResponse]  # type: ignore[assignment]
     UpdateSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceUpdateSubscriptionRequest, _gateway_pb2.NotificationServiceUpdateSubscriptionResponse]  # type: ignore[assignment]
     DeleteSubscription: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceDeleteSubscriptionRequest, _gateway_pb2.NotificationServiceDeleteSubscriptionResponse]  # type: ignore[assignment]
+    SubmitWebhooks: _aio.StreamStreamMultiCallable[_gateway_pb2.SubmitWebhooksRequest, _gateway_pb2.SubmitWebhooksResponse]  # type: ignore[assignment]
+    """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+    item, each response the result of one item, in the order the items were sent. Every item
+    is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+    gets its own result; the server gathers items into batches for the router and the ledger.
+    The stream is authenticated once, from its metadata; a refused item does not end it.
+    """
+    SubmitEmails: _aio.StreamStreamMultiCallable[_gateway_pb2.SubmitEmailsRequest, _gateway_pb2.SubmitEmailsResponse]  # type: ignore[assignment]
+    """The same for emails (the twin of POST /v1/emails/batch)."""
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -249,6 +267,27 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.NotificationServiceDeleteSubscriptionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceDeleteSubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SubmitWebhooks(
+        self,
+        request_iterator: _MaybeAsyncIterator[_gateway_pb2.SubmitWebhooksRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_gateway_pb2.SubmitWebhooksResponse], _abc.AsyncIterator[_gateway_pb2.SubmitWebhooksResponse]]:
+        """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+        item, each response the result of one item, in the order the items were sent. Every item
+        is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+        gets its own result; the server gathers items into batches for the router and the ledger.
+        The stream is authenticated once, from its metadata; a refused item does not end it.
+        """
+
+    @_abc_1.abstractmethod
+    def SubmitEmails(
+        self,
+        request_iterator: _MaybeAsyncIterator[_gateway_pb2.SubmitEmailsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_gateway_pb2.SubmitEmailsResponse], _abc.AsyncIterator[_gateway_pb2.SubmitEmailsResponse]]:
+        """The same for emails (the twin of POST /v1/emails/batch)."""
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

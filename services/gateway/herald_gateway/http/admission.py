@@ -23,6 +23,8 @@ from herald_gateway.idempotency import Idempotency, request_hash
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable, RateState
 
 log = logging.getLogger("herald.gateway.admission")
+# Batch routes take a key per item (claimed with each job) and refuse the header themselves.
+UNKEYED_PATHS = frozenset({"/v1/webhooks/batch", "/v1/emails/batch"})
 
 
 async def counted_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
@@ -76,7 +78,12 @@ async def with_idempotency(
 ) -> Response:
     """Wraps a tenant POST that carries an Idempotency-Key."""
     key = request.headers.get("idempotency-key")
-    if request.method != "POST" or key is None or not request.url.path.startswith("/v1/"):
+    if (
+        request.method != "POST"
+        or key is None
+        or not request.url.path.startswith("/v1/")
+        or request.url.path in UNKEYED_PATHS
+    ):
         return await call_next(request)
     try:
         principal = await authenticator.authenticate(request.headers.get("authorization"))

@@ -16,6 +16,7 @@ from herald_gateway.http.admission import rate_limit_headers, with_idempotency
 from herald_gateway.http.routes import (
     admin,
     api_keys,
+    batches,
     domains,
     emails,
     events,
@@ -53,6 +54,7 @@ def create_app(
     app.state.rate_limiter = rate_limiter
     problems.install(app)
     for module in (
+        batches,
         webhooks,
         subscriptions,
         events,

@@ -24,19 +24,8 @@ def address(value: AddressIn) -> common_pb2.EmailAddress:
     return common_pb2.EmailAddress(email=value.email, name=value.name)
 
 
-@router.post("/v1/emails", status_code=202, response_model=JobAccepted)
-async def send_email(
-    body: EmailIn,
-    principal: Counted,
-    handlers: HandlersDep,
-    response: Response,
-    idempotency_key: Annotated[str | None, Header()] = None,
-) -> JobAccepted:
-    """Accepts an email for delivery. The job is durable when this answers 202.
-
-    Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
-    sending domains that is not verified yet; a domain you never registered is not
-    checked by Herald (your provider enforces its own sender identity)."""
+def email_request(body: EmailIn) -> common_pb2.EmailRequest:
+    """The request as the handlers take it (shared with POST /v1/emails/batch)."""
     email = common_pb2.EmailRequest(
         subject=body.subject,
         text=body.text or "",
@@ -53,9 +42,25 @@ async def send_email(
             getattr(email, field).append(address(value))
     if body.reply_to is not None:
         email.reply_to.CopyFrom(address(body.reply_to))
+    return email
+
+
+@router.post("/v1/emails", status_code=202, response_model=JobAccepted)
+async def send_email(
+    body: EmailIn,
+    principal: Counted,
+    handlers: HandlersDep,
+    response: Response,
+    idempotency_key: Annotated[str | None, Header()] = None,
+) -> JobAccepted:
+    """Accepts an email for delivery. The job is durable when this answers 202.
+
+    Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
+    sending domains that is not verified yet; a domain you never registered is not
+    checked by Herald (your provider enforces its own sender identity)."""
     job = await handlers.send_email(
         principal,
-        email,
+        email_request(body),
         PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
         idempotency_key or "",
         body.ordering_key or "",

@@ -20,15 +20,8 @@ from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccept
 router = APIRouter(tags=["webhooks"])
 
 
-@router.post("/v1/webhooks", status_code=202, response_model=JobAccepted)
-async def send_webhook(
-    body: WebhookIn,
-    principal: Counted,
-    handlers: HandlersDep,
-    response: Response,
-    idempotency_key: Annotated[str | None, Header()] = None,
-) -> JobAccepted:
-    """Accepts a webhook for delivery. The job is durable when this answers 202."""
+def webhook_input(body: WebhookIn, idempotency_key: str) -> WebhookInput:
+    """The request as the handlers take it (shared with POST /v1/webhooks/batch)."""
     has_json = "payload" in body.model_fields_set
     if has_json == (body.payload_base64 is not None):
         raise Invalid([("payload", "give exactly one of payload and payload_base64")])
@@ -41,17 +34,26 @@ async def send_webhook(
     else:
         raw = orjson.dumps(body.payload)
         content_type = body.content_type or "application/json"
-    job = await handlers.send_webhook(
-        principal,
-        WebhookInput(
-            url=body.url,
-            body=raw,
-            content_type=content_type,
-            headers=body.headers,
-            priority=PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
-            idempotency_key=idempotency_key or "",
-            ordering_key=body.ordering_key or "",
-        ),
+    return WebhookInput(
+        url=body.url,
+        body=raw,
+        content_type=content_type,
+        headers=body.headers,
+        priority=PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
+        idempotency_key=idempotency_key,
+        ordering_key=body.ordering_key or "",
     )
+
+
+@router.post("/v1/webhooks", status_code=202, response_model=JobAccepted)
+async def send_webhook(
+    body: WebhookIn,
+    principal: Counted,
+    handlers: HandlersDep,
+    response: Response,
+    idempotency_key: Annotated[str | None, Header()] = None,
+) -> JobAccepted:
+    """Accepts a webhook for delivery. The job is durable when this answers 202."""
+    job = await handlers.send_webhook(principal, webhook_input(body, idempotency_key or ""))
     response.headers["Location"] = f"/v1/jobs/{job.id}"
     return JobAccepted(id=job.id, status=STATUS_NAMES.get(job.status, "pending"))
