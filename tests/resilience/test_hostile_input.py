@@ -346,31 +346,44 @@ def assert_still_healthy(resilient: Resilient, name: str) -> None:
     assert answer.status == health_pb2.HealthCheckResponse.SERVING, f"{name} is {answer.status}"
 
 
-def unary_methods(channel: grpc.Channel) -> tuple[list[str], int]:
-    """Every unary method the server exposes, found through its own reflection service."""
+def grpc_methods(channel: grpc.Channel) -> tuple[list[str], list[tuple[str, bool, bool]]]:
+    """Every method the server exposes, found through its own reflection service: the unary ones,
+    and the streaming ones with (client_streaming, server_streaming)."""
     database = ProtoReflectionDescriptorDatabase(channel)
     pool = descriptor_pool.DescriptorPool(database)
-    methods, streaming = [], 0
+    methods, streaming = [], []
     for name in database.get_services():
         for method in pool.FindServiceByName(name).methods:
             if method.client_streaming or method.server_streaming:
-                streaming += 1
+                streaming.append((f"/{name}/{method.name}", method.client_streaming, method.server_streaming))
             else:
                 methods.append(f"/{name}/{method.name}")
     return methods, streaming
 
 
+def stream_garbage(channel: grpc.Channel, method: str, client: bool, server: bool, garbage: bytes, key: str) -> None:
+    """One garbage message on a streaming method (raw bytes in, raw bytes out), every answer read."""
+    metadata = [("authorization", f"Bearer {key}")]
+    if client and server:
+        list(channel.stream_stream(method)(iter([garbage]), timeout=10, metadata=metadata))
+    elif client:
+        channel.stream_unary(method)(iter([garbage]), timeout=10, metadata=metadata)
+    else:
+        list(channel.unary_stream(method)(garbage, timeout=10, metadata=metadata))
+
+
 @pytest.mark.parametrize("name", SERVICES)
-def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, name: str) -> None:
-    """Every unary method of the service (found by reflection, so new ones are covered) gets
-    bytes that are no protobuf message, and one message over the size limit: each is
-    answered with an error status, promptly, and the process stays up and SERVING."""
+def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, attacker: TenantKey, name: str) -> None:
+    """Every method of the service (found by reflection, so new ones are covered) gets bytes that
+    are no protobuf message, and one message over the size limit: each is answered with an error
+    status, promptly, and the process stays up and SERVING. Streaming methods get the garbage as
+    a message of the stream, with a real tenant key so that it is read, not refused at the door."""
     service = resilient.stack.services[name]
     pid = service.process.pid if service.process else None
     wrong: list[str] = []
     codes: Counter[str] = Counter()
     with grpc.insecure_channel(service.grpc_addr) as channel:
-        methods, streaming = unary_methods(channel)
+        methods, streaming = grpc_methods(channel)
         assert methods, f"{name} exposes no unary method through reflection"
         for method in methods:
             call = channel.unary_unary(method)  # raw bytes in, raw bytes out
@@ -382,6 +395,15 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
                     codes[error.code().name] += 1
                     if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
                         wrong.append(f"{method} ({label}): {error.code().name} {error.details()}")
+        for method, client, server in streaming:
+            for label, garbage in GARBAGE.items():
+                try:
+                    stream_garbage(channel, method, client, server, garbage, attacker.api_key)
+                    wrong.append(f"{method} (stream, {label}): answered OK")
+                except grpc.RpcError as error:
+                    codes[f"stream {error.code().name}"] += 1
+                    if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
+                        wrong.append(f"{method} (stream, {label}): {error.code().name} {error.details()}")
         try:
             channel.unary_unary(methods[0])(b"\x0a" + b"x" * (MAX_MESSAGE_BYTES + 1024 * 1024), timeout=30)
             wrong.append(f"{methods[0]}: a message over {MAX_MESSAGE_BYTES} bytes answered OK")
@@ -394,7 +416,7 @@ def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, n
         wrong.append(f"{name} was restarted during the test")
     REPORT.add(
         "hostile input: garbage gRPC (status codes answered)",
-        f"{name:<15} {len(methods)} unary methods ({streaming} streaming not tried): "
+        f"{name:<15} {len(methods)} unary, {len(streaming)} streaming methods: "
         + ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())),
     )
     assert not wrong, "\n".join(wrong[:40])
