@@ -2,8 +2,9 @@
 POST /v1/webhooks/batch and /v1/emails/batch.
 
 The stream is authenticated once. Items are read as they come and gathered into chunks: a
-chunk is submitted when FLUSH_ITEMS have arrived, or FLUSH_WAIT_S after its first item, or
-when the client closes its side; meanwhile the next chunk keeps filling. Each chunk spends its
+chunk is submitted when FLUSH_ITEMS have arrived, when no item arrived for FLUSH_WAIT_S, at
+most MAX_GATHER_S after its first item, or when the client closes its side; meanwhile the next
+chunk keeps filling. Each chunk spends its
 items' share of the rate limit at once (as many as fit; the rest are refused, as they would
 have been one by one), then goes through `BatchSubmitter`: one router call and one ledger
 transaction for hundreds of items. Results come back in the order the items were sent, each
@@ -46,6 +47,7 @@ from herald_gateway.rate_limit import MAX_LOGGED_LIMIT, RateLimiter, RateLimiter
 Context = grpc.aio.ServicerContext[Any, Any]
 FLUSH_ITEMS = 500
 FLUSH_WAIT_S = 0.005
+MAX_GATHER_S = 0.05
 # Items read ahead of the chunk being submitted: past this, the stream's flow control holds the client.
 READ_AHEAD_ITEMS = 2 * FLUSH_ITEMS
 Request = TypeVar("Request", gateway_pb2.SubmitWebhooksRequest, gateway_pb2.SubmitEmailsRequest)
@@ -172,9 +174,15 @@ class BatchGrpc:
                     break
                 chunk.append(first)
                 ended = _drain(queue, chunk)
-                if not ended and len(chunk) < FLUSH_ITEMS:
+                # Gather while items keep arriving (a pause of FLUSH_WAIT_S ends it), for at most
+                # MAX_GATHER_S: full chunks from a fast client, prompt results for a slow one.
+                gathering_until = asyncio.get_running_loop().time() + MAX_GATHER_S
+                while not ended and len(chunk) < FLUSH_ITEMS and asyncio.get_running_loop().time() < gathering_until:
+                    before = len(chunk)
                     await asyncio.sleep(FLUSH_WAIT_S)
                     ended = _drain(queue, chunk)
+                    if len(chunk) == before:
+                        break
                 for outcome in await self._admit(chunk, principal, build, submitter):
                     yield index, outcome
                     index += 1
