@@ -4,6 +4,9 @@
 #   make bench PEER=bullmq                  + the BullMQ peer's own run.sh in the same invocation, and ratios
 #   make bench PEER=celery N=5000 RUNS=3    medians of 3 interleaved rounds
 #   make bench MODE=grpc                    NotificationService.SendWebhook instead of HTTP
+#   make bench MODE=batch N=20000           POST /v1/webhooks/batch, BATCH=1000 items a request over C=4
+#                                           connections: accepted and delivered jobs/s of the batch path
+#   make bench MODE=stream N=20000          the same batches over NotificationService.SubmitWebhooks streams
 #   make bench-profile                      one Herald run with py-spy on the hot services
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
 #
@@ -14,7 +17,7 @@
 
 PEERS ?= ../shared/bench/peers
 PY_SPY_VERSION := 0.4.3
-BENCH_VARS := N RUNS PEER MODE REV C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
+BENCH_VARS := N RUNS PEER MODE BATCH REV C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
 	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE ALL PEERS BENCH_TMP RESULTS
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 

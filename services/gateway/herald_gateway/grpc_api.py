@@ -35,6 +35,7 @@ from herald_gateway.errors import (
     TargetDisabled,
     Unauthenticated,
 )
+from herald_gateway.grpc_batch import BatchGrpc
 from herald_gateway.grpc_subscriptions import SubscriptionGrpc
 from herald_gateway.handlers import Handlers, WebhookInput
 from herald_gateway.http.admission import rate_headers
@@ -71,7 +72,7 @@ async def _abort(context: Context, error: GatewayError) -> NoReturn:
     await abort_unavailable(context, error.detail)
 
 
-class NotificationServicer(SubscriptionGrpc, gateway_pb2_grpc.NotificationServiceServicer):
+class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.NotificationServiceServicer):
     def __init__(
         self, handlers: Handlers, tenants: ApiKeyAuthenticator, limiter: RateLimiter, idempotency: Idempotency
     ) -> None:

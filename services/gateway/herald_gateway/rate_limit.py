@@ -43,6 +43,8 @@ class RateState:
     reset_s: int
     allowed: bool
     retry_after_s: int = 0
+    # How many of the requests asked for were admitted (a batch asks for several at once).
+    granted: int = 1
 
 
 class RateLimiterUnavailable(Exception):
@@ -65,7 +67,7 @@ class RateLimiter:
         self.fail_open = fail_open
         self._locks: dict[str, asyncio.Lock] = {}
 
-    def _state(self, limit: int, stamps: list[int], now: int, allowed: bool) -> RateState:
+    def _state(self, limit: int, stamps: list[int], now: int, allowed: bool, granted: int = 1) -> RateState:
         reset_ms = (stamps[0] + WINDOW_MS - now) if stamps else 0
         retry_ms = (stamps[0] + WINDOW_MS - now) if not allowed and stamps else 0
         return RateState(
@@ -74,6 +76,7 @@ class RateLimiter:
             reset_s=max(math.ceil(reset_ms / 1000), 0),
             allowed=allowed,
             retry_after_s=max(math.ceil(retry_ms / 1000), 1) if not allowed else 0,
+            granted=granted if allowed else 0,
         )
 
     async def _read(self, key: str) -> tuple[list[int], int | None]:
@@ -84,10 +87,14 @@ class RateLimiter:
             return [], None
         return _unpack(entry.value), entry.revision
 
-    async def consume(self, tenant_id: str, limit: int) -> RateState:
-        """Admits one request, or says when the next one would be admitted."""
+    async def consume(self, tenant_id: str, limit: int, count: int = 1, partial: bool = False) -> RateState:
+        """Admits one request, or says when the next one would be admitted.
+
+        With `count`, admits that many at once (a batch: each item is a request), all or
+        none; with `partial`, as many as fit (`granted`), the rest refused as if each had come
+        alone after them (a stream's items). `allowed` is true when at least one was admitted."""
         if self.kv is None:
-            return self._unavailable(limit, "the shared rate-limit state is not connected")
+            return self._unavailable(limit, "the shared rate-limit state is not connected", count)
         limit = min(limit, MAX_LOGGED_LIMIT)
         lock = self._locks.setdefault(tenant_id, asyncio.Lock())
         try:
@@ -96,9 +103,11 @@ class RateLimiter:
                     stamps, revision = await self._read(tenant_id)
                     now = int(time.time() * 1000)
                     stamps = [s for s in stamps if s > now - WINDOW_MS]
-                    if len(stamps) >= limit:
+                    room = limit - len(stamps)
+                    if room <= 0 or (room < count and not partial):
                         return self._state(limit, stamps, now, allowed=False)
-                    stamps.append(now)
+                    granted = min(room, count)
+                    stamps.extend([now] * granted)
                     try:
                         if revision is None:
                             await self.kv.create(tenant_id, _pack(stamps))
@@ -110,13 +119,13 @@ class RateLimiter:
                         if "wrong last sequence" in str(error).lower() or "key exists" in str(error).lower():
                             continue
                         raise
-                    return self._state(limit, stamps, now, allowed=True)
+                    return self._state(limit, stamps, now, allowed=True, granted=granted)
         except RateLimiterUnavailable:
             raise
         except Exception as error:
-            return self._unavailable(limit, repr(error))
+            return self._unavailable(limit, repr(error), count)
         log.warning("rate-limit state too contended; refusing this request", extra={"tenant_id": tenant_id})
-        return RateState(limit, 0, 1, allowed=False, retry_after_s=1)
+        return RateState(limit, 0, 1, allowed=False, retry_after_s=1, granted=0)
 
     async def peek(self, tenant_id: str, limit: int) -> RateState | None:
         """The current state without counting a request (for reads)."""
@@ -129,10 +138,10 @@ class RateLimiter:
         now = int(time.time() * 1000)
         return self._state(min(limit, MAX_LOGGED_LIMIT), [s for s in stamps if s > now - WINDOW_MS], now, True)
 
-    def _unavailable(self, limit: int, why: str) -> RateState:
+    def _unavailable(self, limit: int, why: str, count: int = 1) -> RateState:
         decision = "open" if self.fail_open else "closed"
         RATE_LIMITER_ERRORS.labels(decision).inc()
         log.error("rate limiter unavailable", extra={"decision": decision, "error": why})
         if self.fail_open:
-            return RateState(limit, limit, 0, allowed=True)
+            return RateState(limit, limit, 0, allowed=True, granted=count)
         raise RateLimiterUnavailable(why)

@@ -69,8 +69,8 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return None
         if handler.unary_stream is not None:
             return _refusing_undecodable_stream(handler, details.method)
-        if handler.unary_unary is None:
-            return handler  # client streaming (reflection): messages are decoded inside the handler
+        if handler.stream_stream is not None or handler.stream_unary is not None:
+            return _refusing_undecodable_messages(handler, details.method)
         inner = handler.unary_unary
         method: str = details.method
         service = self.service
@@ -130,6 +130,45 @@ def _refusing_undecodable_stream(handler: Any, method: str) -> Any:
 
         guarded = written
     return grpc.unary_stream_rpc_method_handler(
+        guarded,
+        request_deserializer=tolerant(handler.request_deserializer),
+        response_serializer=handler.response_serializer,
+    )
+
+
+def _refusing_undecodable_messages(handler: Any, method: str) -> Any:
+    """A client-streaming method (the streaming submits, reflection): a message of the stream that
+    does not decode ends the call with INVALID_ARGUMENT, as for a single request; the handler
+    never sees it and nothing is logged as an error."""
+    streams_back = handler.stream_stream is not None
+    inner = handler.stream_stream if streams_back else handler.stream_unary
+
+    def checked(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+        async def messages() -> AsyncIterator[Any]:
+            async for request in requests:
+                if type(request) is Undecodable:
+                    await abort_invalid(
+                        context, [("request", f"is not a valid message for {method} ({request.reason})")]
+                    )
+                yield request
+
+        return messages()
+
+    if streams_back and inspect.isasyncgenfunction(inner):
+
+        async def generated(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+            async for response in inner(checked(requests, context), context):
+                yield response
+
+        guarded: Callable[..., Any] = generated
+    else:
+
+        async def called(requests: AsyncIterator[Any], context: Any) -> Any:
+            return await inner(checked(requests, context), context)
+
+        guarded = called
+    make = grpc.stream_stream_rpc_method_handler if streams_back else grpc.stream_unary_rpc_method_handler
+    return make(
         guarded,
         request_deserializer=tolerant(handler.request_deserializer),
         response_serializer=handler.response_serializer,

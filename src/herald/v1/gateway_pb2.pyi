@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
 from herald.v1 import ledger_pb2 as _ledger_pb2
@@ -60,6 +61,56 @@ class WebhookRetrySchedule(_message.Message):
     custom: bool
     max_attempts: int
     def __init__(self, delays_s: _Optional[_Iterable[float]] = ..., retry_statuses: _Optional[_Iterable[int]] = ..., custom: _Optional[bool] = ..., max_attempts: _Optional[int] = ...) -> None: ...
+
+class SubmitWebhooksRequest(_message.Message):
+    __slots__ = ("webhook",)
+    WEBHOOK_FIELD_NUMBER: _ClassVar[int]
+    webhook: SendWebhookRequest
+    def __init__(self, webhook: _Optional[_Union[SendWebhookRequest, _Mapping]] = ...) -> None: ...
+
+class SubmitWebhooksResponse(_message.Message):
+    __slots__ = ("index", "id", "status", "replayed", "error")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    id: str
+    status: _common_pb2.JobStatus
+    replayed: bool
+    error: ItemError
+    def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., replayed: _Optional[bool] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+
+class SubmitEmailsRequest(_message.Message):
+    __slots__ = ("email",)
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    email: SendEmailRequest
+    def __init__(self, email: _Optional[_Union[SendEmailRequest, _Mapping]] = ...) -> None: ...
+
+class SubmitEmailsResponse(_message.Message):
+    __slots__ = ("index", "id", "status", "replayed", "error")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    id: str
+    status: _common_pb2.JobStatus
+    replayed: bool
+    error: ItemError
+    def __init__(self, index: _Optional[int] = ..., id: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., replayed: _Optional[bool] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+
+class ItemError(_message.Message):
+    __slots__ = ("code", "message", "details")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    details: _containers.RepeatedCompositeFieldContainer[_any_pb2.Any]
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., details: _Optional[_Iterable[_Union[_any_pb2.Any, _Mapping]]] = ...) -> None: ...
 
 class SendEmailRequest(_message.Message):
     __slots__ = ("email", "priority", "idempotency_key", "ordering_key")

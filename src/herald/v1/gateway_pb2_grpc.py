@@ -175,6 +175,16 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.FromString,
                 _registered_method=True)
+        self.SubmitWebhooks = channel.stream_stream(
+                '/herald.v1.NotificationService/SubmitWebhooks',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.SubmitWebhooksRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.SubmitWebhooksResponse.FromString,
+                _registered_method=True)
+        self.SubmitEmails = channel.stream_stream(
+                '/herald.v1.NotificationService/SubmitEmails',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -358,6 +368,24 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitWebhooks(self, request_iterator, context):
+        """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+        item, each response the result of one item, in the order the items were sent. Every item
+        is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+        gets its own result; the server gathers items into batches for the router and the ledger.
+        The stream is authenticated once, from its metadata; a refused item does not end it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitEmails(self, request_iterator, context):
+        """The same for emails (the twin of POST /v1/emails/batch).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -500,6 +528,16 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.SetWebhookRetrySchedule,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.SerializeToString,
+            ),
+            'SubmitWebhooks': grpc.stream_stream_rpc_method_handler(
+                    servicer.SubmitWebhooks,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.SubmitWebhooksRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.SubmitWebhooksResponse.SerializeToString,
+            ),
+            'SubmitEmails': grpc.stream_stream_rpc_method_handler(
+                    servicer.SubmitEmails,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1259,6 +1297,60 @@ class NotificationService:
             '/herald.v1.NotificationService/SetWebhookRetrySchedule',
             herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.SetWebhookRetryScheduleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitWebhooks(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/herald.v1.NotificationService/SubmitWebhooks',
+            herald_dot_v1_dot_gateway__pb2.SubmitWebhooksRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.SubmitWebhooksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitEmails(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/herald.v1.NotificationService/SubmitEmails',
+            herald_dot_v1_dot_gateway__pb2.SubmitEmailsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.SubmitEmailsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -72,6 +72,15 @@ class NotificationServiceStub:
     GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]
+    SubmitWebhooks: _grpc.StreamStreamMultiCallable[_gateway_pb2.SubmitWebhooksRequest, _gateway_pb2.SubmitWebhooksResponse]
+    """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+    item, each response the result of one item, in the order the items were sent. Every item
+    is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+    gets its own result; the server gathers items into batches for the router and the ledger.
+    The stream is authenticated once, from its metadata; a refused item does not end it.
+    """
+    SubmitEmails: _grpc.StreamStreamMultiCallable[_gateway_pb2.SubmitEmailsRequest, _gateway_pb2.SubmitEmailsResponse]
+    """The same for emails (the twin of POST /v1/emails/batch)."""
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -117,6 +126,15 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]  # type: ignore[assignment]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]  # type: ignore[assignment]
+    SubmitWebhooks: _aio.StreamStreamMultiCallable[_gateway_pb2.SubmitWebhooksRequest, _gateway_pb2.SubmitWebhooksResponse]  # type: ignore[assignment]
+    """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+    item, each response the result of one item, in the order the items were sent. Every item
+    is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+    gets its own result; the server gathers items into batches for the router and the ledger.
+    The stream is authenticated once, from its metadata; a refused item does not end it.
+    """
+    SubmitEmails: _aio.StreamStreamMultiCallable[_gateway_pb2.SubmitEmailsRequest, _gateway_pb2.SubmitEmailsResponse]  # type: ignore[assignment]
+    """The same for emails (the twin of POST /v1/emails/batch)."""
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -327,6 +345,27 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.SetWebhookRetryScheduleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.SetWebhookRetryScheduleResponse, _abc.Awaitable[_gateway_pb2.SetWebhookRetryScheduleResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SubmitWebhooks(
+        self,
+        request_iterator: _MaybeAsyncIterator[_gateway_pb2.SubmitWebhooksRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_gateway_pb2.SubmitWebhooksResponse], _abc.AsyncIterator[_gateway_pb2.SubmitWebhooksResponse]]:
+        """Many webhooks on one stream (the twin of POST /v1/webhooks/batch): each request is one
+        item, each response the result of one item, in the order the items were sent. Every item
+        is admitted as if it came alone (validation, rate limit, quota, its idempotency key) and
+        gets its own result; the server gathers items into batches for the router and the ledger.
+        The stream is authenticated once, from its metadata; a refused item does not end it.
+        """
+
+    @_abc_1.abstractmethod
+    def SubmitEmails(
+        self,
+        request_iterator: _MaybeAsyncIterator[_gateway_pb2.SubmitEmailsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_gateway_pb2.SubmitEmailsResponse], _abc.AsyncIterator[_gateway_pb2.SubmitEmailsResponse]]:
+        """The same for emails (the twin of POST /v1/emails/batch)."""
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

@@ -19,6 +19,8 @@ from herald_gateway.errors import RateLimited, Unavailable
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable, RateState
 
 log = logging.getLogger("herald.gateway.admission")
+# Batch routes take a key per item (claimed with each job) and refuse the header themselves.
+UNKEYED_PATHS = frozenset({"/v1/webhooks/batch", "/v1/emails/batch"})
 
 
 async def counted_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:

@@ -13,6 +13,7 @@ from herald_gateway.http.middleware import GatewayMiddleware
 from herald_gateway.http.routes import (
     admin,
     api_keys,
+    batches,
     domains,
     emails,
     events,
@@ -53,6 +54,7 @@ def create_app(
     app.state.rate_limiter = rate_limiter
     problems.install(app)
     for module in (
+        batches,
         webhooks,
         subscriptions,
         events,

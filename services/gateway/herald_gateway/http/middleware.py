@@ -20,15 +20,16 @@ from herald.telemetry.metrics import HTTP_SECONDS
 from herald_gateway.auth import ApiKeyAuthenticator
 from herald_gateway.errors import GatewayError
 from herald_gateway.http import problems
-from herald_gateway.http.admission import rate_headers
+from herald_gateway.http.admission import UNKEYED_PATHS, rate_headers
 from herald_gateway.idempotency import Idempotency, Replay, request_hash
 from herald_gateway.rate_limit import RateLimiter, RateState
 
 log = logging.getLogger("herald.gateway.http")
 
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
-# Routes that send their Idempotency-Key with the job they create (see herald_gateway.idempotency).
-JOB_ROUTES = frozenset({"/v1/webhooks", "/v1/emails"})
+# Routes that send their Idempotency-Key with the job they create (see herald_gateway.idempotency),
+# and the batch routes, whose items carry their own keys and which refuse the header.
+JOB_ROUTES = frozenset({"/v1/webhooks", "/v1/emails"}) | UNKEYED_PATHS
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

@@ -25,21 +25,8 @@ def address(value: AddressIn) -> common_pb2.EmailAddress:
     return common_pb2.EmailAddress(email=value.email, name=value.name)
 
 
-@router.post("/v1/emails", status_code=202, response_model=JobAccepted)
-async def send_email(
-    body: EmailIn,
-    principal: Counted,
-    handlers: HandlersDep,
-    response: Response,
-    request: Request,
-    idempotency_key: Annotated[str | None, Header()] = None,
-) -> JobAccepted:
-    """Accepts an email for delivery. The job is durable when this answers 202. An
-    Idempotency-Key is written with the job, as for `POST /v1/webhooks`.
-
-    Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
-    sending domains that is not verified yet; a domain you never registered is not
-    checked by Herald (your provider enforces its own sender identity)."""
+def email_request(body: EmailIn) -> common_pb2.EmailRequest:
+    """The request as the handlers take it (shared with POST /v1/emails/batch)."""
     email = common_pb2.EmailRequest(
         subject=body.subject,
         text=body.text or "",
@@ -56,13 +43,31 @@ async def send_email(
             getattr(email, field).append(address(value))
     if body.reply_to is not None:
         email.reply_to.CopyFrom(address(body.reply_to))
+    return email
+
+
+@router.post("/v1/emails", status_code=202, response_model=JobAccepted)
+async def send_email(
+    body: EmailIn,
+    principal: Counted,
+    handlers: HandlersDep,
+    response: Response,
+    request: Request,
+    idempotency_key: Annotated[str | None, Header()] = None,
+) -> JobAccepted:
+    """Accepts an email for delivery. The job is durable when this answers 202. An
+    Idempotency-Key is written with the job, as for `POST /v1/webhooks`.
+
+    Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
+    sending domains that is not verified yet; a domain you never registered is not
+    checked by Herald (your provider enforces its own sender identity)."""
     digest = b""
     if idempotency_key is not None:
         check_idempotency_key(idempotency_key)
         digest = request_hash("POST", "/v1/emails", await request.body())
     sent = await handlers.send_email(
         principal,
-        email,
+        email_request(body),
         PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
         idempotency_key or "",
         body.ordering_key or "",

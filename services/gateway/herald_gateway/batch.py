@@ -1,0 +1,218 @@
+"""Batch submission: many jobs in one request or stream, each admitted as if it came alone.
+
+Each item is validated by the single routes' own rules (`validate_webhook`, `email_problems`)
+and refused on its own; the valid ones reach the router as `SubmitJobs` calls of up to
+`CHUNK_ITEMS` submissions, one after the other (so quota and ordering keys see the items in
+their order), straight to the router rather than through the per-request coalescing of
+`Handlers.submitter`: a batch is already a batch, and one router call and one ledger
+transaction per chunk is the whole point. Each item's idempotency key travels with its
+submission, with a digest of the item, and is claimed by the ledger in the job's own
+transaction; a key repeated inside one batch is settled here, so the ledger never sees the
+same key twice in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import grpc
+from google.protobuf.message import Message
+
+from herald.grpcio.errors import field_violations
+from herald.v1 import common_pb2, ledger_pb2, router_pb2, router_pb2_grpc
+from herald_gateway.auth import Principal
+from herald_gateway.errors import (
+    GatewayError,
+    IdempotencyMismatch,
+    Invalid,
+    NotFound,
+    QuotaExceeded,
+    SenderDomainUnverified,
+    Unavailable,
+)
+from herald_gateway.handlers import WebhookInput, email_problems, validate_webhook
+from herald_gateway.idempotency import MAX_KEY_LENGTH
+
+MAX_BATCH_ITEMS = 1000
+# One SubmitJobs call: a 1,000-item batch is two router hops and two ledger transactions.
+CHUNK_ITEMS = 500
+# And never a message near the gRPC limit (16 MB), whatever the items weigh.
+CHUNK_BYTES = 8 * 1024 * 1024
+PRIORITIES = frozenset(common_pb2.Priority.values())
+
+
+@dataclass
+class ItemOutcome:
+    """What became of one item: a job (new, or the earlier one its key named), or why not."""
+
+    job: common_pb2.Job | None = None
+    replayed: bool = False
+    error: GatewayError | None = None
+
+
+def nul_fields(message: Message, prefix: str = "") -> list[str]:
+    """Text fields holding NUL, which PostgreSQL cannot store: refused here, so one bad item
+    never fails the transaction its chunk (and other requests) share in the ledger."""
+    found = []
+    for field, value in message.ListFields():
+        name = f"{prefix}{field.name}"
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            found += [f"{name}.{k}" for k, v in value.items() if "\0" in k or (isinstance(v, str) and "\0" in v)]
+        elif field.type == field.TYPE_MESSAGE and field.is_repeated:
+            for i, child in enumerate(value):
+                found += nul_fields(child, f"{name}[{i}].")
+        elif field.type == field.TYPE_MESSAGE:
+            found += nul_fields(value, f"{name}.")
+        elif field.type == field.TYPE_STRING:
+            values = value if field.is_repeated else [value]
+            found += [name for v in values if "\0" in v][:1]
+    return found
+
+
+def _keys_problems(priority: int, idempotency_key: str, ordering_key: str) -> list[tuple[str, str]]:
+    """What only a batch item can get wrong: a single request's key is checked by `Idempotency`,
+    and a bad priority there fails one request, here a whole chunk in the ledger."""
+    problems = []
+    if priority not in PRIORITIES:
+        problems.append(("priority", "must be one of the Priority values"))
+    if not idempotency_key.isprintable():
+        problems.append(("idempotency_key", "must be printable characters"))
+    if len(ordering_key) > 255 or "\0" in ordering_key:
+        problems.append(("ordering_key", "must be at most 255 characters, without NUL"))
+    return problems
+
+
+def webhook_submission(principal: Principal, item: WebhookInput, request_hash: bytes) -> router_pb2.Submission:
+    """The item as the router takes it, or Invalid: the rules of POST /v1/webhooks."""
+    problems = validate_webhook(item) + _keys_problems(item.priority, item.idempotency_key, item.ordering_key)
+    request = common_pb2.WebhookRequest(
+        url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
+    )
+    problems += [(name, "must not contain NUL") for name in nul_fields(request)]
+    if problems:
+        raise Invalid(problems)
+    return router_pb2.Submission(
+        tenant_id=principal.tenant_id,
+        plan=principal.plan,  # type: ignore[arg-type]
+        channel=common_pb2.CHANNEL_WEBHOOK,
+        requested_priority=item.priority,  # type: ignore[arg-type]
+        idempotency_key=item.idempotency_key,
+        ordering_key=item.ordering_key,
+        request_hash=request_hash if item.idempotency_key else b"",
+        webhook=request,
+    )
+
+
+def email_submission(
+    principal: Principal,
+    email: common_pb2.EmailRequest,
+    priority: int,
+    idempotency_key: str,
+    ordering_key: str,
+    request_hash: bytes,
+) -> router_pb2.Submission:
+    """The item as the router takes it, or Invalid: the rules of POST /v1/emails."""
+    problems = email_problems(email) + _keys_problems(priority, idempotency_key, ordering_key)
+    if len(idempotency_key) > MAX_KEY_LENGTH:
+        problems.append(("idempotency_key", f"must be at most {MAX_KEY_LENGTH} characters"))
+    problems += [(name, "must not contain NUL") for name in nul_fields(email)]
+    if problems:
+        raise Invalid(problems)
+    return router_pb2.Submission(
+        tenant_id=principal.tenant_id,
+        plan=principal.plan,  # type: ignore[arg-type]
+        channel=common_pb2.CHANNEL_EMAIL,
+        requested_priority=priority,  # type: ignore[arg-type]
+        idempotency_key=idempotency_key,
+        ordering_key=ordering_key,
+        request_hash=request_hash if idempotency_key else b"",
+        email=email,
+    )
+
+
+def outcome_of(draft: ledger_pb2.DraftOutcome) -> ItemOutcome:
+    if draft.HasField("job"):
+        return ItemOutcome(job=draft.job, replayed=draft.replayed)
+    if draft.rejection == ledger_pb2.REJECTION_SENDER_DOMAIN_UNVERIFIED:
+        return ItemOutcome(error=SenderDomainUnverified(draft.detail))
+    if draft.rejection == ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH:
+        return ItemOutcome(
+            error=IdempotencyMismatch(draft.detail or "the key was used with a different request body or route")
+        )
+    return ItemOutcome(error=QuotaExceeded(draft.detail or "monthly quota reached"))
+
+
+def _refusal(error: grpc.aio.AioRpcError) -> GatewayError:
+    """A chunk the router refused as a whole (every item of it gets this)."""
+    if error.code() == grpc.StatusCode.INVALID_ARGUMENT:
+        return Invalid(field_violations(error) or [("request", error.details() or "invalid")])
+    if error.code() == grpc.StatusCode.NOT_FOUND:
+        return NotFound("tenant not found")
+    return Unavailable("the item could not be submitted; retry it (with its idempotency_key, it is never doubled)")
+
+
+def chunks(pending: list[tuple[int, router_pb2.Submission]]) -> Iterable[list[tuple[int, router_pb2.Submission]]]:
+    chunk: list[tuple[int, router_pb2.Submission]] = []
+    size = 0
+    for entry in pending:
+        weight = entry[1].ByteSize()
+        if chunk and (len(chunk) >= CHUNK_ITEMS or size + weight > CHUNK_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(entry)
+        size += weight
+    if chunk:
+        yield chunk
+
+
+class BatchSubmitter:
+    def __init__(self, router: router_pb2_grpc.RouterServiceAsyncStub) -> None:
+        self.router = router
+
+    async def submit(self, items: list[router_pb2.Submission | GatewayError]) -> list[ItemOutcome]:
+        """One outcome per item, in order. An item given as an error stays refused with it."""
+        outcomes = [ItemOutcome(error=item) if isinstance(item, GatewayError) else ItemOutcome() for item in items]
+        pending: list[tuple[int, router_pb2.Submission]] = []
+        # A key given twice in one batch: the same request answers the first item's outcome
+        # (replayed), another one is refused, as a second request with the key would be.
+        first_with_key: dict[str, int] = {}
+        repeats: list[tuple[int, int]] = []
+        for index, item in enumerate(items):
+            if isinstance(item, GatewayError):
+                continue
+            if item.idempotency_key:
+                first = first_with_key.setdefault(item.idempotency_key, index)
+                if first != index:
+                    earlier = items[first]
+                    assert not isinstance(earlier, GatewayError)
+                    if earlier.request_hash == item.request_hash:
+                        repeats.append((index, first))
+                    else:
+                        outcomes[index].error = IdempotencyMismatch(
+                            f"the key was used by item {first} of this batch for a different request"
+                        )
+                    continue
+            pending.append((index, item))
+        failure: GatewayError | None = None
+        for chunk in chunks(pending):
+            if failure is None:
+                try:
+                    response = await self.router.SubmitJobs(
+                        router_pb2.SubmitJobsRequest(submissions=[s for _, s in chunk])
+                    )
+                except grpc.aio.AioRpcError as error:
+                    failure = _refusal(error)
+                else:
+                    for (index, _), draft in zip(chunk, response.outcomes, strict=True):
+                        outcomes[index] = outcome_of(draft)
+                    continue
+            # After a failed chunk the rest are not tried: they stay in order for the retry.
+            for index, _ in chunk:
+                outcomes[index].error = failure
+        for index, first in repeats:
+            earlier_outcome = outcomes[first]
+            outcomes[index] = ItemOutcome(
+                job=earlier_outcome.job, replayed=earlier_outcome.job is not None, error=earlier_outcome.error
+            )
+        return outcomes

@@ -1,0 +1,255 @@
+"""NotificationService's streaming submits: SubmitWebhooks and SubmitEmails, the gRPC twins of
+POST /v1/webhooks/batch and /v1/emails/batch.
+
+The stream is authenticated once. Items are read as they come and gathered into chunks: a
+chunk is submitted when FLUSH_ITEMS have arrived, when no item arrived for FLUSH_WAIT_S, at
+most MAX_GATHER_S after its first item, or when the client closes its side; meanwhile the next
+chunk keeps filling. Each chunk spends its
+items' share of the rate limit at once (as many as fit; the rest are refused, as they would
+have been one by one), then goes through `BatchSubmitter`: one router call and one ledger
+transaction for hundreds of items. Results come back in the order the items were sent, each
+with its index; a refused item carries what the unary call would have failed with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import code_pb2, error_details_pb2
+
+from herald.v1 import common_pb2, gateway_pb2, router_pb2
+from herald_gateway.auth import Principal
+from herald_gateway.batch import BatchSubmitter, ItemOutcome, email_submission, webhook_submission
+from herald_gateway.errors import (
+    Conflict,
+    GatewayError,
+    IdempotencyConflict,
+    IdempotencyMismatch,
+    Invalid,
+    NotFound,
+    NotRetryable,
+    QuotaExceeded,
+    RateLimited,
+    SenderDomainUnverified,
+    Unauthenticated,
+    Unavailable,
+)
+from herald_gateway.handlers import Handlers, WebhookInput
+from herald_gateway.idempotency import request_hash
+from herald_gateway.rate_limit import MAX_LOGGED_LIMIT, RateLimiter, RateLimiterUnavailable
+
+Context = grpc.aio.ServicerContext[Any, Any]
+FLUSH_ITEMS = 500
+FLUSH_WAIT_S = 0.005
+MAX_GATHER_S = 0.05
+# Items read ahead of the chunk being submitted: past this, the stream's flow control holds the client.
+READ_AHEAD_ITEMS = 2 * FLUSH_ITEMS
+Request = TypeVar("Request", gateway_pb2.SubmitWebhooksRequest, gateway_pb2.SubmitEmailsRequest)
+END = object()
+
+
+def _packed(*details: Message) -> list[any_pb2.Any]:
+    boxes = []
+    for detail in details:
+        box = any_pb2.Any()
+        box.Pack(detail)
+        boxes.append(box)
+    return boxes
+
+
+def item_error(error: GatewayError) -> gateway_pb2.ItemError:
+    """The status the unary call fails with for this error (see grpc_api._abort), as a value."""
+    if isinstance(error, QuotaExceeded | RateLimited):
+        details: list[Message] = [
+            error_details_pb2.QuotaFailure(
+                violations=[error_details_pb2.QuotaFailure.Violation(subject="tenant", description=error.detail)]
+            )
+        ]
+        retry_after_s = getattr(error, "retry_after_s", 0)
+        if retry_after_s:
+            details.append(error_details_pb2.RetryInfo(retry_delay={"seconds": retry_after_s}))
+        return gateway_pb2.ItemError(code=code_pb2.RESOURCE_EXHAUSTED, message=error.detail, details=_packed(*details))
+    if isinstance(error, Invalid):
+        violations = [error_details_pb2.BadRequest.FieldViolation(field=f, description=d) for f, d in error.violations]
+        return gateway_pb2.ItemError(
+            code=code_pb2.INVALID_ARGUMENT,
+            message=f"invalid request: {error.detail}",
+            details=_packed(error_details_pb2.BadRequest(field_violations=violations)),
+        )
+    if isinstance(error, IdempotencyMismatch | SenderDomainUnverified | NotRetryable):
+        failure = error_details_pb2.PreconditionFailure(
+            violations=[error_details_pb2.PreconditionFailure.Violation(type="STATE", description=error.detail)]
+        )
+        return gateway_pb2.ItemError(code=code_pb2.FAILED_PRECONDITION, message=error.detail, details=_packed(failure))
+    simple = {
+        IdempotencyConflict: code_pb2.ABORTED,
+        NotFound: code_pb2.NOT_FOUND,
+        Unauthenticated: code_pb2.UNAUTHENTICATED,
+        Conflict: code_pb2.ALREADY_EXISTS,
+    }
+    for kind, code in simple.items():
+        if isinstance(error, kind):
+            return gateway_pb2.ItemError(code=code, message=error.detail)
+    retry = error_details_pb2.RetryInfo(retry_delay={"seconds": 1})
+    return gateway_pb2.ItemError(code=code_pb2.UNAVAILABLE, message=error.detail, details=_packed(retry))
+
+
+def webhook_item(principal: Principal, request: gateway_pb2.SubmitWebhooksRequest) -> router_pb2.Submission:
+    webhook = request.webhook
+    item = WebhookInput(
+        url=webhook.url,
+        body=webhook.body,
+        content_type=webhook.content_type or "application/json",
+        headers=dict(webhook.headers),
+        priority=webhook.priority,
+        idempotency_key=webhook.idempotency_key,
+    )
+    digest = request_hash("grpc", "SendWebhook", webhook.SerializeToString(deterministic=True))
+    return webhook_submission(principal, item, digest)
+
+
+def email_item(principal: Principal, request: gateway_pb2.SubmitEmailsRequest) -> router_pb2.Submission:
+    send = request.email
+    email = common_pb2.EmailRequest()
+    email.CopyFrom(send.email)
+    digest = request_hash("grpc", "SendEmail", send.SerializeToString(deterministic=True))
+    return email_submission(principal, email, send.priority, send.idempotency_key, send.ordering_key, digest)
+
+
+class BatchGrpc:
+    """Mixed into NotificationServicer, which provides authentication."""
+
+    handlers: Handlers
+    limiter: RateLimiter
+
+    if TYPE_CHECKING:  # provided by NotificationServicer; declared here for the type checker only
+
+        async def _principal(self, context: Context) -> Principal: ...
+
+    async def SubmitWebhooks(
+        self, request_iterator: AsyncIterator[gateway_pb2.SubmitWebhooksRequest], context: Context
+    ) -> AsyncIterator[gateway_pb2.SubmitWebhooksResponse]:
+        principal = await self._principal(context)
+        async for index, outcome in self._submit_stream(request_iterator, context, principal, webhook_item):
+            yield _answer(gateway_pb2.SubmitWebhooksResponse(index=index), outcome)
+
+    async def SubmitEmails(
+        self, request_iterator: AsyncIterator[gateway_pb2.SubmitEmailsRequest], context: Context
+    ) -> AsyncIterator[gateway_pb2.SubmitEmailsResponse]:
+        principal = await self._principal(context)
+        async for index, outcome in self._submit_stream(request_iterator, context, principal, email_item):
+            yield _answer(gateway_pb2.SubmitEmailsResponse(index=index), outcome)
+
+    async def _submit_stream(
+        self,
+        requests: AsyncIterator[Request],
+        context: Context,
+        principal: Principal,
+        build: Callable[[Principal, Request], router_pb2.Submission],
+    ) -> AsyncIterator[tuple[int, ItemOutcome]]:
+        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=READ_AHEAD_ITEMS)
+
+        async def read() -> None:
+            try:
+                async for request in requests:
+                    await queue.put(request)
+            finally:
+                await queue.put(END)
+
+        reader = asyncio.create_task(read())
+        submitter = BatchSubmitter(self.handlers.router)
+        index = 0
+        ended = False
+        try:
+            while not ended:
+                chunk: list[Request] = []
+                first = await queue.get()
+                if first is END:
+                    break
+                chunk.append(first)
+                ended = _drain(queue, chunk)
+                # Gather while items keep arriving (a pause of FLUSH_WAIT_S ends it), for at most
+                # MAX_GATHER_S: full chunks from a fast client, prompt results for a slow one.
+                gathering_until = asyncio.get_running_loop().time() + MAX_GATHER_S
+                while not ended and len(chunk) < FLUSH_ITEMS and asyncio.get_running_loop().time() < gathering_until:
+                    before = len(chunk)
+                    await asyncio.sleep(FLUSH_WAIT_S)
+                    ended = _drain(queue, chunk)
+                    if len(chunk) == before:
+                        break
+                for outcome in await self._admit(chunk, principal, build, submitter):
+                    yield index, outcome
+                    index += 1
+        finally:
+            if not reader.done():
+                reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader  # a stream that broke while being read ends the call with its error
+
+    async def _admit(
+        self,
+        chunk: list[Request],
+        principal: Principal,
+        build: Callable[[Principal, Request], router_pb2.Submission],
+        submitter: BatchSubmitter,
+    ) -> list[ItemOutcome]:
+        granted = await self._spend_chunk_rate(principal, len(chunk))
+        prepared: list[router_pb2.Submission | GatewayError] = []
+        for position, request in enumerate(chunk):
+            if isinstance(granted, GatewayError):
+                prepared.append(granted)
+                continue
+            if position >= granted[0]:
+                prepared.append(granted[1])
+                continue
+            try:
+                prepared.append(build(principal, request))
+            except GatewayError as error:
+                prepared.append(error)
+        return await submitter.submit(prepared)
+
+    async def _spend_chunk_rate(self, principal: Principal, count: int) -> tuple[int, GatewayError] | GatewayError:
+        """How many of `count` items the rate limit admits, and what the others are refused with."""
+        if principal.rate_per_min is None:
+            return count, Unavailable("unreachable")
+        try:
+            state = await self.limiter.consume(principal.tenant_id, principal.rate_per_min, count=count, partial=True)
+        except RateLimiterUnavailable:
+            return Unavailable("the rate limiter is unavailable; retry shortly")
+        limit = min(principal.rate_per_min, MAX_LOGGED_LIMIT)
+        refused = RateLimited(
+            f"rate limit of {limit} requests per minute reached", max(state.retry_after_s, state.reset_s, 1)
+        )
+        return state.granted, refused
+
+
+def _drain(queue: asyncio.Queue[Any], chunk: list[Any]) -> bool:
+    """Moves what has arrived into the chunk (up to FLUSH_ITEMS); True when the stream ended."""
+    while len(chunk) < FLUSH_ITEMS:
+        try:
+            item = queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return False
+        if item is END:
+            return True
+        chunk.append(item)
+    return False
+
+
+AnswerT = TypeVar("AnswerT", gateway_pb2.SubmitWebhooksResponse, gateway_pb2.SubmitEmailsResponse)
+
+
+def _answer(answer: AnswerT, outcome: ItemOutcome) -> AnswerT:
+    if outcome.job is not None:
+        answer.id = outcome.job.id
+        answer.status = outcome.job.status
+        answer.replayed = outcome.replayed
+    else:
+        answer.error.CopyFrom(item_error(outcome.error or Unavailable("the item was not submitted; retry it")))
+    return answer

@@ -1,0 +1,197 @@
+"""POST /v1/webhooks/batch and /v1/emails/batch: up to 1,000 jobs in one request.
+
+Every item is admitted as if it came alone (validation, quota, sending-domain check, its own
+idempotency key) and gets its own result; the answer is 200 when the batch itself was read,
+whatever became of its items. A batch costs one request of the rate limit per item, taken
+all at once before anything is submitted: a batch the limit has no room for is refused whole
+(429), so a batch never gets around the limit its items would have met one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request
+from pydantic import ValidationError
+from starlette.responses import Response
+
+from herald.v1 import common_pb2, router_pb2
+from herald_gateway.auth import Principal
+from herald_gateway.batch import MAX_BATCH_ITEMS, BatchSubmitter, ItemOutcome, email_submission, webhook_submission
+from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unavailable
+from herald_gateway.http.admission import UNKEYED_PATHS
+from herald_gateway.http.batch_schemas import (
+    BatchResults,
+    EmailBatchIn,
+    EmailBatchItem,
+    WebhookBatchIn,
+    WebhookBatchItem,
+    request_body,
+)
+from herald_gateway.http.deps import HandlersDep, Tenant
+from herald_gateway.http.problems import PROBLEM_BASE
+from herald_gateway.http.routes.emails import email_request
+from herald_gateway.http.routes.webhooks import webhook_input
+from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES
+from herald_gateway.idempotency import request_hash
+from herald_gateway.rate_limit import MAX_LOGGED_LIMIT, RateLimiter, RateLimiterUnavailable
+
+router = APIRouter(tags=["batches"])
+WEBHOOKS_BATCH, EMAILS_BATCH = "/v1/webhooks/batch", "/v1/emails/batch"
+assert {WEBHOOKS_BATCH, EMAILS_BATCH} <= UNKEYED_PATHS
+REFUSED_BATCH = {
+    422: {
+        "description": "The batch itself could not be read (not JSON, no items, more than 1,000), or it "
+        "carried an Idempotency-Key header (give each item its own `idempotency_key`)."
+    },
+    429: {"description": "The rate limit has no room for this many items (each counts as one request)."},
+}
+
+
+def _items(raw: bytes) -> list[Any]:
+    """The envelope: {"items": [...]} with 1..1000 items, or Invalid for the whole batch."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise Invalid([("body", f"is not JSON: {error}")]) from error
+    if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+        raise Invalid([("items", 'the body must be {"items": [...]}')])
+    extra = sorted(set(body) - {"items"})
+    if extra:
+        raise Invalid([(name, "is not a field of a batch") for name in extra])
+    items: list[Any] = body["items"]
+    if not 1 <= len(items) <= MAX_BATCH_ITEMS:
+        raise Invalid([("items", f"give 1 to {MAX_BATCH_ITEMS} items, not {len(items)}")])
+    return items
+
+
+async def _spend_rate(request: Request, principal: Principal, count: int) -> None:
+    """`count` requests of the tenant's per-minute limit, all or none."""
+    if principal.rate_per_min is None:
+        return
+    limit = min(principal.rate_per_min, MAX_LOGGED_LIMIT)
+    if count > limit:
+        raise RateLimited(
+            f"a batch of {count} items counts as {count} requests and your limit is {limit} per minute; "
+            f"send batches of at most {limit} items",
+            60,
+        )
+    limiter: RateLimiter = request.app.state.rate_limiter
+    try:
+        state = await limiter.consume(principal.tenant_id, principal.rate_per_min, count=count)
+    except RateLimiterUnavailable as error:
+        raise Unavailable("the rate limiter is unavailable; retry shortly") from error
+    request.state.rate = state
+    if not state.allowed:
+        raise RateLimited(
+            f"rate limit of {state.limit} requests per minute: {state.remaining} left, this batch needs {count}; "
+            f"retry in {state.retry_after_s}s",
+            state.retry_after_s,
+        )
+
+
+def _violations(error: ValidationError) -> list[tuple[str, str]]:
+    return [(".".join(str(p) for p in e.get("loc", ())) or "item", e.get("msg", "")) for e in error.errors()]
+
+
+def _item_hash(route: str, item: Any) -> bytes:
+    """What the item asked for, without its key: method, route and the item's canonical JSON."""
+    asked = {k: v for k, v in item.items() if k != "idempotency_key"} if isinstance(item, dict) else item
+    return request_hash("POST", route, orjson.dumps(asked, option=orjson.OPT_SORT_KEYS))
+
+
+def problem_of(error: GatewayError) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "type": PROBLEM_BASE + error.kind,
+        "title": error.title,
+        "status": error.status,
+        "detail": error.detail,
+    }
+    if isinstance(error, Invalid):
+        found["errors"] = [{"field": f, "detail": d} for f, d in error.violations]
+    return found
+
+
+def result_of(index: int, outcome: ItemOutcome) -> dict[str, Any]:
+    if outcome.job is not None:
+        result: dict[str, Any] = {
+            "index": index,
+            "status": 202,
+            "id": outcome.job.id,
+            "job_status": STATUS_NAMES.get(outcome.job.status, "pending"),
+        }
+        if outcome.replayed:
+            result["replayed"] = True
+        return result
+    error = outcome.error or Unavailable("the item was not submitted; retry it")
+    return {"index": index, "status": error.status, "problem": problem_of(error)}
+
+
+async def _answer(
+    request: Request,
+    principal: Principal,
+    handlers: HandlersDep,
+    route: str,
+    build: Callable[[dict[str, Any], bytes], router_pb2.Submission],
+) -> Response:
+    if request.headers.get("idempotency-key") is not None:
+        raise Invalid([("Idempotency-Key", "is not used by batch routes: give each item its own idempotency_key")])
+    items = _items(await request.body())
+    await _spend_rate(request, principal, len(items))
+    prepared: list[router_pb2.Submission | GatewayError] = []
+    for item in items:
+        try:
+            if not isinstance(item, dict):
+                raise Invalid([("item", "must be an object")])
+            prepared.append(build(item, _item_hash(route, item)))
+        except ValidationError as error:
+            prepared.append(Invalid(_violations(error)))
+        except GatewayError as error:
+            prepared.append(error)
+    outcomes = await BatchSubmitter(handlers.router).submit(prepared)
+    results = [result_of(i, outcome) for i, outcome in enumerate(outcomes)]
+    return Response(orjson.dumps({"results": results}), media_type="application/json")
+
+
+@router.post(
+    WEBHOOKS_BATCH,
+    response_model=BatchResults,
+    openapi_extra=request_body(WebhookBatchIn),
+    responses=REFUSED_BATCH,  # type: ignore[arg-type]
+)
+async def send_webhooks(request: Request, principal: Tenant, handlers: HandlersDep) -> Response:
+    """Accepts up to 1,000 webhooks, each the body of POST /v1/webhooks plus its own `idempotency_key`.
+
+    Answers 200 with one result per item, in order: 202 and the job (durable) or the item's own
+    problem. Each item counts as one request of the rate limit."""
+
+    def build(item: dict[str, Any], digest: bytes) -> router_pb2.Submission:
+        body = WebhookBatchItem.model_validate(item)
+        return webhook_submission(principal, webhook_input(body, body.idempotency_key or ""), digest)
+
+    return await _answer(request, principal, handlers, "/v1/webhooks", build)
+
+
+@router.post(
+    EMAILS_BATCH,
+    response_model=BatchResults,
+    openapi_extra=request_body(EmailBatchIn),
+    responses=REFUSED_BATCH,  # type: ignore[arg-type]
+)
+async def send_emails(request: Request, principal: Tenant, handlers: HandlersDep) -> Response:
+    """Accepts up to 1,000 emails, each the body of POST /v1/emails plus its own `idempotency_key`.
+
+    Answers 200 with one result per item, in order: 202 and the job (durable) or the item's own
+    problem (422 `sender-domain-unverified`, 429 `quota-exceeded`, ...). Each item counts as one
+    request of the rate limit."""
+
+    def build(item: dict[str, Any], digest: bytes) -> router_pb2.Submission:
+        body = EmailBatchItem.model_validate(item)
+        priority = PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED)
+        return email_submission(
+            principal, email_request(body), priority, body.idempotency_key or "", body.ordering_key or "", digest
+        )
+
+    return await _answer(request, principal, handlers, "/v1/emails", build)
