@@ -488,6 +488,15 @@ UNSTORABLE = [
         "\\u00e9",
     ),
     Unstorable(
+        "webhook payload, integer beyond 64 bits",
+        "/v1/webhooks",
+        '{"url": "http://127.0.0.1:9/x", "payload": {"n": {X}}}',
+        str(-(2**64)),
+    ),
+    Unstorable(
+        "event payload, integer beyond 64 bits", "/v1/events", '{"event_type": "a.b", "payload": {X}}', str(2**64)
+    ),
+    Unstorable(
         "email subject, NUL",
         "/v1/emails",
         '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "a{X}b", "text": "t"}',
@@ -513,3 +522,15 @@ def test_strings_nothing_downstream_can_take_are_refused(
     REPORT.add("hostile input: strings nothing downstream can take", f"{case.name:<32} -> {response.status_code}")
     assert 400 <= response.status_code < 500, response.text[:300]
     assert response.headers["content-type"].startswith("application/problem+json"), response.text[:300]
+
+
+def test_a_replayed_error_is_problem_json_too(resilient: Resilient, attacker: TenantKey) -> None:
+    """An Idempotency-Key replays the first answer, errors included: with the same media type."""
+    headers = {**attacker.headers, "idempotency-key": f"replayed-error-{resilient.run_id}"}
+    body = {"from": "a@acme.example", "to": [], "subject": "s", "text": "t"}  # no recipient: 422
+    first, again = (
+        httpx.post(f"{resilient.gateway}/v1/emails", json=body, headers=headers, timeout=30) for _ in range(2)
+    )
+    assert (first.status_code, again.status_code) == (422, 422)
+    assert again.headers.get("idempotent-replayed") == "true"
+    assert again.headers["content-type"].startswith("application/problem+json")

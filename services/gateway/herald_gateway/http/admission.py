@@ -89,7 +89,8 @@ async def with_idempotency(
         return Response(
             replay.body,
             status_code=replay.status_code,
-            media_type="application/json",
+            # Every error the gateway answers is problem+json; a replayed one says so too.
+            media_type=problems.MEDIA_TYPE if replay.status_code >= 400 else "application/json",
             headers={"Idempotent-Replayed": "true"},
         )
     try:

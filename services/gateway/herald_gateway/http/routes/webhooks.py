@@ -6,7 +6,6 @@ import base64
 import binascii
 from typing import Annotated
 
-import orjson
 from fastapi import APIRouter, Header
 from starlette.responses import Response
 
@@ -15,7 +14,7 @@ from herald_gateway.errors import Invalid
 from herald_gateway.handlers import WebhookInput
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep
-from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn
+from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn, compact_json
 
 router = APIRouter(tags=["webhooks"])
 
@@ -39,7 +38,7 @@ async def send_webhook(
             raise Invalid([("payload_base64", "is not valid base64")]) from error
         content_type = body.content_type or "application/octet-stream"
     else:
-        raw = orjson.dumps(body.payload)
+        raw = compact_json(body.payload)
         content_type = body.content_type or "application/json"
     job = await handlers.send_webhook(
         principal,
