@@ -510,6 +510,15 @@ UNSTORABLE = [
         "\\u00e9",
     ),
     Unstorable(
+        "webhook payload, integer beyond 64 bits",
+        "/v1/webhooks",
+        '{"url": "http://127.0.0.1:9/x", "payload": {"n": {X}}}',
+        str(-(2**64)),
+    ),
+    Unstorable(
+        "event payload, integer beyond 64 bits", "/v1/events", '{"event_type": "a.b", "payload": {X}}', str(2**64)
+    ),
+    Unstorable(
         "email subject, NUL",
         "/v1/emails",
         '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "a{X}b", "text": "t"}',
@@ -535,3 +544,18 @@ def test_strings_nothing_downstream_can_take_are_refused(
     REPORT.add("hostile input: strings nothing downstream can take", f"{case.name:<32} -> {response.status_code}")
     assert 400 <= response.status_code < 500, response.text[:300]
     assert response.headers["content-type"].startswith("application/problem+json"), response.text[:300]
+
+
+def test_a_replayed_error_is_problem_json_too(resilient: Resilient, attacker: TenantKey) -> None:
+    """An Idempotency-Key replays the first answer, errors included: with the same media type.
+    (A route that creates a job writes its key with the job, so there a refused request leaves
+    no key behind and a repeat is refused afresh; this is a route that stores its answer.)"""
+    headers = {**attacker.headers, "idempotency-key": f"replayed-error-{resilient.run_id}"}
+    body = {"url": "ftp://receiver.example/hook"}  # not http(s): 422
+    first, again = (
+        httpx.post(f"{resilient.gateway}/v1/webhooks/targets", json=body, headers=headers, timeout=30)
+        for _ in range(2)
+    )
+    assert (first.status_code, again.status_code) == (422, 422)
+    assert again.headers.get("idempotent-replayed") == "true"
+    assert again.headers["content-type"].startswith("application/problem+json")

@@ -163,8 +163,10 @@ class GatewayMiddleware:
 
     @staticmethod
     async def _replay(scope: Scope, receive: Receive, send: Send, replay: Replay) -> None:
+        # Every error the gateway answers is problem+json; a replayed one says so too.
+        media_type = problems.MEDIA_TYPE if replay.status_code >= 400 else "application/json"
         headers = [
-            (b"content-type", b"application/json"),
+            (b"content-type", media_type.encode()),
             (b"content-length", str(len(replay.body)).encode()),
             (b"idempotent-replayed", b"true"),
         ]

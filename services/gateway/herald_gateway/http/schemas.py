@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
+import orjson
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints
 
 from herald.v1 import common_pb2, gateway_pb2
+from herald_gateway.errors import Invalid
 
 # Refused at the door rather than downstream, where they would fail as 5xx: NUL (U+0000),
 # which PostgreSQL cannot store in text, in any string a request carries; anything but
@@ -60,6 +62,15 @@ OUTCOME_NAMES = {
     common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE: "permanent_failure",
     common_pb2.ATTEMPT_OUTCOME_SKIPPED: "skipped",
 }
+
+
+def compact_json(payload: JsonValue) -> bytes:
+    """A `payload` as delivered: compact UTF-8 JSON. What cannot be written so (an integer
+    beyond 64 bits, a lone surrogate) is the tenant's to fix: 422, not 500."""
+    try:
+        return orjson.dumps(payload)
+    except orjson.JSONEncodeError as error:
+        raise Invalid([("payload", f"cannot be delivered as JSON: {error}")]) from error
 
 
 class WebhookIn(BaseModel):

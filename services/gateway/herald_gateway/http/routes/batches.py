@@ -99,7 +99,11 @@ def _violations(error: ValidationError) -> list[tuple[str, str]]:
 def _item_hash(route: str, item: Any) -> bytes:
     """What the item asked for, without its key: method, route and the item's canonical JSON."""
     asked = {k: v for k, v in item.items() if k != "idempotency_key"} if isinstance(item, dict) else item
-    return request_hash("POST", route, orjson.dumps(asked, option=orjson.OPT_SORT_KEYS))
+    try:
+        canonical = orjson.dumps(asked, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError as error:  # an integer beyond 64 bits: the tenant's to fix, not a 500
+        raise Invalid([("item", f"cannot be taken as JSON: {error}")]) from error
+    return request_hash("POST", route, canonical)
 
 
 def problem_of(error: GatewayError) -> dict[str, Any]:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import base64
 import binascii
 
-import orjson
 from fastapi import APIRouter, Request
 
 from herald_gateway.errors import Invalid
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep
 from herald_gateway.http.routes.subscriptions import subscriptions_of
-from herald_gateway.http.schemas import EventAccepted, EventDeliveryOut, EventIn
+from herald_gateway.http.schemas import EventAccepted, EventDeliveryOut, EventIn, compact_json
 from herald_gateway.subscriptions import EventInput
 
 router = APIRouter(tags=["events"])
@@ -35,7 +34,7 @@ async def publish_event(body: EventIn, principal: Counted, handlers: HandlersDep
             raise Invalid([("payload_base64", "is not valid base64")]) from error
         content_type = body.content_type or "application/octet-stream"
     else:
-        raw = orjson.dumps(body.payload)
+        raw = compact_json(body.payload)
         content_type = body.content_type or "application/json"
     accepted = await subscriptions_of(request, handlers).publish_event(
         principal,

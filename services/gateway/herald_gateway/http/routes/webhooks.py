@@ -6,7 +6,6 @@ import base64
 import binascii
 from typing import Annotated
 
-import orjson
 from fastapi import APIRouter, Header, Request
 from starlette.responses import Response
 
@@ -15,13 +14,13 @@ from herald_gateway.errors import Invalid
 from herald_gateway.handlers import WebhookInput
 from herald_gateway.http.admission import Counted
 from herald_gateway.http.deps import HandlersDep
-from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn
+from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn, compact_json
 from herald_gateway.idempotency import check_idempotency_key, request_hash
 
 router = APIRouter(tags=["webhooks"])
 
 
-def webhook_input(body: WebhookIn, idempotency_key: str, request_hash: bytes = b"") -> WebhookInput:
+def webhook_input(body: WebhookIn, idempotency_key: str, digest: bytes = b"") -> WebhookInput:
     """The request as the handlers take it (shared with POST /v1/webhooks/batch)."""
     has_json = "payload" in body.model_fields_set
     if has_json == (body.payload_base64 is not None):
@@ -33,7 +32,7 @@ def webhook_input(body: WebhookIn, idempotency_key: str, request_hash: bytes = b
             raise Invalid([("payload_base64", "is not valid base64")]) from error
         content_type = body.content_type or "application/octet-stream"
     else:
-        raw = orjson.dumps(body.payload)
+        raw = compact_json(body.payload)
         content_type = body.content_type or "application/json"
     return WebhookInput(
         url=body.url,
@@ -43,7 +42,7 @@ def webhook_input(body: WebhookIn, idempotency_key: str, request_hash: bytes = b
         priority=PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),
         idempotency_key=idempotency_key,
         ordering_key=body.ordering_key or "",
-        request_hash=request_hash,
+        request_hash=digest,
     )
 
 
