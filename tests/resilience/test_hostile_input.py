@@ -553,8 +553,7 @@ def test_a_replayed_error_is_problem_json_too(resilient: Resilient, attacker: Te
     headers = {**attacker.headers, "idempotency-key": f"replayed-error-{resilient.run_id}"}
     body = {"url": "ftp://receiver.example/hook"}  # not http(s): 422
     first, again = (
-        httpx.post(f"{resilient.gateway}/v1/webhooks/targets", json=body, headers=headers, timeout=30)
-        for _ in range(2)
+        httpx.post(f"{resilient.gateway}/v1/webhooks/targets", json=body, headers=headers, timeout=30) for _ in range(2)
     )
     assert (first.status_code, again.status_code) == (422, 422)
     assert again.headers.get("idempotent-replayed") == "true"
