@@ -166,4 +166,4 @@ def test_the_verifiers_receivers_start_a_trace_named_by_route(traced_stack: Stac
     assert 'method="_OTHER"' in metrics and 'method="PROPFIND"' not in metrics
 
 
-RECORD_ATTEMPTS = "/herald.v1.LedgerService/RecordAttempts"
+RECORD_ATTEMPTS = "/herald.v1.LedgerService/AdvanceDeliveries"
