@@ -203,9 +203,17 @@ def test_configuration_is_valid_settings(docs: Docs, overlay: str, monkeypatch: 
     settings = Settings()
     assert settings.stream_replicas == (3 if overlay == "prod" else 1)
     assert settings.webhook_allow_loopback is False
-    assert settings.ledger_addr == "herald-ledger:50051" and settings.router_addr == "herald-router:50051"
-    assert settings.email_sender_addr == "herald-email-sender:50051"
+    assert settings.ledger_addr == "dns:///herald-ledger:50051"
+    assert settings.router_addr == "dns:///herald-router:50051"
+    assert settings.email_sender_addr == "dns:///herald-email-sender:50051"
     assert settings.nats_url == "nats://nats:4222"
+
+
+@pytest.mark.parametrize("service", ["ledger", "router", "email-sender"])
+def test_internal_grpc_services_are_headless(docs: Docs, service: str) -> None:
+    """DNS must return every pod so open_channel's round_robin spreads calls over the replicas."""
+    svc = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == f"herald-{service}")
+    assert svc["spec"].get("clusterIP") == "None"
 
 
 def test_loopback_delivery_is_never_enabled(docs: Docs) -> None:
