@@ -203,9 +203,17 @@ def test_configuration_is_valid_settings(docs: Docs, overlay: str, monkeypatch: 
     settings = Settings()
     assert settings.stream_replicas == (3 if overlay == "prod" else 1)
     assert settings.webhook_allow_loopback is False
-    assert settings.ledger_addr == "herald-ledger:50051" and settings.router_addr == "herald-router:50051"
-    assert settings.email_sender_addr == "herald-email-sender:50051"
+    assert settings.ledger_addr == "dns:///herald-ledger:50051"
+    assert settings.router_addr == "dns:///herald-router:50051"
+    assert settings.email_sender_addr == "dns:///herald-email-sender:50051"
     assert settings.nats_url == "nats://nats:4222"
+
+
+@pytest.mark.parametrize("service", ["ledger", "router", "email-sender"])
+def test_internal_grpc_services_are_headless(docs: Docs, service: str) -> None:
+    """DNS must return every pod so open_channel's round_robin spreads calls over the replicas."""
+    svc = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == f"herald-{service}")
+    assert svc["spec"].get("clusterIP") == "None"
 
 
 def test_loopback_delivery_is_never_enabled(docs: Docs) -> None:
@@ -273,6 +281,7 @@ USES_NATS = {"gateway", "router", "ledger", "webhook-sender", "email-sender", "v
 USES_POSTGRES = {"ledger", "migrate"}
 USES_INTERNET = {"webhook-sender", "email-sender"}
 PUBLIC = {"gateway", "verifier"}
+INGRESS_CONTROLLER = {"app.kubernetes.io/name": "ingress-nginx"}
 
 
 def test_network_policies_allow_exactly_the_architecture(docs: Docs) -> None:
@@ -289,11 +298,42 @@ def test_network_policies_allow_exactly_the_architecture(docs: Docs) -> None:
         assert net.egress_allowed(source, {"k8s-app": "kube-dns"}, 53, namespace="kube-system"), f"{source} DNS"
     for target in SERVICES:
         port = HTTP_PORT if target in HTTP_SERVICES else GRPC_PORT
-        assert net.ingress_allowed(target, None, port) == (target in PUBLIC), f"outside -> {target}"
+        assert not net.ingress_allowed(target, None, port), f"outside -> {target} bypassing the ingress controller"
+        from_controller = net.ingress_allowed(target, INGRESS_CONTROLLER, port, namespace="ingress-nginx")
+        assert from_controller == (target in PUBLIC), f"ingress controller -> {target}:{port}"
+        assert not net.ingress_allowed(target, INGRESS_CONTROLLER, METRICS_PORT, namespace="ingress-nginx")
         prometheus = {"app.kubernetes.io/name": "prometheus"}
         assert net.ingress_allowed(target, prometheus, METRICS_PORT, namespace="monitoring"), f"scrape {target}"
         # Anyone else reaches no metrics port.
         assert not net.ingress_allowed(target, net.pod("router"), METRICS_PORT), f"router -> {target} metrics"
+    for target in ("router", "ledger", "webhook-sender", "email-sender", "verifier"):
+        assert not net.ingress_allowed(target, INGRESS_CONTROLLER, GRPC_PORT, namespace="ingress-nginx"), target
+
+
+def _ingress_routes(docs: Docs) -> dict[str, tuple[str, str]]:
+    ingress = next(d for d in docs if d["kind"] == "Ingress")
+    return {
+        path["path"]: (path["backend"]["service"]["name"], path["backend"]["service"]["port"]["name"])
+        for rule in ingress["spec"]["rules"]
+        for path in rule["http"]["paths"]
+    }
+
+
+def test_ingress_routes_the_public_api_and_receivers_but_not_admin(docs: Docs) -> None:
+    ingresses = [d for d in docs if d["kind"] == "Ingress"]
+    assert len(ingresses) == 1 and ingresses[0]["spec"]["ingressClassName"]
+    routes = _ingress_routes(docs)
+    assert routes == {"/v1": ("herald-gateway", "http"), "/inbound": ("herald-verifier", "http")}
+    assert not any(path.startswith("/admin") or path in ("/", "") for path in routes)
+    services = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Service"}
+    for name, port in routes.values():
+        assert port in {p["name"] for p in services[name]["spec"]["ports"]}
+
+
+def test_prod_ingress_terminates_tls_for_its_host() -> None:
+    ingress = next(d for d in _any_render("prod") if d["kind"] == "Ingress")
+    hosts = [rule["host"] for rule in ingress["spec"]["rules"]]
+    assert ingress["spec"]["tls"] == [{"hosts": hosts, "secretName": "herald-tls"}]
 
 
 class _Network:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -30,5 +31,12 @@ class TracePropagation(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[mi
         return await continuation(details, request)
 
 
+# Spread calls over every address the name resolves to. The default policy (pick_first) pins one HTTP/2
+# connection to one pod, so replicas behind a headless Service (dns:///herald-ledger:50051) would sit idle.
+# Over a single address (127.0.0.1:port locally) round_robin behaves like pick_first.
+ROUND_ROBIN_SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+
+
 def open_channel(address: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS, interceptors=[TracePropagation()])
+    options: list[tuple[str, int | str]] = [*CHANNEL_OPTIONS, ("grpc.service_config", ROUND_ROBIN_SERVICE_CONFIG)]
+    return grpc.aio.insecure_channel(address, options=options, interceptors=[TracePropagation()])
