@@ -320,3 +320,30 @@ def test_emails_over_one_stream(
     for answer in (answers[0], answers[2]):
         assert wait_for_status(gateway, tenant, answer.id, SETTLED)["status"] == "delivered"
     assert wait_until(lambda: len(resend.received("POST", RESEND_SEND)) == 2)
+
+
+def test_batch_items_get_the_submit_time_target_check(
+    api: gateway_pb2_grpc.NotificationServiceStub, gateway: str, unlimited: TenantKey, receiver: Receiver
+) -> None:
+    """An item to a private or cloud-metadata address is refused with its 422, as the single
+    route refuses it, on the HTTP batch and on the stream; the allow-listed receiver is accepted."""
+    refused = ["http://10.0.0.1/hook", "http://169.254.169.254/latest/meta-data"]
+    answer = post_batch(
+        gateway,
+        unlimited,
+        [{"url": u, "payload": {"n": i}} for i, u in enumerate(refused)] + [{"url": receiver.url, "payload": {"n": 2}}],
+    )
+    assert answer.status_code == 200, answer.text
+    results = answer.json()["results"]
+    assert [r["status"] for r in results] == [422, 422, 202]
+    assert all(r["problem"]["errors"][0]["field"] == "url" for r in results[:2])
+    streamed = list(
+        api.SubmitWebhooks(
+            iter([webhook(u, i) for i, u in enumerate(refused)] + [webhook(receiver.url, 2)]),
+            metadata=metadata(unlimited),
+            timeout=60,
+        )
+    )
+    codes = [error_status(a).code if a.HasField("error") else code_pb2.OK for a in streamed]
+    assert codes == [code_pb2.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT, code_pb2.OK]
+    assert wait_delivered(receiver, {results[2]["id"], streamed[2].id}) >= {results[2]["id"], streamed[2].id}

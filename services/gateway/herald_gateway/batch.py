@@ -33,6 +33,7 @@ from herald_gateway.errors import (
 )
 from herald_gateway.handlers import WebhookInput, email_problems, validate_webhook
 from herald_gateway.idempotency import MAX_KEY_LENGTH
+from herald_gateway.target_check import TargetCheck
 
 MAX_BATCH_ITEMS = 1000
 # One SubmitJobs call: a 1,000-item batch is two router hops and two ledger transactions.
@@ -81,6 +82,20 @@ def _keys_problems(priority: int, idempotency_key: str, ordering_key: str) -> li
     if len(ordering_key) > 255 or "\0" in ordering_key:
         problems.append(("ordering_key", "must be at most 255 characters, without NUL"))
     return problems
+
+
+async def refuse_non_public_targets(
+    prepared: list[router_pb2.Submission | GatewayError], check: TargetCheck | None
+) -> None:
+    """The submit-time target check of POST /v1/webhooks, item by item (in place): an item whose
+    URL is refused becomes its 422, as it would alone. (The send-time guard applies either way.)"""
+    if check is None:
+        return
+    for i, item in enumerate(prepared):
+        if isinstance(item, router_pb2.Submission) and item.HasField("webhook"):
+            problems = await check.problems(item.webhook.url)
+            if problems:
+                prepared[i] = Invalid(problems)
 
 
 def webhook_submission(principal: Principal, item: WebhookInput, request_hash: bytes) -> router_pb2.Submission:

@@ -25,7 +25,13 @@ from google.rpc import code_pb2, error_details_pb2
 
 from herald.v1 import common_pb2, gateway_pb2, router_pb2
 from herald_gateway.auth import Principal
-from herald_gateway.batch import BatchSubmitter, ItemOutcome, email_submission, webhook_submission
+from herald_gateway.batch import (
+    BatchSubmitter,
+    ItemOutcome,
+    email_submission,
+    refuse_non_public_targets,
+    webhook_submission,
+)
 from herald_gateway.errors import (
     Conflict,
     GatewayError,
@@ -212,6 +218,7 @@ class BatchGrpc:
                 prepared.append(build(principal, request))
             except GatewayError as error:
                 prepared.append(error)
+        await refuse_non_public_targets(prepared, self.handlers.target_check)
         return await submitter.submit(prepared)
 
     async def _spend_chunk_rate(self, principal: Principal, count: int) -> tuple[int, GatewayError] | GatewayError:

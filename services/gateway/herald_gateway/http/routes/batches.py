@@ -19,7 +19,14 @@ from starlette.responses import Response
 
 from herald.v1 import common_pb2, router_pb2
 from herald_gateway.auth import Principal
-from herald_gateway.batch import MAX_BATCH_ITEMS, BatchSubmitter, ItemOutcome, email_submission, webhook_submission
+from herald_gateway.batch import (
+    MAX_BATCH_ITEMS,
+    BatchSubmitter,
+    ItemOutcome,
+    email_submission,
+    refuse_non_public_targets,
+    webhook_submission,
+)
 from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unavailable
 from herald_gateway.http.admission import UNKEYED_PATHS
 from herald_gateway.http.batch_schemas import (
@@ -154,6 +161,7 @@ async def _answer(
             prepared.append(Invalid(_violations(error)))
         except GatewayError as error:
             prepared.append(error)
+    await refuse_non_public_targets(prepared, handlers.target_check)
     outcomes = await BatchSubmitter(handlers.router).submit(prepared)
     results = [result_of(i, outcome) for i, outcome in enumerate(outcomes)]
     return Response(orjson.dumps({"results": results}), media_type="application/json")
