@@ -347,3 +347,27 @@ def test_batch_items_get_the_submit_time_target_check(
     codes = [error_status(a).code if a.HasField("error") else code_pb2.OK for a in streamed]
     assert codes == [code_pb2.INVALID_ARGUMENT, code_pb2.INVALID_ARGUMENT, code_pb2.OK]
     assert wait_delivered(receiver, {results[2]["id"], streamed[2].id}) >= {results[2]["id"], streamed[2].id}
+
+
+def test_streamed_and_single_grpc_webhooks_keep_their_ordering_key(
+    api: gateway_pb2_grpc.NotificationServiceStub, unlimited: TenantKey, receiver: Receiver
+) -> None:
+    """gRPC submits carry `ordering_key` as POST /v1/webhooks does: keyed jobs arrive in order."""
+    streamed = list(
+        api.SubmitWebhooks(
+            iter([webhook(receiver.url, i, ordering_key="customer-9") for i in range(20)]),
+            metadata=metadata(unlimited),
+            timeout=60,
+        )
+    )
+    single = api.SendWebhook(
+        gateway_pb2.SendWebhookRequest(url=receiver.url, body=b'{"n":20}', ordering_key="customer-9"),
+        metadata=metadata(unlimited),
+        timeout=30,
+    )
+    ordered = [a.id for a in streamed] + [single.id]
+    stored = api.GetJob(gateway_pb2.NotificationServiceGetJobRequest(id=single.id), metadata=metadata(unlimited))
+    assert stored.job.ordering_key == "customer-9"
+    assert wait_delivered(receiver, set(ordered)) >= set(ordered)
+    arrival = [r.headers["webhook-id"] for r in list(receiver.requests) if r.headers["webhook-id"] in set(ordered)]
+    assert arrival == ordered

@@ -119,6 +119,7 @@ class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.Notific
                 headers=dict(request.headers),
                 priority=request.priority,
                 idempotency_key=request.idempotency_key,
+                ordering_key=request.ordering_key,
                 request_hash=self._digest("SendWebhook", request),
             )
             sent = await self.handlers.send_webhook(principal, item)

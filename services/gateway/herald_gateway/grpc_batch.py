@@ -115,6 +115,7 @@ def webhook_item(principal: Principal, request: gateway_pb2.SubmitWebhooksReques
         headers=dict(webhook.headers),
         priority=webhook.priority,
         idempotency_key=webhook.idempotency_key,
+        ordering_key=webhook.ordering_key,
     )
     digest = request_hash("grpc", "SendWebhook", webhook.SerializeToString(deterministic=True))
     return webhook_submission(principal, item, digest)

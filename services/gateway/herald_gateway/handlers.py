@@ -178,6 +178,8 @@ def validate_webhook(item: WebhookInput) -> list[tuple[str, str]]:
         problems.append(("payload", f"must be at most {MAX_BODY_BYTES} bytes"))
     if len(item.idempotency_key) > 255:
         problems.append(("idempotency_key", "must be at most 255 characters"))
+    if len(item.ordering_key) > 255 or "\0" in item.ordering_key:
+        problems.append(("ordering_key", "must be at most 255 characters, without NUL"))
     return problems
 
 

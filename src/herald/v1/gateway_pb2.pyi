@@ -147,7 +147,7 @@ class RetryJobResponse(_message.Message):
     def __init__(self, id: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ...) -> None: ...
 
 class SendWebhookRequest(_message.Message):
-    __slots__ = ("url", "headers", "body", "content_type", "priority", "idempotency_key")
+    __slots__ = ("url", "headers", "body", "content_type", "priority", "idempotency_key", "ordering_key")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -161,13 +161,15 @@ class SendWebhookRequest(_message.Message):
     CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     url: str
     headers: _containers.ScalarMap[str, str]
     body: bytes
     content_type: str
     priority: _common_pb2.Priority
     idempotency_key: str
-    def __init__(self, url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[bytes] = ..., content_type: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    ordering_key: str
+    def __init__(self, url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[bytes] = ..., content_type: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., idempotency_key: _Optional[str] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class SendWebhookResponse(_message.Message):
     __slots__ = ("id", "status")
