@@ -371,3 +371,21 @@ def test_streamed_and_single_grpc_webhooks_keep_their_ordering_key(
     assert wait_delivered(receiver, set(ordered)) >= set(ordered)
     arrival = [r.headers["webhook-id"] for r in list(receiver.requests) if r.headers["webhook-id"] in set(ordered)]
     assert arrival == ordered
+
+
+def test_a_single_grpc_webhook_with_an_unknown_priority_is_refused_alone(
+    api: gateway_pb2_grpc.NotificationServiceStub, unlimited: TenantKey, receiver: Receiver
+) -> None:
+    """The same per-item rules apply to single gRPC submits: a priority the ledger does not know
+    is INVALID_ARGUMENT at the gateway, never a failure of the transaction other requests share."""
+    with pytest.raises(grpc.RpcError) as refused:
+        api.SendWebhook(
+            gateway_pb2.SendWebhookRequest(url=receiver.url, body=b"{}", priority=99),  # type: ignore[arg-type]
+            metadata=metadata(unlimited),
+            timeout=30,
+        )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    fine = api.SendWebhook(
+        gateway_pb2.SendWebhookRequest(url=receiver.url, body=b"{}"), metadata=metadata(unlimited), timeout=30
+    )
+    assert wait_delivered(receiver, {fine.id}) >= {fine.id}

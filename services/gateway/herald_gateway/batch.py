@@ -17,11 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import grpc
-from google.protobuf.message import Message
 
 from herald.grpcio.errors import field_violations
 from herald.v1 import common_pb2, ledger_pb2, router_pb2, router_pb2_grpc
-from herald_gateway.auth import Principal
 from herald_gateway.errors import (
     GatewayError,
     IdempotencyMismatch,
@@ -31,8 +29,6 @@ from herald_gateway.errors import (
     SenderDomainUnverified,
     Unavailable,
 )
-from herald_gateway.handlers import WebhookInput, email_problems, validate_webhook
-from herald_gateway.idempotency import MAX_KEY_LENGTH
 from herald_gateway.target_check import TargetCheck
 
 MAX_BATCH_ITEMS = 1000
@@ -40,7 +36,6 @@ MAX_BATCH_ITEMS = 1000
 CHUNK_ITEMS = 500
 # And never a message near the gRPC limit (16 MB), whatever the items weigh.
 CHUNK_BYTES = 8 * 1024 * 1024
-PRIORITIES = frozenset(common_pb2.Priority.values())
 
 
 @dataclass
@@ -50,38 +45,6 @@ class ItemOutcome:
     job: common_pb2.Job | None = None
     replayed: bool = False
     error: GatewayError | None = None
-
-
-def nul_fields(message: Message, prefix: str = "") -> list[str]:
-    """Text fields holding NUL, which PostgreSQL cannot store: refused here, so one bad item
-    never fails the transaction its chunk (and other requests) share in the ledger."""
-    found = []
-    for field, value in message.ListFields():
-        name = f"{prefix}{field.name}"
-        if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            found += [f"{name}.{k}" for k, v in value.items() if "\0" in k or (isinstance(v, str) and "\0" in v)]
-        elif field.type == field.TYPE_MESSAGE and field.is_repeated:
-            for i, child in enumerate(value):
-                found += nul_fields(child, f"{name}[{i}].")
-        elif field.type == field.TYPE_MESSAGE:
-            found += nul_fields(value, f"{name}.")
-        elif field.type == field.TYPE_STRING:
-            values = value if field.is_repeated else [value]
-            found += [name for v in values if "\0" in v][:1]
-    return found
-
-
-def _keys_problems(priority: int, idempotency_key: str, ordering_key: str) -> list[tuple[str, str]]:
-    """What only a batch item can get wrong: a single request's key is checked by `Idempotency`,
-    and a bad priority there fails one request, here a whole chunk in the ledger."""
-    problems = []
-    if priority not in PRIORITIES:
-        problems.append(("priority", "must be one of the Priority values"))
-    if not idempotency_key.isprintable():
-        problems.append(("idempotency_key", "must be printable characters"))
-    if len(ordering_key) > 255 or "\0" in ordering_key:
-        problems.append(("ordering_key", "must be at most 255 characters, without NUL"))
-    return problems
 
 
 async def refuse_non_public_targets(
@@ -96,54 +59,6 @@ async def refuse_non_public_targets(
             problems = await check.problems(item.webhook.url)
             if problems:
                 prepared[i] = Invalid(problems)
-
-
-def webhook_submission(principal: Principal, item: WebhookInput, request_hash: bytes) -> router_pb2.Submission:
-    """The item as the router takes it, or Invalid: the rules of POST /v1/webhooks."""
-    problems = validate_webhook(item) + _keys_problems(item.priority, item.idempotency_key, item.ordering_key)
-    request = common_pb2.WebhookRequest(
-        url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
-    )
-    problems += [(name, "must not contain NUL") for name in nul_fields(request)]
-    if problems:
-        raise Invalid(problems)
-    return router_pb2.Submission(
-        tenant_id=principal.tenant_id,
-        plan=principal.plan,  # type: ignore[arg-type]
-        channel=common_pb2.CHANNEL_WEBHOOK,
-        requested_priority=item.priority,  # type: ignore[arg-type]
-        idempotency_key=item.idempotency_key,
-        ordering_key=item.ordering_key,
-        request_hash=request_hash if item.idempotency_key else b"",
-        webhook=request,
-    )
-
-
-def email_submission(
-    principal: Principal,
-    email: common_pb2.EmailRequest,
-    priority: int,
-    idempotency_key: str,
-    ordering_key: str,
-    request_hash: bytes,
-) -> router_pb2.Submission:
-    """The item as the router takes it, or Invalid: the rules of POST /v1/emails."""
-    problems = email_problems(email) + _keys_problems(priority, idempotency_key, ordering_key)
-    if len(idempotency_key) > MAX_KEY_LENGTH:
-        problems.append(("idempotency_key", f"must be at most {MAX_KEY_LENGTH} characters"))
-    problems += [(name, "must not contain NUL") for name in nul_fields(email)]
-    if problems:
-        raise Invalid(problems)
-    return router_pb2.Submission(
-        tenant_id=principal.tenant_id,
-        plan=principal.plan,  # type: ignore[arg-type]
-        channel=common_pb2.CHANNEL_EMAIL,
-        requested_priority=priority,  # type: ignore[arg-type]
-        idempotency_key=idempotency_key,
-        ordering_key=ordering_key,
-        request_hash=request_hash if idempotency_key else b"",
-        email=email,
-    )
 
 
 def outcome_of(draft: ledger_pb2.DraftOutcome) -> ItemOutcome:

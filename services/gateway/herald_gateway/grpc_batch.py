@@ -28,9 +28,7 @@ from herald_gateway.auth import Principal
 from herald_gateway.batch import (
     BatchSubmitter,
     ItemOutcome,
-    email_submission,
     refuse_non_public_targets,
-    webhook_submission,
 )
 from herald_gateway.errors import (
     Conflict,
@@ -46,7 +44,7 @@ from herald_gateway.errors import (
     Unauthenticated,
     Unavailable,
 )
-from herald_gateway.handlers import Handlers, WebhookInput
+from herald_gateway.handlers import Handlers, WebhookInput, email_submission, webhook_submission
 from herald_gateway.idempotency import request_hash
 from herald_gateway.rate_limit import MAX_LOGGED_LIMIT, RateLimiter, RateLimiterUnavailable
 

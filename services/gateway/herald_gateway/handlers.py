@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import grpc
 from email_validator import EmailNotValidError, validate_email
+from google.protobuf.message import Message
 
 from herald.batching import Batcher
 from herald.crypto import issue_api_key
@@ -40,11 +41,13 @@ from herald_gateway.errors import (
     SenderDomainUnverified,
     Unavailable,
 )
+from herald_gateway.idempotency import MAX_KEY_LENGTH
 from herald_gateway.target_check import TargetCheck
 
 MAX_URL_LENGTH = 2048
 MAX_HEADERS = 50
 MAX_BODY_BYTES = 5 * 1024 * 1024
+PRIORITIES = frozenset(common_pb2.Priority.values())
 # Headers Herald sets itself or that HTTP reserves for the connection.
 RESERVED_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer", "keep-alive"}
@@ -178,8 +181,6 @@ def validate_webhook(item: WebhookInput) -> list[tuple[str, str]]:
         problems.append(("payload", f"must be at most {MAX_BODY_BYTES} bytes"))
     if len(item.idempotency_key) > 255:
         problems.append(("idempotency_key", "must be at most 255 characters"))
-    if len(item.ordering_key) > 255 or "\0" in item.ordering_key:
-        problems.append(("ordering_key", "must be at most 255 characters, without NUL"))
     return problems
 
 
@@ -198,6 +199,86 @@ def refusal(outcome: ledger_pb2.DraftOutcome) -> GatewayError:
     if outcome.rejection == ledger_pb2.REJECTION_IDEMPOTENCY_IN_FLIGHT:
         return IdempotencyConflict(outcome.detail)
     return QuotaExceeded(outcome.detail or "monthly quota reached")
+
+
+def nul_fields(message: Message, prefix: str = "") -> list[str]:
+    """Text fields holding NUL, which PostgreSQL cannot store: refused here, so one bad item
+    never fails the transaction its chunk (and other requests) share in the ledger."""
+    found = []
+    for descriptor, value in message.ListFields():
+        name = f"{prefix}{descriptor.name}"
+        if descriptor.message_type is not None and descriptor.message_type.GetOptions().map_entry:
+            found += [f"{name}.{k}" for k, v in value.items() if "\0" in k or (isinstance(v, str) and "\0" in v)]
+        elif descriptor.type == descriptor.TYPE_MESSAGE and descriptor.is_repeated:
+            for i, child in enumerate(value):
+                found += nul_fields(child, f"{name}[{i}].")
+        elif descriptor.type == descriptor.TYPE_MESSAGE:
+            found += nul_fields(value, f"{name}.")
+        elif descriptor.type == descriptor.TYPE_STRING:
+            values = value if descriptor.is_repeated else [value]
+            found += [name for v in values if "\0" in v][:1]
+    return found
+
+
+def _keys_problems(priority: int, idempotency_key: str, ordering_key: str) -> list[tuple[str, str]]:
+    """The keys and the priority, for every submission: a priority the ledger does not know, or a
+    NUL in a key, would fail the whole coalesced transaction other requests (and tenants) share."""
+    problems = []
+    if priority not in PRIORITIES:
+        problems.append(("priority", "must be one of the Priority values"))
+    if not idempotency_key.isprintable():
+        problems.append(("idempotency_key", "must be printable characters"))
+    if len(ordering_key) > 255 or "\0" in ordering_key:
+        problems.append(("ordering_key", "must be at most 255 characters, without NUL"))
+    return problems
+
+
+def webhook_submission(principal: Principal, item: WebhookInput, request_hash: bytes) -> router_pb2.Submission:
+    """The item as the router takes it, or Invalid: the rules of POST /v1/webhooks."""
+    problems = validate_webhook(item) + _keys_problems(item.priority, item.idempotency_key, item.ordering_key)
+    request = common_pb2.WebhookRequest(
+        url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
+    )
+    problems += [(name, "must not contain NUL") for name in nul_fields(request)]
+    if problems:
+        raise Invalid(problems)
+    return router_pb2.Submission(
+        tenant_id=principal.tenant_id,
+        plan=principal.plan,  # type: ignore[arg-type]
+        channel=common_pb2.CHANNEL_WEBHOOK,
+        requested_priority=item.priority,  # type: ignore[arg-type]
+        idempotency_key=item.idempotency_key,
+        ordering_key=item.ordering_key,
+        request_hash=request_hash if item.idempotency_key else b"",
+        webhook=request,
+    )
+
+
+def email_submission(
+    principal: Principal,
+    email: common_pb2.EmailRequest,
+    priority: int,
+    idempotency_key: str,
+    ordering_key: str,
+    request_hash: bytes,
+) -> router_pb2.Submission:
+    """The item as the router takes it, or Invalid: the rules of POST /v1/emails."""
+    problems = email_problems(email) + _keys_problems(priority, idempotency_key, ordering_key)
+    if len(idempotency_key) > MAX_KEY_LENGTH:
+        problems.append(("idempotency_key", f"must be at most {MAX_KEY_LENGTH} characters"))
+    problems += [(name, "must not contain NUL") for name in nul_fields(email)]
+    if problems:
+        raise Invalid(problems)
+    return router_pb2.Submission(
+        tenant_id=principal.tenant_id,
+        plan=principal.plan,  # type: ignore[arg-type]
+        channel=common_pb2.CHANNEL_EMAIL,
+        requested_priority=priority,  # type: ignore[arg-type]
+        idempotency_key=idempotency_key,
+        ordering_key=ordering_key,
+        request_hash=request_hash if idempotency_key else b"",
+        email=email,
+    )
 
 
 def _translate(error: grpc.aio.AioRpcError, what: str) -> Exception:
@@ -258,23 +339,11 @@ class Handlers:
         self.target_check: TargetCheck | None = None
 
     async def send_webhook(self, principal: Principal, item: WebhookInput) -> Submitted:
-        problems = validate_webhook(item)
-        if not problems and self.target_check is not None:
+        submission = webhook_submission(principal, item, item.request_hash)
+        if self.target_check is not None:
             problems = await self.target_check.problems(item.url)
-        if problems:
-            raise Invalid(problems)
-        submission = router_pb2.Submission(
-            tenant_id=principal.tenant_id,
-            plan=principal.plan,  # type: ignore[arg-type]
-            channel=common_pb2.CHANNEL_WEBHOOK,
-            requested_priority=item.priority,  # type: ignore[arg-type]
-            idempotency_key=item.idempotency_key,
-            ordering_key=item.ordering_key,
-            request_hash=item.request_hash if item.idempotency_key else b"",
-            webhook=common_pb2.WebhookRequest(
-                url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
-            ),
-        )
+            if problems:
+                raise Invalid(problems)
         return await self._submit_one(submission, "webhook")
 
     async def send_email(
@@ -286,21 +355,7 @@ class Handlers:
         ordering_key: str,
         request_hash: bytes = b"",
     ) -> Submitted:
-        problems = email_problems(email)
-        if len(idempotency_key) > 255 or len(ordering_key) > 255:
-            problems.append(("idempotency_key/ordering_key", "at most 255 characters"))
-        if problems:
-            raise Invalid(problems)
-        submission = router_pb2.Submission(
-            tenant_id=principal.tenant_id,
-            plan=principal.plan,  # type: ignore[arg-type]
-            channel=common_pb2.CHANNEL_EMAIL,
-            requested_priority=priority,  # type: ignore[arg-type]
-            idempotency_key=idempotency_key,
-            ordering_key=ordering_key,
-            request_hash=request_hash if idempotency_key else b"",
-            email=email,
-        )
+        submission = email_submission(principal, email, priority, idempotency_key, ordering_key, request_hash)
         return await self._submit_one(submission, "email")
 
     async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_pb2.DraftOutcome]:

@@ -23,11 +23,10 @@ from herald_gateway.batch import (
     MAX_BATCH_ITEMS,
     BatchSubmitter,
     ItemOutcome,
-    email_submission,
     refuse_non_public_targets,
-    webhook_submission,
 )
 from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unavailable
+from herald_gateway.handlers import email_submission, webhook_submission
 from herald_gateway.http.admission import UNKEYED_PATHS
 from herald_gateway.http.batch_schemas import (
     BatchResults,
