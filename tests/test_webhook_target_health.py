@@ -108,6 +108,12 @@ def test_recover_over_grpc(stack: Stack, gateway: str, tenant: TenantKey, receiv
     [delivery] = publish(gateway, tenant, "grpc.recover.v1")["deliveries"]
     assert wait_for_status(gateway, tenant, delivery["job_id"], timeout=60)["status"] == "failed"
     receiver.behaviour.status = 200
+    # The failures may have lasted past the (compressed, 3 s) auto-disable threshold on a slow
+    # machine: enabled again first, as an operator would, whichever happened.
+    enabled = httpx.patch(
+        f"{gateway}/v1/webhooks/targets/{ids['target']}", json={"enabled": True}, headers=tenant.headers
+    )
+    assert enabled.status_code == 200, enabled.text
     metadata = (("authorization", f"Bearer {tenant.api_key}"),)
     with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
         notifications = gateway_pb2_grpc.NotificationServiceStub(channel)
