@@ -14,7 +14,7 @@ SERVICES := $(wildcard services/*)
 # Rooms with their own targets (deploy tooling, benchmarks) add them in these files;
 # a room that needs something installed before the tests appends it to TEST_PREREQS.
 TEST_PREREQS :=
--include deploy/deploy.mk bench/bench.mk tests/resilience/resilience.mk
+-include deploy/deploy.mk bench/bench.mk tests/resilience/resilience.mk tests/console/console.mk
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)

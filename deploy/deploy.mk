@@ -4,7 +4,7 @@
 # The Python tools (kubectl from a wheel, offline Kubernetes schemas, a PromQL
 # parser) come with the dev dependencies in requirements.lock.
 
-.PHONY: deploy-tools deploy-rules deploy-render deploy-test
+.PHONY: deploy-tools deploy-rules deploy-scalers deploy-render deploy-test
 
 # promtool and prometheus come from Debian's `prometheus` package (CI runs as root).
 deploy-tools: $(VENV)/.installed
@@ -18,6 +18,10 @@ TEST_PREREQS += deploy-tools
 # The PrometheusRule in the Kustomize base is generated from deploy/prometheus/rules.yaml.
 deploy-rules: $(VENV)/.installed
 	$(PY) deploy/prometheus/to_prometheusrule.py
+
+# The prod overlay's KEDA ScaledObjects list every consumer the senders read (deploy/k8s/scaled_objects.py).
+deploy-scalers: $(VENV)/.installed
+	$(PY) deploy/k8s/scaled_objects.py
 
 # Prints an overlay as it would be applied: make deploy-render DEPLOY_OVERLAY=prod
 DEPLOY_OVERLAY ?= dev

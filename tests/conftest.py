@@ -48,6 +48,8 @@ TEST_ENV = {
     "HERALD_EMAIL_BREAKER_FAILURES": "4",
     "HERALD_EMAIL_BREAKER_COOL_DOWN_S": "3",
     "HERALD_ALERT_WINDOW_S": "2",
+    # Expired idempotency keys and ended plans are cleared within half a second.
+    "HERALD_LEDGER_MAINTENANCE_INTERVAL_S": "0.5",
 }
 
 # The platform email provider of the session's stack (a Resend stand-in).

@@ -14,7 +14,8 @@ import pytest
 from herald_gateway.idempotency import request_hash
 
 from herald.cli.stack import Stack
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import ledger_jobs_pb2
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Receiver
@@ -159,13 +160,23 @@ def test_idempotency_replay_conflict_and_mismatch(
     # other POST routes) gets 409: claim it in the ledger as that protocol does.
     raw = json.dumps({"url": receiver.url, "payload": {"order": 3}}).encode()
     with grpc.insecure_channel(stack.services["ledger"].grpc_addr) as channel:
-        claim = ledger_pb2_grpc.LedgerServiceStub(channel).BeginIdempotent(
-            ledger_pb2.BeginIdempotentRequest(
-                tenant_id=tenant.tenant_id, key="order-3", request_hash=request_hash("POST", "/v1/webhooks", raw)
-            ),
-            timeout=10,
+        [claim] = (
+            Ledger.over(channel)
+            .jobs.ClaimIdempotencyKeys(
+                ledger_jobs_pb2.ClaimIdempotencyKeysRequest(
+                    claims=[
+                        ledger_jobs_pb2.IdempotencyClaim(
+                            tenant_id=tenant.tenant_id,
+                            key="order-3",
+                            request_hash=request_hash("POST", "/v1/webhooks", raw),
+                        )
+                    ]
+                ),
+                timeout=10,
+            )
+            .results
         )
-    assert claim.state == ledger_pb2.IDEMPOTENCY_STATE_NEW
+    assert claim.state == ledger_jobs_pb2.IDEMPOTENCY_STATE_NEW
     in_flight = httpx.post(
         f"{gateway}/v1/webhooks",
         content=raw,
@@ -266,12 +277,12 @@ def test_a_backlog_of_one_tenant_does_not_hold_up_another(
     slow_url = receiver.url + "?slow"
     receiver.behaviour.delay_path = ("?slow", 0.2)
 
-    def enqueue(i: int) -> str:
-        body = {"url": slow_url, "payload": i}
-        return str(httpx.post(f"{gateway}/v1/webhooks", json=body, headers=busy.headers, timeout=30).json()["id"])
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
-        backlog = list(pool.map(enqueue, range(300)))
+    # The backlog arrives in one batch, so it is all queued before the quiet tenant sends: sent one
+    # request at a time on a loaded machine, the first of it drained before the last was accepted.
+    items = [{"url": slow_url, "payload": i} for i in range(300)]
+    batch = httpx.post(f"{gateway}/v1/webhooks/batch", json={"items": items}, headers=busy.headers, timeout=60)
+    assert batch.status_code == 200, batch.text
+    backlog = [str(result["id"]) for result in batch.json()["results"]]
     started = time.monotonic()
     quick = [
         httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": i}, headers=quiet.headers).json()[

@@ -17,6 +17,7 @@ import nats
 
 from herald import dead_letters
 from herald.cli.stack import Stack
+from herald.config import nats_servers
 from herald.v1 import common_pb2
 from tests.standins.alerts import AlertReceiver
 from tests.standins.herald_email import add_provider, attempts_of, email, send, sent_id, wait_until
@@ -40,7 +41,7 @@ def dead_letter_rows(infra: dict[str, str], job_id: str) -> list[Any]:
 
 def stream_entry(infra: dict[str, str], sequence: int) -> common_pb2.DeadLetter | None:
     async def read() -> common_pb2.DeadLetter | None:
-        nc = await nats.connect(infra["nats_url"])
+        nc = await nats.connect(nats_servers(infra["nats_url"]))
         try:
             stored = await nc.jetstream().get_msg(f"{infra['bus_prefix']}_DLQ".upper(), sequence)
             return dead_letters.parse(stored.data)

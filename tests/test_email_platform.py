@@ -9,7 +9,9 @@ CRITICAL jobs of their own work class, logged in the platform email log:
 
 from __future__ import annotations
 
+import math
 import re
+from datetime import datetime
 from typing import Any
 
 import grpc
@@ -17,7 +19,7 @@ import httpx
 
 from herald.cli.stack import Stack
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
-from tests.conftest import ALERT_EMAIL_TO, PLATFORM_FROM
+from tests.conftest import ALERT_EMAIL_TO, PLATFORM_FROM, TEST_ENV
 from tests.standins.herald_email import add_provider, email, send, sent_id, wait_until
 from tests.standins.resend import ResendStandIn
 from tests.support.api import TenantKey, remember_secret, wait_for_status
@@ -126,8 +128,10 @@ def test_dead_letters_alert_operators_by_platform_email_one_summary_for_a_burst(
         assert sent.status_code == 202, sent.text
         webhooks.append(sent.json()["id"])
     mail_job = sent_id(send(gateway, tenant, email(to="gil@example.com")))
-    for job_id in [*webhooks, mail_job]:
-        assert wait_for_status(gateway, tenant, job_id, timeout=60)["status"] == "failed"
+    failed = {job_id: wait_for_status(gateway, tenant, job_id, timeout=60) for job_id in [*webhooks, mail_job]}
+    assert {job["status"] for job in failed.values()} == {"failed"}
+    dead_lettered_at = [datetime.fromisoformat(failed[job_id]["updated_at"]) for job_id in webhooks]
+    burst_s = (max(dead_lettered_at) - min(dead_lettered_at)).total_seconds()
 
     def alert_mails(job_ids: list[str]) -> list[dict[str, Any]]:
         return [
@@ -141,9 +145,11 @@ def test_dead_letters_alert_operators_by_platform_email_one_summary_for_a_burst(
         return all(j in text for j in [*webhooks, mail_job])
 
     assert wait_until(every_job_named, timeout=30), "every dead letter reached the operators by email"
-    # The first dead letter alerts at once, the rest of the burst waits for one summary:
-    # four webhooks never make four mails.
-    assert 1 <= len(alert_mails(webhooks)) <= 2
+    # The first dead letter alerts at once, the rest wait for one summary at the window's end:
+    # at most one mail per window, so four webhooks failing within a window make two mails.
+    # (Retries run with jitter: on a loaded machine the four may spread over more windows.)
+    window_s = float(TEST_ENV["HERALD_ALERT_WINDOW_S"])
+    assert 1 <= len(alert_mails(webhooks)) <= 1 + math.ceil(burst_s / window_s)
     for mail in alert_mails([*webhooks, mail_job]):
         assert mail["from"] == PLATFORM_FROM and "dead-letter queue" in str(mail["subject"])
         assert "herald dlq retry" in str(mail["text"])
@@ -207,7 +213,8 @@ def test_new_api_keys_are_announced_and_operators_read_the_log(
     assert wait_until(lambda: len(notices()) == 3)
     [ci] = [n for n in notices() if "ci-deploy" in str(n["text"])]
     assert "new API key" in str(ci["subject"]) and f"hk_live_{public_id}_" in str(ci["text"])
-    assert secret not in str(ci) and secret.split("_")[-1] not in str(ci["text"])
+    # The key's random part follows its public prefix; it may itself contain "_".
+    assert secret not in str(ci) and secret.removeprefix(f"hk_live_{public_id}_") not in str(ci["text"])
     assert {re.search(r"name: +(\S+)", str(n["text"])).group(1) for n in notices()} == {  # type: ignore[union-attr]
         "initial",
         "ci-deploy",

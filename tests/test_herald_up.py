@@ -14,8 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import psutil
 
+from herald.cli.stack import SERVICES
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
@@ -24,9 +26,11 @@ HERALD = str(Path(sys.executable).parent / "herald")
 
 def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver) -> None:
     data_dir = tmp_path / "dot-herald"
+    # Every command finds the stack through HERALD_DATA_DIR, no --data-dir needed.
     env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
+    env["HERALD_DATA_DIR"] = str(data_dir)
     up = subprocess.Popen(
-        [HERALD, "up", "--data-dir", str(data_dir), "--http-port", "0", "--grpc-port", "0"],
+        [HERALD, "up", "--http-port", "0", "--grpc-port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -41,9 +45,13 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         endpoints = json.loads(endpoints_file.read_text())
         assert set(endpoints) >= {"gateway_http", "gateway_grpc", "verifier_http", "nats_url", "database_url"}
         assert ":4222" not in endpoints["nats_url"] and ":5432/" not in endpoints["database_url"]
+        # metrics: service -> its /metrics URL, each one answering.
+        assert set(endpoints["metrics"]) == set(SERVICES)
+        for url in endpoints["metrics"].values():
+            assert "herald_" in httpx.get(url, timeout=10).text, url
 
         created = subprocess.run(
-            [HERALD, "tenant", "create", "demo", "--plan", "startup", "--json", "--data-dir", str(data_dir)],
+            [HERALD, "tenant", "create", "demo", "--plan", "startup", "--json"],
             env=env,
             capture_output=True,
             text=True,
@@ -51,6 +59,9 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         )
         tenant = json.loads(created.stdout)
         assert set(tenant) == {"tenant_id", "api_key"}
+        # No DATABASE_URL: `herald migrate` finds the stack's embedded database through the data directory.
+        migrated = subprocess.run([HERALD, "migrate"], env=env, capture_output=True, text=True, timeout=120)
+        assert migrated.returncode == 0 and "schema is current" in migrated.stdout, migrated.stderr
 
         # The README's example, as written there.
         gateway = endpoints["gateway_http"]
@@ -65,8 +76,6 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
             )  # fmt: skip
             job_id = json.loads(sent.stdout)["id"]
         else:
-            import httpx
-
             job_id = httpx.post(
                 f"{gateway}/v1/webhooks", content=request, headers={"authorization": f"Bearer {tenant['api_key']}"}
             ).json()["id"]

@@ -10,13 +10,14 @@ import os
 import httpx
 import nats
 
+from herald.config import nats_servers
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
 
 def stored_objects(nats_url: str, bucket: str) -> int:
     async def count() -> int:
-        nc = await nats.connect(nats_url)
+        nc = await nats.connect(nats_servers(nats_url))
         try:
             store = await nc.jetstream().object_store(bucket)
             try:

@@ -35,3 +35,23 @@ def test_a_service_imports_no_other_service(service: str) -> None:
     if service != "ledger":
         drivers = sorted(f"{where}: {module}" for module, where in imports if module in DATABASE_DRIVERS)
         assert drivers == []
+
+
+# What the ledger's RPC layer may take from SQLAlchemy: engines and connections to hand to
+# the store, result rows, and the errors it answers. Statements are built only in
+# herald_ledger/store/ (the tables, in herald_ledger/db/, may be named to the store's generic
+# helpers, as rpc/subscriptions.py does).
+RPC_SQLALCHEMY = {"sqlalchemy.ext.asyncio", "sqlalchemy.engine", "sqlalchemy.exc"}
+
+
+def test_the_ledgers_rpc_layer_writes_no_sql() -> None:
+    ledger = SERVICES / "ledger" / "herald_ledger"
+    found = []
+    for source in [ledger / "servicer.py", *sorted((ledger / "rpc").glob("*.py"))]:
+        for node in ast.walk(ast.parse(source.read_text(), filename=str(source))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "sqlalchemy":
+                if node.module not in RPC_SQLALCHEMY:
+                    found.append(f"{source.name}: from {node.module}")
+            elif isinstance(node, ast.Import):
+                found += [f"{source.name}: import {a.name}" for a in node.names if a.name.split(".")[0] == "sqlalchemy"]
+    assert found == []

@@ -22,12 +22,19 @@ from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
 EXPECTED_SERVICES = {
-    "ledger": "herald.v1.LedgerService",
-    "router": "herald.v1.RouterService",
-    "webhook-sender": "herald.v1.WebhookSenderService",
-    "email-sender": "herald.v1.EmailSenderService",
-    "verifier": "herald.v1.VerifierService",
-    "gateway": "herald.v1.NotificationService",
+    # One ledger process serves its five services on one port.
+    "ledger": (
+        "herald.v1.LedgerJobsService",
+        "herald.v1.LedgerTenantsService",
+        "herald.v1.LedgerSubscriptionsService",
+        "herald.v1.LedgerProvidersService",
+        "herald.v1.LedgerInboundService",
+    ),
+    "router": ("herald.v1.RouterService",),
+    "webhook-sender": ("herald.v1.WebhookSenderService",),
+    "email-sender": ("herald.v1.EmailSenderService",),
+    "verifier": ("herald.v1.VerifierService",),
+    "gateway": ("herald.v1.NotificationService",),
 }
 
 
@@ -36,7 +43,7 @@ def test_service_has_health_reflection_and_metrics(stack: Stack, name: str) -> N
     service = stack.services[name]
     with grpc.insecure_channel(service.grpc_addr) as channel:
         health = health_pb2_grpc.HealthStub(channel)
-        for service_name in ("", EXPECTED_SERVICES[name]):
+        for service_name in ("", *EXPECTED_SERVICES[name]):
             answer = health.Check(health_pb2.HealthCheckRequest(service=service_name), timeout=5)
             assert answer.status == health_pb2.HealthCheckResponse.SERVING
         reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
@@ -44,7 +51,7 @@ def test_service_has_health_reflection_and_metrics(stack: Stack, name: str) -> N
             reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
         )
         names = {s.name for s in listed.list_services_response.service}
-        assert {EXPECTED_SERVICES[name], "grpc.health.v1.Health"} <= names
+        assert {*EXPECTED_SERVICES[name], "grpc.health.v1.Health"} <= names
     metrics = httpx.get(f"http://127.0.0.1:{service.env['HERALD_METRICS_PORT']}/metrics", timeout=5)
     assert metrics.status_code == 200
     assert "herald_rpc_duration_seconds" in metrics.text

@@ -16,8 +16,9 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
-from herald.bus.publisher import OutgoingMessage, publish_all
+from herald.bus.publisher import AckPipeline, OutgoingMessage
 from herald.cli.stack import Stack
+from herald.config import nats_servers
 from herald.telemetry.propagation import extract_context
 from tests.conftest import start_stack
 from tests.standins.otlp import Collector, ReceivedSpan
@@ -29,12 +30,12 @@ async def test_trace_context_survives_the_bus(infra: dict[str, str]) -> None:
     tracer = TracerProvider().get_tracer("test")
     stream = f"TRACE_{secrets.token_hex(4).upper()}"
     subject = f"{stream.lower()}.work"
-    nc = await nats.connect(infra["nats_url"])
+    nc = await nats.connect(nats_servers(infra["nats_url"]))
     try:
         js = nc.jetstream()
         await js.add_stream(name=stream, subjects=[subject])
         with tracer.start_as_current_span("accept") as producer:
-            [error] = await publish_all(js, [OutgoingMessage(subject, "job-1", b"{}")])
+            [error] = await AckPipeline(nc).publish([OutgoingMessage(subject, "job-1", b"{}")])
             assert error is None
         subscription = await js.pull_subscribe(subject, durable="reader", stream=stream)
         [message] = await subscription.fetch(1, timeout=5)
@@ -166,4 +167,4 @@ def test_the_verifiers_receivers_start_a_trace_named_by_route(traced_stack: Stac
     assert 'method="_OTHER"' in metrics and 'method="PROPFIND"' not in metrics
 
 
-RECORD_ATTEMPTS = "/herald.v1.LedgerService/AdvanceDeliveries"
+RECORD_ATTEMPTS = "/herald.v1.LedgerJobsService/AdvanceDeliveries"

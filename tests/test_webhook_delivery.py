@@ -104,3 +104,24 @@ def test_list_jobs_pages_with_a_cursor(gateway: str, tenant: TenantKey, receiver
         if not cursor:
             break
     assert seen == list(reversed(ids)), "newest first, each job once"
+
+
+def test_a_job_reads_delivering_while_its_receiver_answers_then_delivered(
+    gateway: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    """A sender's start writes nothing to the job's row: "delivering" is what the ledger
+    knows in flight. A reader still sees it while the receiver holds the call, and the
+    row's one update (the outcome) ends it."""
+    receiver.behaviour.delay_path = ("?hold", 1.5)  # within the stack's 3 s timeout
+    response = httpx.post(
+        f"{gateway}/v1/webhooks", json={"url": receiver.url + "?hold", "payload": 1}, headers=tenant.headers
+    )
+    job_id = response.json()["id"]
+    assert receiver.wait_for(job_id, 1, timeout=30), "the delivery never started"
+    during = httpx.get(f"{gateway}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10).json()
+    assert during["status"] == "delivering"
+    listed = httpx.get(f"{gateway}/v1/jobs", params={"status": "delivering"}, headers=tenant.headers).json()
+    assert job_id in [j["id"] for j in listed["data"]]
+    job = wait_for_status(gateway, tenant, job_id)
+    assert job["status"] == "delivered"
+    assert job["attempt_count"] == 1

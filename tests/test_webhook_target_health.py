@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from herald.cli.stack import Stack
-from herald.v1 import gateway_pb2, gateway_pb2_grpc, ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import gateway_pb2, gateway_pb2_grpc, ledger_subscriptions_pb2
 from tests.standins.alerts import AlertReceiver
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
@@ -135,18 +136,20 @@ def test_a_success_ends_the_failing_streak(stack: Stack, gateway: str, tenant: T
     target_id = made.json()["id"]
     now = datetime.now(UTC)
 
-    def outcome(seconds_ago: float, succeeded: bool) -> ledger_pb2.TargetOutcome:
-        found = ledger_pb2.TargetOutcome(tenant_id=tenant.tenant_id, target_id=target_id, succeeded=succeeded)
+    def outcome(seconds_ago: float, succeeded: bool) -> ledger_subscriptions_pb2.TargetOutcome:
+        found = ledger_subscriptions_pb2.TargetOutcome(
+            tenant_id=tenant.tenant_id, target_id=target_id, succeeded=succeeded
+        )
         found.at.FromDatetime(now - timedelta(seconds=seconds_ago))
         return found
 
     ledger_addr = stack.services["ledger"].grpc_addr
     with grpc.insecure_channel(ledger_addr) as channel:
-        ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+        ledger = Ledger.over(channel)
 
-        def note(*outcomes: ledger_pb2.TargetOutcome) -> list[str]:
-            noted = ledger.NoteTargetOutcomes(
-                ledger_pb2.NoteTargetOutcomesRequest(outcomes=outcomes, disable_after_s=60), timeout=10
+        def note(*outcomes: ledger_subscriptions_pb2.TargetOutcome) -> list[str]:
+            noted = ledger.subscriptions.NoteTargetOutcomes(
+                ledger_subscriptions_pb2.NoteTargetOutcomesRequest(outcomes=outcomes, disable_after_s=60), timeout=10
             )
             return [t.id for t in noted.disabled]
 

@@ -1,6 +1,8 @@
 """Runs last (files run in name order): after every other test created API keys,
-provider credentials, SMTP passwords and signing secrets, none of their plaintext
-values appears in any log line, any metric, or anywhere in the database."""
+provider credentials, SMTP passwords and signing secrets (each kind also by a request
+carrying an Idempotency-Key, whose answer the gateway stores for replay), none of their
+plaintext values appears in any log line, any metric, or anywhere in the database: every
+table of every schema, the idempotency table included, read as text (bytea as hex)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from herald.cli.stack import Stack
-from tests.support.api import CREATED_SECRETS
+from tests.support.api import CREATED_SECRETS, KEYED_SECRETS
 from tests.support.infra import query
 
 
@@ -32,9 +34,21 @@ def test_no_secret_in_logs_metrics_or_database(stack: Stack, work_dir: Path, inf
         metrics = httpx.get(f"http://127.0.0.1:{service.env['HERALD_METRICS_PORT']}/metrics").text
         assert not leaks(metrics, secrets)
 
-    tables = [r[0] for r in query(infra["database_url"], "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]
+    # Each kind of secret was also created with an Idempotency-Key (tests/test_idempotent_secrets.py).
+    assert {"api_key", "signing_secret", "provider_key"} <= set(KEYED_SECRETS), KEYED_SECRETS.keys()
+    tables = [
+        (r[0], r[1])
+        for r in query(
+            infra["database_url"],
+            "SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+        )
+    ]
+    assert ("public", "idempotency_keys") in tables
+    assert query(infra["database_url"], "SELECT count(*) FROM idempotency_keys WHERE body IS NOT NULL")[0][0] > 0
     dump = "\n".join(
-        str(row[0]) for table in tables for row in query(infra["database_url"], f'SELECT t::text FROM "{table}" t')
+        str(row[0])
+        for schema, table in tables
+        for row in query(infra["database_url"], f'SELECT t::text FROM "{schema}"."{table}" t')
     )
     hex_forms = ["\\x" + binascii.hexlify(s.encode()).decode() for s in secrets]
     assert not leaks(dump, secrets), "a plaintext secret is stored in clear"

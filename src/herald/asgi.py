@@ -15,6 +15,7 @@ from typing import Any
 
 import uvicorn
 
+from herald.http_health import Health
 from herald.http_limits import GuardedHttpToolsProtocol, HttpLimits
 from herald.telemetry.http_spans import ServerSpans
 
@@ -32,13 +33,16 @@ async def serve_asgi(
     stopping: asyncio.Event,
     limits: HttpLimits | None = None,
     metrics_service: str | None = None,
+    health: Health | None = None,
 ) -> None:
     """Serves `app` until `stopping` is set. `limits` bound headers, body and the time a client takes to send
     its request (see http_limits). `metrics_service`: record HTTP request metrics under that name (for apps
-    that do not record their own)."""
+    that do not record their own). `health`: /healthz and /readyz, answered before spans and metrics (a
+    probe is not traffic)."""
+    served = ServerSpans(app, metrics_service)
     server = _EmbeddedServer(
         uvicorn.Config(
-            ServerSpans(app, metrics_service),
+            health.wrap(served) if health is not None else served,
             host=host,
             port=port,
             http=GuardedHttpToolsProtocol.with_limits(limits or HttpLimits()),

@@ -8,23 +8,67 @@ have one list to fill in. Names are `HERALD_*`, except `NATS_URL` and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from herald.bus.subjects import Subjects
-from herald.secrets import KeyRing
+from herald.secrets import KeyRing, mask_url_passwords
 
 Retention = Literal["workqueue", "limits", "interest"]
+# Settings holding URLs that may carry a password.
+_URL_FIELDS = frozenset({"database_url", "nats_url"})
+
+_NATS_SCHEMES = ("nats", "tls", "ws", "wss")
+
+
+def nats_servers(value: str) -> list[str]:
+    """The servers of a NATS URL, which may be a comma-separated list as every NATS client and tool
+    takes it (`nats://a:4222,nats://b:4222`); a server without a scheme is taken as `nats://`.
+
+    Each is checked here, so a typo stops the process at start with the setting's name instead of
+    a reconnect loop that never succeeds; credentials in a URL (`nats://user:pass@host`) are kept.
+    """
+    servers = [part.strip() for part in value.split(",") if part.strip()]
+    if not servers:
+        raise ValueError("NATS_URL names no server")
+    checked = []
+    for server in servers:
+        url = server if "://" in server else f"nats://{server}"
+        parts = urlsplit(url)
+        if parts.scheme not in _NATS_SCHEMES:
+            raise ValueError(f"NATS_URL: scheme {parts.scheme!r} is not one of {', '.join(_NATS_SCHEMES)}")
+        try:
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError as error:
+            raise ValueError(f"NATS_URL: a server has an invalid port ({error})") from None
+        if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ValueError("NATS_URL: each server is [scheme://][user:password@]host[:port], comma-separated")
+        checked.append(url)
+    if len({urlsplit(url).scheme in ("ws", "wss") for url in checked}) > 1:
+        raise ValueError("NATS_URL: WebSocket and plain or TLS servers cannot be mixed in one list")
+    return checked
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore")
+    # A rejected value is not echoed in the error: NATS_URL and DATABASE_URL may carry passwords.
+    model_config = SettingsConfigDict(env_prefix="HERALD_", extra="ignore", hide_input_in_errors=True)
 
     # Infrastructure.
+    # One server or a comma-separated list of them (a cluster's seeds), each
+    # [nats|tls|ws|wss://][user:password@]host[:port]; `tls://` requires TLS.
     nats_url: str = Field(default="nats://127.0.0.1:4222", validation_alias=AliasChoices("NATS_URL", "HERALD_NATS_URL"))
+    # A secured NATS: a credentials file (user JWT + NKey seed, as `nsc` writes it), a CA bundle
+    # to verify the servers with (any set file turns TLS on), and a client certificate and key for
+    # servers that verify clients (mutual TLS). Paths to mounted files; the files are read at connect.
+    nats_creds_file: str = ""
+    nats_tls_ca_file: str = ""
+    nats_tls_cert_file: str = ""
+    nats_tls_key_file: str = ""
     database_url: str = Field(
         default="postgresql://postgres@127.0.0.1:5432/herald",
         validation_alias=AliasChoices("DATABASE_URL", "HERALD_DATABASE_URL"),
@@ -56,12 +100,22 @@ class Settings(BaseSettings):
     http_body_timeout_s: float = Field(default=30.0, gt=0)
     metrics_port: int = 9464
 
+    # The gateway's public gRPC server closes each connection after this long (clients
+    # reconnect, and re-authenticate); calls still open on it get the grace, then are cut.
+    # 0 turns it off.
+    grpc_max_connection_age_s: float = Field(default=600.0, ge=0)
+    grpc_max_connection_age_grace_s: float = Field(default=120.0, ge=0)
+
     # Where the other services are.
     ledger_addr: str = "127.0.0.1:50061"
     router_addr: str = "127.0.0.1:50062"
 
     # Operators authenticate to the admin surface with this token.
-    operator_token: str = ""
+    operator_token: str = Field(default="", repr=False)
+    # The browser console (herald_gateway.console) seals its session cookies with this key
+    # (base64 of 32 bytes), shared by every gateway replica; empty: a random key per process,
+    # so sessions end when the gateway restarts and do not cross replicas.
+    console_session_key: str = Field(default="", repr=False)
 
     # Master keys sealing stored secrets: `id:base64(32 bytes)[,id:base64...]`, and the
     # id that seals new secrets (older ids only open). Read by the ledger and the senders.
@@ -153,12 +207,21 @@ class Settings(BaseSettings):
     # secret key (HMAC-SHA512 of the body) and Polar's webhook secret (Standard Webhooks, used as is).
     paystack_secret_key: str = Field(default="", repr=False)
     polar_webhook_secret: str = Field(default="", repr=False)
+    # What each payment buys, by the provider's own identifier (never by checkout metadata):
+    # `identifier=plan:amount:currency` entries (amount in minor units), separated by commas or
+    # spaces. Paystack: plan codes (PLN_...); Polar: product ids. See docs/operations.md.
+    paystack_plans: str = ""
+    polar_products: str = ""
     # A body larger than this is refused with 413 before it is read in full.
     inbound_max_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=32 * 1024 * 1024)
     # Timestamped schemes (SendGrid, Resend, Polar) refuse requests further than this from now.
     inbound_tolerance_s: float = Field(default=300.0, gt=0, le=3600)
     # How long the verifier keeps a tenant's sealed verification material (a miss is kept as briefly).
     inbound_key_cache_ttl_s: float = Field(default=10.0, ge=0)
+
+    # The ledger's housekeeping runs this often: idempotency keys past their 24 hours are
+    # deleted, plans whose paid period ended after a cancellation go back to free.
+    ledger_maintenance_interval_s: float = Field(default=60.0, gt=0)
 
     # When the shared rate-limit state (NATS KV) is unreachable: refuse (503) or admit.
     rate_limit_fail_open: bool = False
@@ -167,6 +230,18 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
     shutdown_grace_s: float = Field(default=20.0, ge=0)
+
+    @field_validator("nats_url")
+    @classmethod
+    def _nats_url_is_a_server_list(cls, value: str) -> str:
+        nats_servers(value)
+        return value
+
+    @model_validator(mode="after")
+    def _nats_client_certificate_has_its_key(self) -> Settings:
+        if bool(self.nats_tls_cert_file) != bool(self.nats_tls_key_file):
+            raise ValueError("HERALD_NATS_TLS_CERT_FILE and HERALD_NATS_TLS_KEY_FILE are set together or not at all")
+        return self
 
     @model_validator(mode="after")
     def _ack_wait_outlasts_the_http_timeout(self) -> Settings:
@@ -185,6 +260,13 @@ class Settings(BaseSettings):
                 "would hand the email to a second sender while the first still waits"
             )
         return self
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """repr() and str() leave out the secrets (fields with repr=False) and mask the passwords
+        of the database and NATS URLs, so a settings object in a log line or a traceback leaks
+        neither."""
+        for name, value in super().__repr_args__():
+            yield name, mask_url_passwords(value) if name in _URL_FIELDS and isinstance(value, str) else value
 
     def key_ring(self) -> KeyRing:
         return KeyRing.parse(self.master_keys, self.master_key_id)

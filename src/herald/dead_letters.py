@@ -36,13 +36,17 @@ from collections import Counter as Tally
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nats.js import JetStreamContext
 from prometheus_client import Counter
 
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import common_pb2, ledger_providers_pb2
+
+if TYPE_CHECKING:
+    from herald.config import Settings
 
 log = logging.getLogger("herald.dead_letters")
 
@@ -136,13 +140,13 @@ async def _post_with_httpx(url: str, body: dict[str, Any]) -> None:
         response.raise_for_status()
 
 
-def ledger_mailer(ledger: ledger_pb2_grpc.LedgerServiceAsyncStub) -> Mailer:
+def ledger_mailer(ledger: Ledger) -> Mailer:
     """Dead-letter alerts by email: the ledger writes them as platform email (its own work
     class, CRITICAL, logged), delivered by the email-sender's platform worker."""
 
     async def mail(to: list[str], subject: str, text: str, dedupe_key: str) -> None:
-        await ledger.QueueOperatorEmail(
-            ledger_pb2.QueueOperatorEmailRequest(
+        await ledger.providers.QueueOperatorEmail(
+            ledger_providers_pb2.QueueOperatorEmailRequest(
                 kind="dlq_alert", to=to, subject=subject, text=text, dedupe_key=dedupe_key
             ),
             timeout=10,
@@ -191,6 +195,18 @@ class Alerter:
         self._pending = _Pending()
         self._timer: asyncio.Task[None] | None = None
         self._sending: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, source: str, *, mail: Mailer | None = None) -> Alerter:
+        """A sender's alerter: Slack and webhook URLs, window and mail recipients from settings."""
+        return cls(
+            settings.alert_slack_url,
+            settings.alert_webhook_url,
+            settings.alert_window_s,
+            source=source,
+            email_to=settings.alert_email_recipients(),
+            mail=mail,
+        )
 
     @property
     def enabled(self) -> bool:

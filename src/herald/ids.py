@@ -4,6 +4,7 @@ creation time, so the primary-key index stays append-mostly and ids sort like ro
 from __future__ import annotations
 
 import uuid
+from typing import NewType
 
 import uuid_utils
 
@@ -27,3 +28,9 @@ def created_at_of(job_id: str) -> float | None:
     if parsed is None or parsed.version != 7:
         return None
     return (parsed.int >> 80) / 1000.0
+
+
+# Ids as they cross layers (HTTP path → operations → ledger request): strings on the wire, kept
+# apart by the type checker so a job id is never passed where a tenant id belongs.
+TenantId = NewType("TenantId", str)
+JobId = NewType("JobId", str)

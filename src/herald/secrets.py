@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
@@ -23,6 +24,16 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 MAGIC = b"HS1"
 NONCE_BYTES = 12
 KEY_BYTES = 32
+
+
+# The password part of `scheme://user:password@host` (also inside a comma-separated list of URLs).
+_URL_PASSWORD = re.compile(r"(?P<head>[a-z][a-z0-9+.\-]*://[^:/@\s,]*:)[^@/\s,]*@", re.IGNORECASE)
+
+
+def mask_url_passwords(text: str) -> str:
+    """`postgresql://herald:hunter2@db/herald` -> `postgresql://herald:****@db/herald`: settings
+    reprs and log lines may show where a service connects, never with what password."""
+    return _URL_PASSWORD.sub(lambda m: m.group("head") + "****@", text)
 
 
 class SecretUnavailable(Exception):

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
 from herald.config import Settings, get_settings
@@ -23,10 +23,10 @@ StopHook = Callable[[], Awaitable[None]]
 
 
 class ServiceRuntime:
-    def __init__(self, name: str, settings: Settings) -> None:
+    def __init__(self, name: str, settings: Settings, grpc_options: Iterable[tuple[str, int]] = ()) -> None:
         self.name = name
         self.settings = settings
-        self.grpc = GrpcServer(name)
+        self.grpc = GrpcServer(name, grpc_options)
         self._loops: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._stop_hooks: list[StopHook] = []
@@ -93,14 +93,19 @@ class ServiceRuntime:
                 await asyncio.sleep(1.0)
 
 
-def run_service(name: str, build: Callable[[ServiceRuntime], Awaitable[None]]) -> None:
-    """Entry point body of every service: `herald run NAME` ends up here."""
+def run_service(
+    name: str,
+    build: Callable[[ServiceRuntime], Awaitable[None]],
+    grpc_options: Callable[[Settings], Iterable[tuple[str, int]]] | None = None,
+) -> None:
+    """Entry point body of every service: `herald run NAME` ends up here. `grpc_options`: server
+    options of this service's own, from its settings (the gateway's maximum connection age)."""
     settings = get_settings()
     configure_logging(name, settings.log_level)
     configure_tracing(name)
 
     async def main() -> None:
-        runtime = ServiceRuntime(name, settings)
+        runtime = ServiceRuntime(name, settings, grpc_options(settings) if grpc_options is not None else ())
         await build(runtime)
         await runtime.serve()
 

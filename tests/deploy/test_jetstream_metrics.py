@@ -18,7 +18,7 @@ from nats.js.api import AckPolicy, ConsumerConfig
 from prometheus_client import CollectorRegistry, generate_latest
 
 from herald.bus.streams import ensure_streams, topology
-from herald.config import Settings
+from herald.config import Settings, nats_servers
 from herald.telemetry.jetstream_metrics import JetStreamCollector
 
 WORK_MESSAGES = 5
@@ -50,7 +50,7 @@ def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 async def bus(nats_url: str) -> AsyncIterator[tuple[Any, Settings]]:
     settings = Settings(bus_prefix=f"jsm{secrets.token_hex(4)}", consumer_max_ack_pending=1000)
-    nc = await nats.connect(nats_url)
+    nc = await nats.connect(nats_servers(nats_url))
     js = nc.jetstream(timeout=5)
     try:
         await ensure_streams(js, settings)
@@ -191,7 +191,7 @@ async def test_a_missing_stream_is_left_out(bus: tuple[Any, Settings]) -> None:
 
 async def test_an_unreadable_bus_exports_up_zero_and_no_stale_numbers(nats_url: str) -> None:
     settings = Settings(bus_prefix=f"jsm{secrets.token_hex(4)}")
-    nc = await nats.connect(nats_url)
+    nc = await nats.connect(nats_servers(nats_url))
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
     collector = JetStreamCollector.for_settings(settings)

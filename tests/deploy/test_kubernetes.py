@@ -23,11 +23,15 @@ from tests.deploy.conftest import (
 )
 
 Docs = tuple[dict[str, Any], ...]
+KEDA_SCALED_OBJECT = ("keda.sh/v1alpha1", "ScaledObject")
 CUSTOM_KINDS = {
     ("monitoring.coreos.com/v1", "PrometheusRule"),
     ("monitoring.coreos.com/v1", "PodMonitor"),
     ("postgresql.cnpg.io/v1", "Cluster"),
+    KEDA_SCALED_OBJECT,
 }
+# Scaled by KEDA on consumer lag in prod (deploy/k8s/scaled_objects.py), with the work classes each reads.
+KEDA_SCALED = {"webhook-sender": ("webhook",), "email-sender": ("email", "platform_email")}
 GRPC_PORT, METRICS_PORT, HTTP_PORT = 50051, 9464, 8080
 
 
@@ -59,10 +63,11 @@ def test_the_validator_is_strict() -> None:
         validator.validate(broken, KUBERNETES_VERSION, strict=True)
 
 
-def test_the_custom_resources_are_exactly_the_known_ones(docs: Docs) -> None:
+def test_the_custom_resources_are_exactly_the_known_ones(docs: Docs, overlay: str) -> None:
     """Anything else must be a Kubernetes kind (the strict validation above fails on an unknown one)."""
     kinds = {(doc["apiVersion"], doc["kind"]) for doc in docs}
-    assert {kind for kind in kinds if kind[0].split("/")[0].endswith((".coreos.com", ".cnpg.io"))} == CUSTOM_KINDS
+    custom = {kind for kind in kinds if kind[0].split("/")[0].endswith((".coreos.com", ".cnpg.io", "keda.sh"))}
+    assert custom == (CUSTOM_KINDS if overlay == "prod" else CUSTOM_KINDS - {KEDA_SCALED_OBJECT})
 
 
 def test_prometheus_rule_has_its_required_fields(docs: Docs) -> None:
@@ -115,7 +120,9 @@ def test_postgres_cluster_has_its_required_fields(docs: Docs, overlay: str) -> N
 
 
 @pytest.mark.parametrize("service", SERVICES)
-def test_every_service_has_deployment_service_hpa_pdb_and_service_account(docs: Docs, service: str) -> None:
+def test_every_service_has_deployment_service_autoscaler_pdb_and_service_account(
+    docs: Docs, overlay: str, service: str
+) -> None:
     name = f"herald-{service}"
     deployment = by_kind(docs, "Deployment")[name]
     pod = deployment["spec"]["template"]
@@ -129,9 +136,13 @@ def test_every_service_has_deployment_service_hpa_pdb_and_service_account(docs: 
     assert account["automountServiceAccountToken"] is False
     assert pod["spec"]["automountServiceAccountToken"] is False
 
-    hpa = by_kind(docs, "HorizontalPodAutoscaler")[name]
-    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
-    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+    # One autoscaler per Deployment: the base's HPA, or in prod KEDA's (which makes an HPA of its own).
+    keda = overlay == "prod" and service in KEDA_SCALED
+    assert (name in by_kind(docs, "ScaledObject")) == keda
+    assert (name in by_kind(docs, "HorizontalPodAutoscaler")) != keda
+    target, low, high = _autoscaling(docs, name)
+    assert target == {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
+    assert 1 <= low <= high
 
     pdb = by_kind(docs, "PodDisruptionBudget")[name]
     assert _matches(pdb["spec"]["selector"]["matchLabels"], pod["metadata"]["labels"])
@@ -142,7 +153,7 @@ def test_every_service_has_deployment_service_hpa_pdb_and_service_account(docs: 
 
 
 @pytest.mark.parametrize("service", SERVICES)
-def test_ports_are_named_and_probes_use_grpc_health(docs: Docs, service: str) -> None:
+def test_ports_are_named_and_probes_use_health(docs: Docs, service: str) -> None:
     name = f"herald-{service}"
     container = _container(by_kind(docs, "Deployment")[name])
     expected = {"grpc": GRPC_PORT, "metrics": METRICS_PORT} | ({"http": HTTP_PORT} if service in HTTP_SERVICES else {})
@@ -152,8 +163,14 @@ def test_ports_are_named_and_probes_use_grpc_health(docs: Docs, service: str) ->
     assert _matches(
         svc["spec"]["selector"], by_kind(docs, "Deployment")[name]["spec"]["template"]["metadata"]["labels"]
     )
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
+    assert container["startupProbe"]["grpc"]["port"] == GRPC_PORT
+    if service in HTTP_SERVICES:
+        # HTTP services: ready and alive by their HTTP routes (herald.http_health).
+        assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+        assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    else:
+        for probe in ("readinessProbe", "livenessProbe"):
+            assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
     # The ports the processes listen on are the ones declared.
     config = _config(docs)
     assert config["HERALD_GRPC_PORT"] == str(GRPC_PORT)
@@ -188,6 +205,104 @@ def test_the_migration_job_runs_herald_migrate_against_the_cluster_database(docs
     env = {e["name"]: e for e in container["env"]}
     assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"] == {"name": "herald-db-app", "key": "uri"}
     assert job["spec"]["template"]["spec"]["restartPolicy"] in {"OnFailure", "Never"}
+
+
+def _autoscaling(docs: Docs, name: str) -> tuple[dict[str, str], int, int]:
+    """(scale target, min replicas, max replicas) of the Deployment's autoscaler, an HPA or a ScaledObject."""
+    hpa = by_kind(docs, "HorizontalPodAutoscaler").get(name)
+    if hpa is not None:
+        return hpa["spec"]["scaleTargetRef"], hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]
+    spec = by_kind(docs, "ScaledObject")[name]["spec"]
+    return spec["scaleTargetRef"], spec["minReplicaCount"], spec["maxReplicaCount"]
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_prod_runs_two_or_more_of_every_service_and_drains_one_at_a_time(service: str) -> None:
+    docs = _any_render("prod")
+    name = f"herald-{service}"
+    _target, low, _high = _autoscaling(docs, name)
+    assert low >= 2, f"{name}: a single pod is an outage during its own restart"
+    budget = by_kind(docs, "PodDisruptionBudget")[name]["spec"]
+    # A drain may take one pod at a time, never the last ones.
+    assert budget.get("maxUnavailable") == 1 or 1 <= budget.get("minAvailable", 0) <= low - 1, budget
+
+
+# The ScaledObject fields this overlay relies on, as KEDA v2 documents them; there is no offline
+# schema for KEDA's CRDs in the tools we install (the one Python models package does not refuse
+# unknown fields), so a misspelt field is caught here instead.
+SCALED_OBJECT_SPEC = {
+    "scaleTargetRef", "pollingInterval", "cooldownPeriod", "initialCooldownPeriod", "idleReplicaCount",
+    "minReplicaCount", "maxReplicaCount", "fallback", "advanced", "triggers",
+}  # fmt: skip
+NATS_JETSTREAM_METADATA = {
+    "natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold", "activationLagThreshold",
+    "useHttps",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("service", sorted(KEDA_SCALED))
+def test_prod_scales_the_senders_on_the_lag_of_every_consumer_they_read(service: str) -> None:
+    from herald.bus.fair import PRIORITIES, lane_durable
+    from herald.bus.subjects import WorkClass
+
+    docs = _any_render("prod")
+    scaled = by_kind(docs, "ScaledObject")[f"herald-{service}"]
+    assert (scaled["apiVersion"], scaled["kind"]) == KEDA_SCALED_OBJECT
+    spec = scaled["spec"]
+    assert set(spec) <= SCALED_OBJECT_SPEC, set(spec) - SCALED_OBJECT_SPEC
+    assert set(spec["advanced"]) <= {
+        "horizontalPodAutoscalerConfig",
+        "restoreToOriginalReplicaCount",
+        "scalingModifiers",
+    }
+    assert set(spec["advanced"]["horizontalPodAutoscalerConfig"]) <= {"name", "behavior"}
+    assert isinstance(spec["pollingInterval"], int) and isinstance(spec["cooldownPeriod"], int)
+
+    triggers = spec["triggers"]
+    assert {t["type"] for t in triggers} == {"cpu", "nats-jetstream"}
+    for trigger in triggers:
+        assert set(trigger) <= {"type", "metadata", "metricType", "name", "authenticationRef", "useCachedMetrics"}
+        # KEDA's trigger metadata is a map of strings.
+        assert all(isinstance(v, str) for v in trigger["metadata"].values()), trigger
+    [cpu] = [t for t in triggers if t["type"] == "cpu"]
+    assert cpu["metricType"] == "Utilization" and 0 < int(cpu["metadata"]["value"]) <= 100
+
+    settings = Settings(
+        **{k.removeprefix("HERALD_").lower(): v for k, v in _config(docs).items() if k.startswith("HERALD_")}
+    )
+    lag = [t["metadata"] for t in triggers if t["type"] == "nats-jetstream"]
+    namespace = scaled["metadata"]["namespace"]
+    for metadata in lag:
+        assert set(metadata) <= NATS_JETSTREAM_METADATA, set(metadata) - NATS_JETSTREAM_METADATA
+        assert {"natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold"} <= set(metadata)
+        # The chart's headless Service in Herald's namespace, on the monitoring port the values enable.
+        assert metadata["natsServerMonitoringEndpoint"] == f"nats-headless.{namespace}.svc.cluster.local:8222"
+        assert metadata["stream"] == settings.stream_name("work")
+        assert int(metadata["lagThreshold"]) > 0
+    expected = {
+        lane_durable(WorkClass(work_class), priority, lane)
+        for work_class in KEDA_SCALED[service]
+        for priority in PRIORITIES
+        for lane in range(settings.fairness_lanes)
+    }
+    consumers = [metadata["consumer"] for metadata in lag]
+    assert len(consumers) == len(set(consumers)) and set(consumers) == expected
+    values = yaml.safe_load((K8S / "nats-values.yaml").read_text())
+    assert values["config"]["monitor"]["enabled"] is True
+
+
+def test_the_scaled_objects_are_generated_from_the_code() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scaled_objects", K8S / "scaled_objects.py")
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    config = _config(_any_render("prod"))
+    lanes = int(config.get("HERALD_FAIRNESS_LANES", Settings.model_fields["fairness_lanes"].default))
+    assert generator.OUT.read_text() == generator.render(config["HERALD_BUS_PREFIX"], lanes), (
+        "stale: run `make deploy-scalers`"
+    )
 
 
 # ---- configuration and secrets ------------------------------------------
@@ -229,7 +344,7 @@ def test_secrets_are_referenced_never_defined(docs: Docs) -> None:
         names |= {f"envFrom:{s['secretRef']['name']}" for s in container.get("envFrom", []) if "secretRef" in s}
         refs[deployment["metadata"]["name"]] = names
     # Each secret reaches only the services that use it.
-    assert refs["herald-gateway"] == {"HERALD_OPERATOR_TOKEN"}
+    assert refs["herald-gateway"] == {"HERALD_OPERATOR_TOKEN", "HERALD_CONSOLE_SESSION_KEY"}
     assert refs["herald-ledger"] == {"DATABASE_URL", "envFrom:herald-master-keys"}
     assert refs["herald-migrate"] == {"DATABASE_URL"}
     alerts = {"HERALD_ALERT_SLACK_URL", "HERALD_ALERT_WEBHOOK_URL"}
@@ -319,11 +434,16 @@ def _ingress_routes(docs: Docs) -> dict[str, tuple[str, str]]:
     }
 
 
-def test_ingress_routes_the_public_api_and_receivers_but_not_admin(docs: Docs) -> None:
+def test_ingress_routes_the_public_api_console_and_receivers_but_not_admin(docs: Docs) -> None:
     ingresses = [d for d in docs if d["kind"] == "Ingress"]
     assert len(ingresses) == 1 and ingresses[0]["spec"]["ingressClassName"]
     routes = _ingress_routes(docs)
-    assert routes == {"/v1": ("herald-gateway", "http"), "/inbound": ("herald-verifier", "http")}
+    assert routes == {
+        "/v1": ("herald-gateway", "http"),
+        "/console": ("herald-gateway", "http"),
+        "/inbound": ("herald-verifier", "http"),
+    }
+    # Prefix matching is by path element: /console does not reach /admin/console (the operator console).
     assert not any(path.startswith("/admin") or path in ("/", "") for path in routes)
     services = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Service"}
     for name, port in routes.values():

@@ -47,7 +47,7 @@ LIVE = (
 def prometheus(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     binary = tool("prometheus")
     work = tmp_path_factory.mktemp("prometheus")
-    targets = [entry.split("=", 1) for entry in stack.endpoints["metrics"].split(",")]
+    targets = stack.endpoints["metrics"].items()
     config = {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
         "rule_files": [str(PROMETHEUS / "rules.yaml")],

@@ -1,4 +1,4 @@
-"""Shared pieces of the email delivery tests: an HTTP client, email requests, provider
+"""Shared pieces of the email delivery tests: the senders' HTTP client, email requests, provider
 configs and credentials as the ledger hands them over, and a clock tests move by hand.
 
 These tests need no Herald stack: adapters, the walk, breakers and domain calls run
@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-import httpx
 import pytest
 
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 
 SENDGRID_KEY = "SG.test-key-aBcDeFgHiJkLmNoP.qRsTuVwXyZ0123456789"
 RESEND_KEY = "re_TestKey_1234567890abcdefghij"
@@ -100,9 +100,12 @@ class Clock:
 
 
 @pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(follow_redirects=False) as client:
-        yield client
+async def http() -> AsyncIterator[ReceiverClient]:
+    """The client the email-sender calls providers with, without a guard (as for platform
+    email), so the stand-ins on loopback answer; tests/email/test_provider_targets.py has the guard."""
+    client = ReceiverClient(None, timeout_s=10, connections=10)
+    yield client
+    await client.close()
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ skipping without a call, the half-open probe, and the metrics, on a clock the te
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from herald_email_sender.breaker import BreakerBoard, BreakerPolicy, CircuitMetrics, State
 from herald_email_sender.dispatch import Senders
@@ -12,6 +11,7 @@ from herald_email_sender.walk import Verdict, WalkResult, walk
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from tests.email.conftest import RESEND_KEY, SENDGRID_KEY, Clock, Vault, config, credential, simple_request
 from tests.standins.resend import ResendStandIn
 from tests.standins.sendgrid import SEND_PATH as SENDGRID_SEND
@@ -183,7 +183,7 @@ class Tenant:
         return len(self.sendgrid.received("POST", SENDGRID_SEND))
 
 
-async def send(http: httpx.AsyncClient, tenant: Tenant, board: BreakerBoard, tenant_id: str = "t1") -> WalkResult:
+async def send(http: ReceiverClient, tenant: Tenant, board: BreakerBoard, tenant_id: str = "t1") -> WalkResult:
     return await walk(
         simple_request(),
         tenant.configs,
@@ -196,7 +196,7 @@ async def send(http: httpx.AsyncClient, tenant: Tenant, board: BreakerBoard, ten
 
 
 async def test_the_walk_skips_a_dead_provider_and_brings_it_back_after_it_recovers(
-    http: httpx.AsyncClient,
+    http: ReceiverClient,
     sendgrid: SendGridStandIn,
     resend: ResendStandIn,
     board: BreakerBoard,
@@ -237,7 +237,7 @@ async def test_the_walk_skips_a_dead_provider_and_brings_it_back_after_it_recove
 
 
 async def test_a_walk_where_every_provider_is_skipped_is_a_retry(
-    http: httpx.AsyncClient, sendgrid: SendGridStandIn, resend: ResendStandIn, board: BreakerBoard
+    http: ReceiverClient, sendgrid: SendGridStandIn, resend: ResendStandIn, board: BreakerBoard
 ) -> None:
     tenant = Tenant(sendgrid, resend)
     fail(board, 3, provider="sg", kind="sendgrid")
@@ -249,7 +249,7 @@ async def test_a_walk_where_every_provider_is_skipped_is_a_retry(
 
 
 async def test_a_skipped_provider_keeps_an_all_permanent_walk_retryable(
-    http: httpx.AsyncClient, sendgrid: SendGridStandIn, resend: ResendStandIn, board: BreakerBoard
+    http: ReceiverClient, sendgrid: SendGridStandIn, resend: ResendStandIn, board: BreakerBoard
 ) -> None:
     """The skipped provider was never asked, so the failure is not proven permanent."""
     tenant = Tenant(sendgrid, resend)
@@ -261,7 +261,7 @@ async def test_a_skipped_provider_keeps_an_all_permanent_walk_retryable(
 
 
 async def test_permanent_refusals_never_open_the_breaker(
-    http: httpx.AsyncClient, sendgrid: SendGridStandIn, resend: ResendStandIn, board: BreakerBoard
+    http: ReceiverClient, sendgrid: SendGridStandIn, resend: ResendStandIn, board: BreakerBoard
 ) -> None:
     tenant = Tenant(sendgrid, resend)
     sendgrid.reject.add("ada@example.com")

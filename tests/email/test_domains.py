@@ -3,13 +3,13 @@ against the stand-ins."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from herald_email_sender import domains
 from herald_email_sender.domains import DnsRecord, DomainError, RecordStatus
 
 from herald.cli.embedded import free_port
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from tests.email.conftest import POSTMARK_ACCOUNT_TOKEN, POSTMARK_TOKEN, RESEND_KEY, SENDGRID_KEY, config, credential
 from tests.standins.postmark import PostmarkStandIn
 from tests.standins.resend import ResendStandIn
@@ -19,7 +19,7 @@ from tests.standins.server import Reply
 DOMAIN = "mail.acme.example"
 
 
-async def test_sendgrid_registers_and_verifies(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_sendgrid_registers_and_verifies(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     provider = config("sg", common_pb2.EMAIL_PROVIDER_SENDGRID, base_url=sendgrid.base_url, sendgrid_subdomain="em7")
     secret = credential(common_pb2.EMAIL_PROVIDER_SENDGRID, SENDGRID_KEY)
@@ -52,7 +52,7 @@ async def test_sendgrid_registers_and_verifies(http: httpx.AsyncClient, sendgrid
 
 
 async def test_sendgrid_without_automatic_security_gives_mx_and_txt(
-    http: httpx.AsyncClient, sendgrid: SendGridStandIn
+    http: ReceiverClient, sendgrid: SendGridStandIn
 ) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     provider = config(
@@ -62,7 +62,7 @@ async def test_sendgrid_without_automatic_security_gives_mx_and_txt(
     assert sorted(r.type for r in state.records) == ["MX", "TXT", "TXT"]
 
 
-async def test_sendgrid_refusals_and_outages(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_sendgrid_refusals_and_outages(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     provider = config("sg", common_pb2.EMAIL_PROVIDER_SENDGRID, base_url=sendgrid.base_url)
     secret = credential(common_pb2.EMAIL_PROVIDER_SENDGRID, SENDGRID_KEY)
     with pytest.raises(DomainError) as refused:
@@ -77,7 +77,7 @@ async def test_sendgrid_refusals_and_outages(http: httpx.AsyncClient, sendgrid: 
     assert outage.value.transient and outage.value.status_code == 503
 
 
-async def test_resend_registers_and_verifies(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_resend_registers_and_verifies(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY)
     provider = config("rs", common_pb2.EMAIL_PROVIDER_RESEND, base_url=resend.base_url, resend_region="eu-west-1")
     secret = credential(common_pb2.EMAIL_PROVIDER_RESEND, RESEND_KEY)
@@ -109,7 +109,7 @@ async def test_resend_registers_and_verifies(http: httpx.AsyncClient, resend: Re
     assert (await domains.get(http, provider, secret, state.provider_domain_id)).verified
 
 
-async def test_resend_needs_a_full_access_key_for_domains(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_resend_needs_a_full_access_key_for_domains(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY, "sending_access")
     provider = config("rs", common_pb2.EMAIL_PROVIDER_RESEND, base_url=resend.base_url)
     with pytest.raises(DomainError, match="restricted_api_key") as refused:
@@ -118,7 +118,7 @@ async def test_resend_needs_a_full_access_key_for_domains(http: httpx.AsyncClien
 
 
 async def test_postmark_registers_and_verifies_with_the_account_token(
-    http: httpx.AsyncClient, postmark: PostmarkStandIn
+    http: ReceiverClient, postmark: PostmarkStandIn
 ) -> None:
     postmark.add_token(POSTMARK_TOKEN)
     postmark.add_account_token(POSTMARK_ACCOUNT_TOKEN)
@@ -158,7 +158,7 @@ async def test_postmark_registers_and_verifies_with_the_account_token(
     assert fetched.verified
 
 
-async def test_postmark_without_an_account_token(http: httpx.AsyncClient, postmark: PostmarkStandIn) -> None:
+async def test_postmark_without_an_account_token(http: ReceiverClient, postmark: PostmarkStandIn) -> None:
     postmark.add_token(POSTMARK_TOKEN)
     provider = config("pm", common_pb2.EMAIL_PROVIDER_POSTMARK, base_url=postmark.base_url)
     secret = credential(common_pb2.EMAIL_PROVIDER_POSTMARK, POSTMARK_TOKEN)
@@ -172,13 +172,13 @@ async def test_postmark_without_an_account_token(http: httpx.AsyncClient, postma
     assert refused.value.status_code == 401 and POSTMARK_TOKEN not in str(refused.value)
 
 
-async def test_smtp_has_no_domain_api(http: httpx.AsyncClient) -> None:
+async def test_smtp_has_no_domain_api(http: ReceiverClient) -> None:
     provider = config("relay", common_pb2.EMAIL_PROVIDER_SMTP)
     with pytest.raises(DomainError, match="no domain API"):
         await domains.register(http, provider, credential(common_pb2.EMAIL_PROVIDER_SMTP), DOMAIN)
 
 
-async def test_an_unreachable_provider_is_transient(http: httpx.AsyncClient) -> None:
+async def test_an_unreachable_provider_is_transient(http: ReceiverClient) -> None:
     provider = config("rs", common_pb2.EMAIL_PROVIDER_RESEND, base_url=f"http://127.0.0.1:{free_port()}")
     with pytest.raises(DomainError) as outage:
         await domains.verify(http, provider, credential(common_pb2.EMAIL_PROVIDER_RESEND, RESEND_KEY), "d-1")

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from herald_email_sender.outcome import Outcome, SendResult
 from herald_email_sender.providers import postmark as adapter
 
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from tests.email.conftest import POSTMARK_TOKEN, address, full_request, simple_request
 from tests.standins.postmark import SEND_PATH, PostmarkStandIn, refusal
 from tests.standins.server import Reply
 
 
-async def test_every_field_maps_onto_the_email_body(http: httpx.AsyncClient, postmark: PostmarkStandIn) -> None:
+async def test_every_field_maps_onto_the_email_body(http: ReceiverClient, postmark: PostmarkStandIn) -> None:
     postmark.add_token(POSTMARK_TOKEN)
     request = full_request(**{"from": address("billing@acme.example", 'Acme, Billing "Dept"')})
     result = await postmark_send(http, postmark, request, message_stream="broadcast")
@@ -45,7 +45,7 @@ async def test_every_field_maps_onto_the_email_body(http: httpx.AsyncClient, pos
     }
 
 
-async def test_absent_fields_are_left_out(http: httpx.AsyncClient, postmark: PostmarkStandIn) -> None:
+async def test_absent_fields_are_left_out(http: ReceiverClient, postmark: PostmarkStandIn) -> None:
     postmark.add_token(POSTMARK_TOKEN)
     assert (await postmark_send(http, postmark, simple_request())).outcome is Outcome.ACCEPTED
     assert postmark.received("POST", SEND_PATH)[0].json() == {
@@ -66,7 +66,7 @@ async def test_absent_fields_are_left_out(http: httpx.AsyncClient, postmark: Pos
     ],
 )
 async def test_permanent_refusals(
-    http: httpx.AsyncClient,
+    http: ReceiverClient,
     postmark: PostmarkStandIn,
     setup: str,
     request_changes: dict[str, object],
@@ -97,7 +97,7 @@ async def test_permanent_refusals(
         (Reply(200, {"ErrorCode": 300, "Message": "Invalid email request"}), Outcome.PERMANENT),
     ],
 )
-async def test_error_codes(http: httpx.AsyncClient, postmark: PostmarkStandIn, reply: Reply, outcome: Outcome) -> None:
+async def test_error_codes(http: ReceiverClient, postmark: PostmarkStandIn, reply: Reply, outcome: Outcome) -> None:
     postmark.add_token(POSTMARK_TOKEN)
     postmark.script("POST", SEND_PATH, reply)
     result = await postmark_send(http, postmark, simple_request())
@@ -107,7 +107,7 @@ async def test_error_codes(http: httpx.AsyncClient, postmark: PostmarkStandIn, r
 
 
 async def postmark_send(
-    http: httpx.AsyncClient, stand_in: PostmarkStandIn, request: common_pb2.EmailRequest, message_stream: str = ""
+    http: ReceiverClient, stand_in: PostmarkStandIn, request: common_pb2.EmailRequest, message_stream: str = ""
 ) -> SendResult:
     return await adapter.send(
         http,
@@ -116,5 +116,5 @@ async def postmark_send(
         base_url=stand_in.base_url,
         idempotency_key="job-1",
         timeout_s=5.0,
-        message_stream=message_stream,
+        options={adapter.MESSAGE_STREAM_OPTION: message_stream},
     )

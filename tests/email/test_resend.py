@@ -5,19 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
-import httpx
 import pytest
 from herald_email_sender.outcome import Outcome, SendResult
 from herald_email_sender.providers import resend as adapter
 
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from tests.email.conftest import RESEND_KEY, full_request, simple_request
 from tests.standins.resend import SEND_PATH, ResendStandIn, error
 from tests.standins.server import Reply
 
 
 async def test_every_field_maps_onto_the_emails_body_and_the_key_travels(
-    http: httpx.AsyncClient, resend: ResendStandIn
+    http: ReceiverClient, resend: ResendStandIn
 ) -> None:
     resend.add_key(RESEND_KEY, "sending_access")
     result = await resend_send(http, resend, full_request(), "job-0193a1b2-key")
@@ -46,7 +46,7 @@ async def test_every_field_maps_onto_the_emails_body_and_the_key_travels(
     }
 
 
-async def test_no_key_means_no_header(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_no_key_means_no_header(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY)
     assert (await resend_send(http, resend, simple_request(), "")).outcome is Outcome.ACCEPTED
     assert "idempotency-key" not in resend.received("POST", SEND_PATH)[0].headers
@@ -58,7 +58,7 @@ async def test_no_key_means_no_header(http: httpx.AsyncClient, resend: ResendSta
     }
 
 
-async def test_a_retry_with_the_same_key_sends_nothing_new(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_a_retry_with_the_same_key_sends_nothing_new(http: ReceiverClient, resend: ResendStandIn) -> None:
     """The point of the key: a retry after a timeout gets the first send's id back."""
     resend.add_key(RESEND_KEY)
     first = await resend_send(http, resend, full_request(), "job-42")
@@ -68,7 +68,7 @@ async def test_a_retry_with_the_same_key_sends_nothing_new(http: httpx.AsyncClie
     assert len(resend.emails) == 1 and len(resend.received("POST", SEND_PATH)) == 2
 
 
-async def test_the_same_key_with_another_body_is_permanent(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_the_same_key_with_another_body_is_permanent(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY)
     await resend_send(http, resend, simple_request(), "job-43")
     result = await resend_send(http, resend, simple_request(subject="Changed"), "job-43")
@@ -76,7 +76,7 @@ async def test_the_same_key_with_another_body_is_permanent(http: httpx.AsyncClie
     assert "invalid_idempotent_request" in result.error
 
 
-async def test_a_concurrent_request_with_the_key_is_transient(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_a_concurrent_request_with_the_key_is_transient(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY)
     resend.script(
         "POST",
@@ -90,7 +90,7 @@ async def test_a_concurrent_request_with_the_key_is_transient(http: httpx.AsyncC
 
 
 async def test_a_key_longer_than_resend_accepts_is_refused_before_calling(
-    http: httpx.AsyncClient, resend: ResendStandIn
+    http: ReceiverClient, resend: ResendStandIn
 ) -> None:
     resend.add_key(RESEND_KEY)
     result = await resend_send(http, resend, simple_request(), "k" * 257)
@@ -107,7 +107,7 @@ async def test_a_key_longer_than_resend_accepts_is_refused_before_calling(
     ],
 )
 async def test_permanent_refusals(
-    http: httpx.AsyncClient,
+    http: ReceiverClient,
     resend: ResendStandIn,
     setup: str,
     request_changes: dict[str, object],
@@ -124,7 +124,7 @@ async def test_permanent_refusals(
     assert resend.emails == {}
 
 
-async def test_rate_limit_carries_retry_after(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_rate_limit_carries_retry_after(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY)
     resend.rate_limit_next(retry_after="3")
     result = await resend_send(http, resend, simple_request(), "job-46")
@@ -132,7 +132,7 @@ async def test_rate_limit_carries_retry_after(http: httpx.AsyncClient, resend: R
     assert "rate_limit_exceeded" in result.error
 
 
-async def test_retry_after_as_an_http_date(http: httpx.AsyncClient, resend: ResendStandIn) -> None:
+async def test_retry_after_as_an_http_date(http: ReceiverClient, resend: ResendStandIn) -> None:
     resend.add_key(RESEND_KEY)
     when = format_datetime(datetime.now(UTC) + timedelta(seconds=120), usegmt=True)
     resend.script("POST", SEND_PATH, Reply(429, {"name": "daily_quota_exceeded"}, {"Retry-After": when}))
@@ -142,7 +142,7 @@ async def test_retry_after_as_an_http_date(http: httpx.AsyncClient, resend: Rese
 
 
 @pytest.mark.parametrize("status", [500, 503])
-async def test_server_errors_are_transient(http: httpx.AsyncClient, resend: ResendStandIn, status: int) -> None:
+async def test_server_errors_are_transient(http: ReceiverClient, resend: ResendStandIn, status: int) -> None:
     resend.add_key(RESEND_KEY)
     resend.script("POST", SEND_PATH, error(status, "application_error", "Something went wrong."))
     result = await resend_send(http, resend, simple_request(), "job-48")
@@ -150,7 +150,7 @@ async def test_server_errors_are_transient(http: httpx.AsyncClient, resend: Rese
 
 
 async def resend_send(
-    http: httpx.AsyncClient, stand_in: ResendStandIn, request: common_pb2.EmailRequest, idempotency_key: str
+    http: ReceiverClient, stand_in: ResendStandIn, request: common_pb2.EmailRequest, idempotency_key: str
 ) -> SendResult:
     return await adapter.send(
         http,

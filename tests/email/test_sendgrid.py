@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from herald_email_sender.outcome import Outcome, SendResult
 from herald_email_sender.providers import sendgrid as adapter
 
 from herald.cli.embedded import free_port
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from tests.email.conftest import SENDGRID_KEY, full_request, simple_request
 from tests.standins.scripted import Stall
 from tests.standins.sendgrid import SEND_PATH, SendGridStandIn
 from tests.standins.server import Reply
 
 
-async def test_every_field_maps_onto_the_v3_body(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_every_field_maps_onto_the_v3_body(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     result = await sendgrid_send(http, sendgrid, full_request(), idempotency_key="job-1")
 
@@ -46,7 +46,7 @@ async def test_every_field_maps_onto_the_v3_body(http: httpx.AsyncClient, sendgr
     }
 
 
-async def test_absent_fields_are_left_out(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_absent_fields_are_left_out(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     result = await sendgrid_send(http, sendgrid, simple_request(text="", html="<b>Hi</b>"))
     assert result.outcome is Outcome.ACCEPTED
@@ -69,7 +69,7 @@ async def test_absent_fields_are_left_out(http: httpx.AsyncClient, sendgrid: Sen
     ],
 )
 async def test_permanent_refusals(
-    http: httpx.AsyncClient,
+    http: ReceiverClient,
     sendgrid: SendGridStandIn,
     setup: str,
     request_changes: dict[str, object],
@@ -88,9 +88,7 @@ async def test_permanent_refusals(
     assert sendgrid.sent == []
 
 
-async def test_rate_limit_is_transient_and_waits_for_the_reset(
-    http: httpx.AsyncClient, sendgrid: SendGridStandIn
-) -> None:
+async def test_rate_limit_is_transient_and_waits_for_the_reset(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     sendgrid.rate_limit_next(reset_in_s=7)
     result = await sendgrid_send(http, sendgrid, simple_request())
@@ -100,7 +98,7 @@ async def test_rate_limit_is_transient_and_waits_for_the_reset(
     assert (await sendgrid_send(http, sendgrid, simple_request())).outcome is Outcome.ACCEPTED
 
 
-async def test_a_retry_after_header_wins_over_the_reset(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_a_retry_after_header_wins_over_the_reset(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     sendgrid.script("POST", SEND_PATH, Reply(429, {"errors": []}, {"Retry-After": "12"}))
     result = await sendgrid_send(http, sendgrid, simple_request())
@@ -108,7 +106,7 @@ async def test_a_retry_after_header_wins_over_the_reset(http: httpx.AsyncClient,
 
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504])
-async def test_server_errors_are_transient(http: httpx.AsyncClient, sendgrid: SendGridStandIn, status: int) -> None:
+async def test_server_errors_are_transient(http: ReceiverClient, sendgrid: SendGridStandIn, status: int) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     sendgrid.script("POST", SEND_PATH, Reply(status, {"errors": [{"message": "internal error"}]}))
     result = await sendgrid_send(http, sendgrid, simple_request())
@@ -116,7 +114,7 @@ async def test_server_errors_are_transient(http: httpx.AsyncClient, sendgrid: Se
     assert result.retry_after_s is None
 
 
-async def test_a_stall_past_the_timeout_is_transient(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_a_stall_past_the_timeout_is_transient(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     sendgrid.script("POST", SEND_PATH, Stall(2.0))
     result = await sendgrid_send(http, sendgrid, simple_request(), timeout_s=0.3)
@@ -124,19 +122,17 @@ async def test_a_stall_past_the_timeout_is_transient(http: httpx.AsyncClient, se
     assert "no answer within 0.3 s" in result.error
 
 
-async def test_an_unreachable_provider_is_transient(http: httpx.AsyncClient) -> None:
+async def test_an_unreachable_provider_is_transient(http: ReceiverClient) -> None:
     result = await send_to(http, f"http://127.0.0.1:{free_port()}")
     assert result.outcome is Outcome.TRANSIENT and "could not be reached" in result.error
 
 
-async def test_an_unusable_base_url_is_permanent(http: httpx.AsyncClient) -> None:
+async def test_an_unusable_base_url_is_permanent(http: ReceiverClient) -> None:
     result = await send_to(http, "ftp://sendgrid.invalid")
     assert result.outcome is Outcome.PERMANENT and "URL" in result.error
 
 
-async def test_accepted_without_a_message_id_is_still_accepted(
-    http: httpx.AsyncClient, sendgrid: SendGridStandIn
-) -> None:
+async def test_accepted_without_a_message_id_is_still_accepted(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     """Retrying a 202 would send twice; a missing id is noted, not failed."""
     sendgrid.add_key(SENDGRID_KEY)
     sendgrid.script("POST", SEND_PATH, Reply(202, None))
@@ -145,7 +141,7 @@ async def test_accepted_without_a_message_id_is_still_accepted(
 
 
 async def sendgrid_send(
-    http: httpx.AsyncClient,
+    http: ReceiverClient,
     stand_in: SendGridStandIn,
     request: common_pb2.EmailRequest,
     idempotency_key: str = "",
@@ -161,11 +157,11 @@ async def sendgrid_send(
     )
 
 
-async def test_a_base_url_with_a_trailing_slash(http: httpx.AsyncClient, sendgrid: SendGridStandIn) -> None:
+async def test_a_base_url_with_a_trailing_slash(http: ReceiverClient, sendgrid: SendGridStandIn) -> None:
     sendgrid.add_key(SENDGRID_KEY)
     result = await send_to(http, sendgrid.base_url + "/")
     assert result.outcome is Outcome.ACCEPTED and sendgrid.received("POST", SEND_PATH)
 
 
-async def send_to(http: httpx.AsyncClient, base_url: str) -> SendResult:
+async def send_to(http: ReceiverClient, base_url: str) -> SendResult:
     return await adapter.send(http, SENDGRID_KEY, simple_request(), base_url=base_url, timeout_s=2)

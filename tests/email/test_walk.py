@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from herald_email_sender.dispatch import Senders
 from herald_email_sender.outcome import Outcome
 from herald_email_sender.walk import Attempt, Verdict, WalkResult, walk
 
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from tests.email.conftest import (
     POSTMARK_TOKEN,
     RESEND_KEY,
@@ -72,7 +72,7 @@ def tenant(sendgrid: SendGridStandIn, resend: ResendStandIn, postmark: PostmarkS
 
 
 async def run(
-    http: httpx.AsyncClient,
+    http: ReceiverClient,
     tenant: Providers,
     request: common_pb2.EmailRequest,
     seen: list[Attempt] | None = None,
@@ -98,7 +98,7 @@ def outcomes(result: WalkResult) -> list[tuple[str, Outcome]]:
 
 
 async def test_the_highest_priority_provider_goes_first_and_acceptance_ends_the_walk(
-    http: httpx.AsyncClient, tenant: Providers
+    http: ReceiverClient, tenant: Providers
 ) -> None:
     result = await run(http, tenant, full_request())
     assert result.verdict is Verdict.ACCEPTED
@@ -112,7 +112,7 @@ async def test_the_highest_priority_provider_goes_first_and_acceptance_ends_the_
     assert tenant.vault.opened == ["sg"]
 
 
-async def test_a_failure_falls_back_in_priority_order(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_failure_falls_back_in_priority_order(http: ReceiverClient, tenant: Providers) -> None:
     tenant.sendgrid.script("POST", SENDGRID_SEND, Reply(503, {"errors": []}))
     tenant.resend.script("POST", RESEND_SEND, Reply(401, {"name": "missing_api_key", "message": "no"}))
     seen: list[Attempt] = []
@@ -130,7 +130,7 @@ async def test_a_failure_falls_back_in_priority_order(http: httpx.AsyncClient, t
     assert tenant.vault.opened == ["sg", "rs", "pm"]
 
 
-async def test_equal_priorities_keep_the_given_order(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_equal_priorities_keep_the_given_order(http: ReceiverClient, tenant: Providers) -> None:
     for entry in tenant.configs:
         entry.priority = 5
     tenant.postmark.script("POST", POSTMARK_SEND, Reply(500, {"ErrorCode": 500, "Message": "boom"}))
@@ -138,7 +138,7 @@ async def test_equal_priorities_keep_the_given_order(http: httpx.AsyncClient, te
     assert outcomes(result) == [("pm", Outcome.TRANSIENT), ("sg", Outcome.ACCEPTED)]
 
 
-async def test_a_pinned_pair_is_all_that_is_tried(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_pinned_pair_is_all_that_is_tried(http: ReceiverClient, tenant: Providers) -> None:
     tenant.postmark.script("POST", POSTMARK_SEND, Reply(503, {"ErrorCode": 500, "Message": "down"}))
     result = await run(http, tenant, full_request(provider_id="pm", fallback_provider_id="rs"))
     assert result.verdict is Verdict.ACCEPTED
@@ -146,7 +146,7 @@ async def test_a_pinned_pair_is_all_that_is_tried(http: httpx.AsyncClient, tenan
     assert tenant.calls() == {"sg": 0, "rs": 1, "pm": 1}
 
 
-async def test_a_pinned_pair_that_fails_does_not_spill_over(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_pinned_pair_that_fails_does_not_spill_over(http: ReceiverClient, tenant: Providers) -> None:
     tenant.postmark.script("POST", POSTMARK_SEND, Reply(503, {"ErrorCode": 500, "Message": "down"}))
     tenant.resend.script("POST", RESEND_SEND, Reply(500, {"name": "application_error", "message": "down"}))
     result = await run(http, tenant, simple_request(provider_id="pm", fallback_provider_id="rs"))
@@ -154,7 +154,7 @@ async def test_a_pinned_pair_that_fails_does_not_spill_over(http: httpx.AsyncCli
     assert tenant.calls() == {"sg": 0, "rs": 1, "pm": 1}
 
 
-async def test_a_pinned_provider_alone(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_pinned_provider_alone(http: ReceiverClient, tenant: Providers) -> None:
     tenant.resend.script("POST", RESEND_SEND, Reply(500, {"name": "application_error", "message": "down"}))
     result = await run(http, tenant, simple_request(provider_id="rs"))
     assert outcomes(result) == [("rs", Outcome.TRANSIENT)]
@@ -162,7 +162,7 @@ async def test_a_pinned_provider_alone(http: httpx.AsyncClient, tenant: Provider
 
 
 async def test_a_pinned_provider_that_no_longer_exists_is_a_permanent_refusal(
-    http: httpx.AsyncClient, tenant: Providers
+    http: ReceiverClient, tenant: Providers
 ) -> None:
     result = await run(http, tenant, simple_request(provider_id="gone", fallback_provider_id="rs"))
     assert outcomes(result) == [("gone", Outcome.PERMANENT), ("rs", Outcome.ACCEPTED)]
@@ -171,7 +171,7 @@ async def test_a_pinned_provider_that_no_longer_exists_is_a_permanent_refusal(
     assert alone.verdict is Verdict.FAILED_PERMANENTLY
 
 
-async def test_every_failure_permanent_fails_the_job_at_once(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_every_failure_permanent_fails_the_job_at_once(http: ReceiverClient, tenant: Providers) -> None:
     tenant.sendgrid.reject.add("ada@example.com")
     tenant.resend.reject.add("ada@example.com")
     tenant.postmark.inactive.add("ada@example.com")
@@ -184,7 +184,7 @@ async def test_every_failure_permanent_fails_the_job_at_once(http: httpx.AsyncCl
     assert result.retry_after_s is None
 
 
-async def test_one_transient_failure_makes_the_walk_a_retry(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_one_transient_failure_makes_the_walk_a_retry(http: ReceiverClient, tenant: Providers) -> None:
     tenant.sendgrid.rate_limit_next(reset_in_s=2)
     tenant.resend.rate_limit_next(retry_after="9")
     tenant.postmark.inactive.add("ada@example.com")
@@ -195,14 +195,14 @@ async def test_one_transient_failure_makes_the_walk_a_retry(http: httpx.AsyncCli
     assert result.retry_after_s == 9.0
 
 
-async def test_a_timeout_is_transient_and_the_walk_moves_on(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_timeout_is_transient_and_the_walk_moves_on(http: ReceiverClient, tenant: Providers) -> None:
     tenant.sendgrid.script("POST", SENDGRID_SEND, Stall(2.0))
     result = await run(http, tenant, simple_request(), timeout_s=0.3)
     assert outcomes(result) == [("sg", Outcome.TRANSIENT), ("rs", Outcome.ACCEPTED)]
     assert result.attempts[0].status_code == 0
 
 
-async def test_the_idempotency_key_reaches_resend(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_the_idempotency_key_reaches_resend(http: ReceiverClient, tenant: Providers) -> None:
     tenant.sendgrid.script("POST", SENDGRID_SEND, Reply(500, {"errors": []}))
     first = await run(http, tenant, simple_request())
     tenant.sendgrid.script("POST", SENDGRID_SEND, Reply(500, {"errors": []}))
@@ -215,19 +215,19 @@ async def test_the_idempotency_key_reaches_resend(http: httpx.AsyncClient, tenan
     assert again.accepted.message_id == first.accepted.message_id
 
 
-async def test_no_providers_is_permanent(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_no_providers_is_permanent(http: ReceiverClient, tenant: Providers) -> None:
     tenant.configs = []
     result = await run(http, tenant, simple_request())
     assert result.verdict is Verdict.FAILED_PERMANENTLY and result.attempts == ()
     assert "no email provider" in result.error
 
 
-async def test_a_fallback_without_a_pinned_provider_is_refused(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_fallback_without_a_pinned_provider_is_refused(http: ReceiverClient, tenant: Providers) -> None:
     result = await run(http, tenant, simple_request(fallback_provider_id="rs"))
     assert result.verdict is Verdict.FAILED_PERMANENTLY and tenant.calls() == {"sg": 0, "rs": 0, "pm": 0}
 
 
-async def test_an_unusable_credential_is_refused_without_a_call(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_an_unusable_credential_is_refused_without_a_call(http: ReceiverClient, tenant: Providers) -> None:
     tenant.configs[1].secret_error = "the sealed credential did not authenticate"
     del tenant.vault.credentials["rs"]  # opening it raises KeyError
     result = await run(http, tenant, simple_request())
@@ -238,13 +238,13 @@ async def test_an_unusable_credential_is_refused_without_a_call(http: httpx.Asyn
     assert tenant.calls() == {"sg": 0, "rs": 0, "pm": 1}
 
 
-async def test_a_credential_for_another_kind_is_refused(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_credential_for_another_kind_is_refused(http: ReceiverClient, tenant: Providers) -> None:
     tenant.vault.credentials["sg"] = credential(common_pb2.EMAIL_PROVIDER_RESEND, RESEND_KEY)
     result = await run(http, tenant, simple_request())
     assert outcomes(result)[0] == ("sg", Outcome.PERMANENT) and tenant.calls()["sg"] == 0
 
 
-async def test_secrets_stay_out_of_results(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_secrets_stay_out_of_results(http: ReceiverClient, tenant: Providers) -> None:
     """Even a provider that echoes the key back in its error does not get it into a result."""
     tenant.sendgrid.script(
         "POST", SENDGRID_SEND, Reply(400, {"errors": [{"message": f"key {SENDGRID_KEY} is malformed"}]})
@@ -267,7 +267,7 @@ def relay(tmp_path: Path) -> Iterator[tuple[SmtpStandIn, str]]:
 
 
 async def test_smtp_in_a_walk_with_the_tenants_private_ca(
-    http: httpx.AsyncClient, tenant: Providers, relay: tuple[SmtpStandIn, str]
+    http: ReceiverClient, tenant: Providers, relay: tuple[SmtpStandIn, str]
 ) -> None:
     server, ca_pem = relay
     tenant.configs.append(config("relay", common_pb2.EMAIL_PROVIDER_SMTP, 99, smtp_ca_pem=ca_pem))
@@ -288,7 +288,7 @@ async def test_smtp_in_a_walk_with_the_tenants_private_ca(
     assert server.received[0].message["Message-ID"] == f"<{result.accepted.message_id}>"
 
 
-async def test_a_broken_ca_option_is_permanent(http: httpx.AsyncClient, tenant: Providers) -> None:
+async def test_a_broken_ca_option_is_permanent(http: ReceiverClient, tenant: Providers) -> None:
     tenant.configs.append(config("relay", common_pb2.EMAIL_PROVIDER_SMTP, 99, smtp_ca_pem="not a certificate"))
     tenant.vault.credentials["relay"] = credential(
         common_pb2.EMAIL_PROVIDER_SMTP, smtp=common_pb2.SmtpSettings(host="127.0.0.1", port=1)
@@ -300,7 +300,7 @@ async def test_a_broken_ca_option_is_permanent(http: httpx.AsyncClient, tenant: 
 
 @pytest.mark.parametrize("headers", [{"Bcc": "spy@example.com"}, {"X-Note": "a\r\nBcc: spy@example.com"}])
 async def test_a_header_that_would_inject_is_refused_without_calls(
-    http: httpx.AsyncClient, tenant: Providers, headers: dict[str, str]
+    http: ReceiverClient, tenant: Providers, headers: dict[str, str]
 ) -> None:
     result = await run(http, tenant, simple_request(headers=headers))
     assert result.verdict is Verdict.FAILED_PERMANENTLY and result.attempts == ()

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import nats
 
+from herald.config import nats_servers
+
 
 @dataclass
 class StreamState:
@@ -22,7 +24,7 @@ def streams(nats_url: str, prefix: str, subjects_filter: str | None = None) -> l
     """Every stream of the prefix, with per-subject counts under `subjects_filter`."""
 
     async def read() -> list[StreamState]:
-        nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
+        nc = await nats.connect(nats_servers(nats_url), connect_timeout=5, max_reconnect_attempts=1)
         try:
             js = nc.jetstream()
             found = []

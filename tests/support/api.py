@@ -13,10 +13,15 @@ TERMINAL = {"delivered", "failed"}
 # Every secret value a test created or received: none may appear in a log line or
 # in the database in clear (checked by the last test of the run).
 CREATED_SECRETS: list[str] = []
+# Those created by a request that carried an Idempotency-Key, by kind ("api_key", "signing_secret",
+# "provider_key"): the idempotency table must hold none of them either.
+KEYED_SECRETS: dict[str, list[str]] = {}
 
 
-def remember_secret(value: str) -> str:
+def remember_secret(value: str, keyed: str = "") -> str:
     CREATED_SECRETS.append(value)
+    if keyed:
+        KEYED_SECRETS.setdefault(keyed, []).append(value)
     return value
 
 

@@ -20,6 +20,7 @@ import nats
 from sqlalchemy.engine import make_url
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres
+from herald.config import nats_servers
 
 
 def with_database(url: str, database: str) -> str:
@@ -35,7 +36,7 @@ async def _admin(url: str, statement: str) -> None:
 
 
 async def _delete_streams(nats_url: str, prefix: str) -> None:
-    nc = await nats.connect(nats_url)
+    nc = await nats.connect(nats_servers(nats_url))
     try:
         js = nc.jetstream()
         for info in await js.streams_info():

@@ -16,6 +16,9 @@ class Received:
     headers: dict[str, str]
     body: bytes
     at: float
+    # Every header line as sent (repeats kept), and the wall-clock time of arrival.
+    raw_headers: list[tuple[str, str]] = field(default_factory=list)
+    wall_at: float = 0.0
 
 
 @dataclass
@@ -48,7 +51,9 @@ class Receiver:
                 job_id = headers.get("webhook-id", "")
                 with receiver._arrived:
                     first = all(r.headers.get("webhook-id") != job_id for r in receiver.requests)
-                    receiver.requests.append(Received(self.path, headers, body, time.monotonic()))
+                    receiver.requests.append(
+                        Received(self.path, headers, body, time.monotonic(), list(self.headers.items()), time.time())
+                    )
                     receiver._arrived.notify_all()
                 delay = receiver.behaviour.first_delay.get(job_id, 0.0) if first else 0.0
                 slow = receiver.behaviour.delay_path

@@ -3,9 +3,11 @@ authority, for the target guard's send-time tests. Nothing here talks beyond 127
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import ssl
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +25,9 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: bytes
+    # As sent: every header line, repeats kept; and the client's port (one per connection).
+    raw_headers: list[tuple[str, str]] = field(default_factory=list)
+    peer_port: int = 0
 
 
 class LocalServer:
@@ -32,6 +37,8 @@ class LocalServer:
         self.requests: list[Seen] = []
         self.status = status
         self.headers: dict[str, str] = {}
+        self.body = b""  # what every answer carries
+        self.delay_s = 0.0  # how long before answering
         self.server_names: list[str | None] = []  # TLS SNI values, when serving HTTPS
         server = self
 
@@ -42,13 +49,24 @@ class LocalServer:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length)
                 server.requests.append(
-                    Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    Seen(
+                        self.command,
+                        self.path,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        body,
+                        list(self.headers.items()),
+                        int(self.client_address[1]),
+                    )
                 )
+                if server.delay_s:
+                    time.sleep(server.delay_s)
                 self.send_response(server.status)
                 for name, value in server.headers.items():
                     self.send_header(name, value)
-                self.send_header("content-length", "0")
+                self.send_header("content-length", str(len(server.body)))
                 self.end_headers()
+                with contextlib.suppress(OSError):
+                    self.wfile.write(server.body)
 
             do_GET = do_POST = _answer
 

@@ -14,6 +14,8 @@ import pytest
 from herald_webhook_sender.pacing import Pacer
 from nats.js.kv import KeyValue
 
+from herald.config import nats_servers
+
 
 class Clock:
     def __init__(self) -> None:
@@ -25,7 +27,7 @@ class Clock:
 
 @pytest.fixture
 async def bucket() -> AsyncIterator[KeyValue]:
-    nc = await nats.connect(os.environ.get("NATS_URL", "nats://127.0.0.1:4222"))
+    nc = await nats.connect(nats_servers(os.environ.get("NATS_URL", "nats://127.0.0.1:4222")))
     js = nc.jetstream()
     name = f"TEST_PACE_{uuid.uuid4().hex[:12].upper()}"
     kv = await js.create_key_value(bucket=name, history=1)

@@ -302,3 +302,14 @@ def test_the_readme_example_receiver(readme_receiver: str, secret: str) -> None:
     replayed = httpx.post(readme_receiver, content=BODY, headers=herald_headers([secret], now - 3600, BODY))
     assert replayed.status_code == 400
     assert httpx.post(readme_receiver, content=BODY).status_code == 400
+
+
+def test_the_readme_example_deduplicates_only_on_a_signed_id(readme_receiver: str, secret: str) -> None:
+    """`webhook-id` is covered by the Standard Webhooks signature only: the example verifies that
+    one, so a delivery whose id was changed (to slip past, or to collide with, de-duplication) is refused."""
+    now = int(time.time())
+    headers = herald_headers([secret], now, BODY)
+    assert httpx.post(readme_receiver, content=BODY, headers=headers).status_code == 204
+    assert httpx.post(readme_receiver, content=BODY, headers=headers).status_code == 204  # a retry: handled once
+    renamed = {**headers, "webhook-id": "msg_someone_elses_id"}
+    assert httpx.post(readme_receiver, content=BODY, headers=renamed).status_code == 400

@@ -1,6 +1,7 @@
 """The four targets issue 6 names — 127.0.0.1, 10.0.0.1, 169.254.169.254 and a host name that
 resolves to a private address — refused at submit time (the gateway's check) and at send time
-(the sender's guarded transport), and accepted at both once the operator allow-lists them.
+(the sender's receiver client, herald.webhooks.receiver_client), and accepted at both once the
+operator allow-lists them.
 
 The stand-in DNS plays the name server that answers with a private address; 127.0.0.1 has a
 real server listening, so "refused" also means "nothing arrived". The end-to-end twins (the
@@ -18,6 +19,7 @@ from herald_webhook_sender.client import RESPONSE_HEADERS_BYTES, call_receiver, 
 
 from herald.config import Settings
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from herald.webhooks.retry_policy import attempt_error_class
 from herald.webhooks.target_guard import AllowList, TargetGuard, TargetRefused
 from tests.webhooks.local_servers import LocalServer, StandInDNS, make_authority
@@ -68,21 +70,27 @@ async def test_the_four_are_accepted_at_submit_time_once_allow_listed(server: Lo
 
 async def test_the_four_are_refused_at_send_time_and_nothing_arrives(server: LocalServer) -> None:
     guard = TargetGuard(AllowList.parse(""), resolver=StandInDNS(dict(DNS)))
-    async with httpx.AsyncClient(transport=guard.transport(), timeout=2) as http:
+    http = ReceiverClient(guard, timeout_s=2, connections=4)
+    try:
         for url in four(server.port):
             result = await call_receiver(http, "job-1", common_pb2.WebhookRequest(url=url, body=b"{}"), {})
             assert isinstance(result.error, TargetRefused), url
             assert attempt_error_class(result.status_code, result.error) == "refused_by_guard"
+    finally:
+        await http.close()
     assert server.requests == []
 
 
 async def test_the_four_are_attempted_at_send_time_once_allow_listed(server: LocalServer) -> None:
     guard = TargetGuard(AllowList.parse(ALLOW_ALL_FOUR), resolver=StandInDNS(dict(DNS)))
-    async with httpx.AsyncClient(transport=guard.transport(), timeout=0.5) as http:
+    http = ReceiverClient(guard, timeout_s=0.5, connections=4)
+    try:
         for url in four(server.port):
             result = await call_receiver(http, "job-1", common_pb2.WebhookRequest(url=url, body=b"{}"), {})
             # Reaching the address is now up to the network (nothing listens on 10.x here).
             assert not isinstance(result.error, TargetRefused), url
+    finally:
+        await http.close()
     assert [r.body for r in server.requests] == [b"{}"], "the loopback receiver was reached"
 
 
@@ -96,19 +104,20 @@ async def test_failures_are_classed_for_the_attempt_record(tmp_path: Path, serve
     closed = LocalServer("127.0.0.1")
     closed_port = closed.port
     closed.httpd.server_close()
+    http = ReceiverClient(guard, timeout_s=2, connections=4)
     try:
-        async with httpx.AsyncClient(transport=guard.transport(), timeout=2) as http:
 
-            async def error_class_of(url: str) -> str:
-                result = await call_receiver(http, "job-1", common_pb2.WebhookRequest(url=url, body=b"x"), {})
-                return attempt_error_class(result.status_code, result.error)
+        async def error_class_of(url: str) -> str:
+            result = await call_receiver(http, "job-1", common_pb2.WebhookRequest(url=url, body=b"x"), {})
+            return attempt_error_class(result.status_code, result.error)
 
-            # The certificate is signed by a CA the sender does not trust.
-            assert await error_class_of(f"https://tls.example.test:{tls_server.port}/") == "tls"
-            assert await error_class_of("http://nowhere.example.test/") == "dns"
-            assert await error_class_of(f"http://127.0.0.1:{closed_port}/") == "connect"
-            assert await error_class_of(f"http://127.0.0.1:{server.port}/") == ""
+        # The certificate is signed by a CA the sender does not trust.
+        assert await error_class_of(f"https://tls.example.test:{tls_server.port}/") == "tls"
+        assert await error_class_of("http://nowhere.example.test/") == "dns"
+        assert await error_class_of(f"http://127.0.0.1:{closed_port}/") == "connect"
+        assert await error_class_of(f"http://127.0.0.1:{server.port}/") == ""
     finally:
+        await http.close()
         tls_server.stop()
 
 
@@ -117,7 +126,7 @@ def test_recorded_response_headers_are_capped_and_leave_cookies_out() -> None:
         [("Set-Cookie", "session=secret"), ("X-Request-Id", "abc"), ("X-Big", "v" * 10_000)]
         + [(f"X-H{i}", "1234567890") for i in range(400)]
     )
-    kept = recorded_headers(headers)
+    kept = recorded_headers(headers.multi_items())
     assert "set-cookie" not in kept
     assert kept["x-request-id"] == "abc"
     assert len(kept["x-big"]) == 512

@@ -239,6 +239,18 @@ class BreakerBoard:
                 worst[breaker.kind] = max(worst.get(breaker.kind, State.CLOSED), breaker.state)
         return worst
 
+    def not_closed(self) -> list[tuple[str, str, str, State]]:
+        """(tenant id, provider id, kind, state) of every breaker open or half-open now."""
+        now = self.clock()
+        with self._lock:
+            for breaker in self._breakers.values():
+                self._advance(breaker, now)
+            return [
+                (tenant_id, provider_id, breaker.kind, breaker.state)
+                for (tenant_id, provider_id), breaker in self._breakers.items()
+                if breaker.state is not State.CLOSED
+            ]
+
     def _advance(self, breaker: _Breaker, now: float) -> None:
         if breaker.state is State.OPEN and now - breaker.opened_at >= self.policy.cool_down_s:
             breaker.probe_started_at = None

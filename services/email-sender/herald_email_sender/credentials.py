@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herald.config import Settings
+from herald.grpcio.ledger import Ledger
 from herald.secrets import KeyRing, SecretUnavailable, associated_data
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald.v1 import common_pb2, ledger_providers_pb2
 from herald_email_sender.dispatch import provider_name
 
 PLATFORM_PROVIDER_ID = "platform"
@@ -73,7 +74,7 @@ class TenantProviders:
 
     def __init__(
         self,
-        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        ledger: Ledger,
         ring: KeyRing | None,
         ttl_s: float,
         clock: Callable[[], float] = time.monotonic,
@@ -99,7 +100,9 @@ class TenantProviders:
         future: asyncio.Future[ProviderSet] = asyncio.get_running_loop().create_future()
         self._loading[tenant_id] = future
         try:
-            found = await self.ledger.GetProviderSecrets(ledger_pb2.GetProviderSecretsRequest(tenant_id=tenant_id))
+            found = await self.ledger.providers.GetProviderSecrets(
+                ledger_providers_pb2.GetProviderSecretsRequest(tenant_id=tenant_id)
+            )
             providers = ProviderSet(
                 tenant_id=tenant_id,
                 configs=[p.config for p in found.providers],

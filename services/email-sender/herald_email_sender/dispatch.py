@@ -8,18 +8,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import httpx
-
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
+from herald.webhooks.target_guard import TargetGuard
 from herald_email_sender import message
 from herald_email_sender.outcome import SEND_TIMEOUT_S, SendResult, permanent, transient
 from herald_email_sender.providers import postmark, resend, sendgrid, smtp
+from herald_email_sender.providers.api import HttpProvider
 
 NAMES: dict[int, str] = {
     common_pb2.EMAIL_PROVIDER_SENDGRID: "sendgrid",
     common_pb2.EMAIL_PROVIDER_RESEND: "resend",
     common_pb2.EMAIL_PROVIDER_POSTMARK: "postmark",
     common_pb2.EMAIL_PROVIDER_SMTP: "smtp",
+}
+
+
+# The providers spoken to over HTTP.
+HTTP_PROVIDERS: dict[int, HttpProvider] = {
+    common_pb2.EMAIL_PROVIDER_SENDGRID: sendgrid.SENDGRID,
+    common_pb2.EMAIL_PROVIDER_RESEND: resend.RESEND,
+    common_pb2.EMAIL_PROVIDER_POSTMARK: postmark.POSTMARK,
 }
 
 
@@ -34,12 +43,17 @@ class Senders:
 
     `smtp_ca_file` is the operator's private CA bundle (a mounted file) for SMTP relays;
     a tenant's own CA arrives as PEM text in its provider's `smtp_ca_pem` option. A path is
-    never taken from tenant options: it would let a tenant name files on our disk."""
+    never taken from tenant options: it would let a tenant name files on our disk.
 
-    http: httpx.AsyncClient
+    Tenants aim their providers (base URL, SMTP host), so for tenant email `http` connects
+    through the target guard and `guard` checks SMTP relays; platform email (the operator's own
+    provider, from settings) goes without."""
+
+    http: ReceiverClient
     timeout_s: float = SEND_TIMEOUT_S
     smtp_timeout_s: float = smtp.TIMEOUT_S
     smtp_ca_file: str = ""
+    guard: TargetGuard | None = None
 
     async def send(
         self,
@@ -70,33 +84,16 @@ class Senders:
         idempotency_key: str,
     ) -> SendResult:
         kind = config.provider
-        if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
-            return await sendgrid.send(
+        http_provider = HTTP_PROVIDERS.get(kind)
+        if http_provider is not None:
+            return await http_provider.send(
                 self.http,
                 credential.api_key,
                 request,
                 base_url=config.base_url,
                 idempotency_key=idempotency_key,
                 timeout_s=self.timeout_s,
-            )
-        if kind == common_pb2.EMAIL_PROVIDER_RESEND:
-            return await resend.send(
-                self.http,
-                credential.api_key,
-                request,
-                base_url=config.base_url,
-                idempotency_key=idempotency_key,
-                timeout_s=self.timeout_s,
-            )
-        if kind == common_pb2.EMAIL_PROVIDER_POSTMARK:
-            return await postmark.send(
-                self.http,
-                credential.api_key,
-                request,
-                base_url=config.base_url,
-                idempotency_key=idempotency_key,
-                timeout_s=self.timeout_s,
-                message_stream=config.options.get(postmark.MESSAGE_STREAM_OPTION, ""),
+                options=config.options,
             )
         if kind == common_pb2.EMAIL_PROVIDER_SMTP:
             try:
@@ -109,5 +106,6 @@ class Senders:
                 idempotency_key=idempotency_key,
                 tls_context=context,
                 timeout_s=self.smtp_timeout_s,
+                guard=self.guard,
             )
         return permanent(f"unknown provider kind {kind}")

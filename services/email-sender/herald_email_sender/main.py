@@ -8,10 +8,11 @@ carries the circuit breakers' state (`herald_provider_circuit_state{provider}`).
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import NoReturn
 
 import grpc
-import httpx
 import orjson
 from nats.aio.msg import Msg
 
@@ -22,29 +23,44 @@ from herald.bus.streams import ensure_streams
 from herald.bus.subjects import WorkClass
 from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.client import open_channel
+from herald.grpcio.context import Context
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
+from herald.grpcio.ledger import Ledger
 from herald.secrets import SecretUnavailable
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import common_pb2, email_sender_pb2, email_sender_pb2_grpc, ledger_pb2_grpc
+from herald.v1 import common_pb2, email_sender_pb2, email_sender_pb2_grpc
+from herald.webhooks.receiver_client import ReceiverClient
+from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_email_sender import domains
-from herald_email_sender.breaker import DEFAULT_METRICS, BreakerBoard, BreakerPolicy
+from herald_email_sender.breaker import DEFAULT_METRICS, LABELS, BreakerBoard, BreakerPolicy
 from herald_email_sender.credentials import ProviderSet, TenantProviders, platform_providers
 from herald_email_sender.dispatch import NAMES, Senders
 from herald_email_sender.providers import postmark, resend, sendgrid, smtp
 from herald_email_sender.providers.validation import VALIDATION_TIMEOUT_S, Validation
 from herald_email_sender.worker import Counters, EmailWorker, WorkerConfig
 
-Context = grpc.aio.ServicerContext[Any, Any]
+# Credential checks and domain calls at once (they come from tenants' API calls, a few at a time).
+CHECK_CONNECTIONS = 20
 
 
 class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
+    """`http` connects through the target guard (tenants aim base URLs); `guard` checks SMTP relays."""
+
     def __init__(
-        self, concurrency: int, http: httpx.AsyncClient, providers: TenantProviders, counters: Counters
+        self,
+        concurrency: int,
+        http: ReceiverClient,
+        providers: TenantProviders,
+        counters: Counters,
+        breakers: BreakerBoard | None = None,
+        guard: TargetGuard | None = None,
     ) -> None:
         self.concurrency = concurrency
         self.http = http
         self.providers = providers
         self.counters = counters
+        self.breakers = breakers
+        self.guard = guard
 
     async def ValidateCredential(
         self, request: email_sender_pb2.ValidateCredentialRequest, context: Context
@@ -64,7 +80,7 @@ class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
             if verdict.valid and credential.account_token:
                 verdict = await postmark.validate_account_token(self.http, credential.account_token, request.base_url)
         elif provider == common_pb2.EMAIL_PROVIDER_SMTP:
-            verdict = await smtp.validate(credential.smtp)
+            verdict = await smtp.validate(credential.smtp, guard=self.guard)
         else:
             await abort_invalid(context, [("credential.provider", "must be sendgrid, resend, postmark or smtp")])
         return email_sender_pb2.ValidateCredentialResponse(
@@ -83,6 +99,12 @@ class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
             delivered_total=counters.delivered,
             failed_total=counters.failed,
             dead_lettered_total=counters.dead_lettered,
+            circuits=[
+                email_sender_pb2.ProviderCircuit(
+                    tenant_id=tenant_id, provider_id=provider_id, provider=kind, state=LABELS[state]
+                )
+                for tenant_id, provider_id, kind, state in (self.breakers.not_closed() if self.breakers else [])
+            ],
         )
 
     async def _provider(
@@ -100,29 +122,39 @@ class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
         except SecretUnavailable:
             await abort_failed_precondition(context, "the provider's stored credential cannot be opened")
 
-    async def RegisterDomain(
-        self, request: email_sender_pb2.RegisterDomainRequest, context: Context
-    ) -> email_sender_pb2.RegisterDomainResponse:
+    async def _on_domain(
+        self,
+        context: Context,
+        request: email_sender_pb2.RegisterDomainRequest | email_sender_pb2.VerifyDomainRequest,
+        call: DomainCall,
+        name: str,
+    ) -> tuple[domains.DomainState, common_pb2.ProviderConfig]:
+        """One domain call to the request's provider with its opened credential, a DomainError aborting the RPC."""
         config, credential = await self._provider(context, request.tenant_id, request.provider_id)
         try:
-            state = await domains.register(self.http, config, credential, request.domain)
+            return await call(self.http, config, credential, name), config
         except domains.DomainError as error:
             await _abort_domain(context, error)
         finally:
             del credential
+
+    async def RegisterDomain(
+        self, request: email_sender_pb2.RegisterDomainRequest, context: Context
+    ) -> email_sender_pb2.RegisterDomainResponse:
+        state, config = await self._on_domain(context, request, domains.register, request.domain)
         return email_sender_pb2.RegisterDomainResponse(domain=domain_proto(state, config, request.domain))
 
     async def VerifyDomain(
         self, request: email_sender_pb2.VerifyDomainRequest, context: Context
     ) -> email_sender_pb2.VerifyDomainResponse:
-        config, credential = await self._provider(context, request.tenant_id, request.provider_id)
-        try:
-            state = await domains.verify(self.http, config, credential, request.provider_domain_id)
-        except domains.DomainError as error:
-            await _abort_domain(context, error)
-        finally:
-            del credential
+        state, config = await self._on_domain(context, request, domains.verify, request.provider_domain_id)
         return email_sender_pb2.VerifyDomainResponse(domain=domain_proto(state, config, state.name))
+
+
+# domains.register and domains.verify: the provider's answer for one domain name or id.
+DomainCall = Callable[
+    [ReceiverClient, common_pb2.ProviderConfig, common_pb2.ProviderCredential, str], Awaitable[domains.DomainState]
+]
 
 
 async def _abort_domain(context: Context, error: domains.DomainError) -> NoReturn:
@@ -156,24 +188,34 @@ def domain_proto(state: domains.DomainState, config: common_pb2.ProviderConfig, 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     channel = open_channel(settings.ledger_addr)
-    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
-    nc = await connect_with_retry(settings.nats_url, "email-sender", runtime.stopping)
+    ledger = Ledger.over(channel)
+    nc = await connect_with_retry(settings, "email-sender", runtime.stopping)
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
     ring = settings.key_ring() if settings.master_keys else None
+    # Tenants aim their providers (base URL, SMTP host): every connection for a tenant goes
+    # through the target guard, with the webhooks' allow-list (HERALD_TARGET_ALLOW; loopback
+    # with HERALD_WEBHOOK_ALLOW_LOOPBACK, which `herald up` sets).
+    guard = TargetGuard(AllowList.parse(settings.target_allow, loopback=settings.webhook_allow_loopback))
     # Credential checks and domain calls; sends have a client of their own, sized for them.
-    http = httpx.AsyncClient(timeout=VALIDATION_TIMEOUT_S, follow_redirects=False)
-    send_http = httpx.AsyncClient(
-        timeout=settings.email_send_timeout_s,
-        follow_redirects=False,
-        limits=httpx.Limits(max_connections=(settings.email_concurrency + settings.platform_email_concurrency) * 2),
+    # Both are the guarded aiohttp client the webhook-sender uses (a tenth of httpx's CPU a call).
+    http = ReceiverClient(guard, timeout_s=VALIDATION_TIMEOUT_S, connections=CHECK_CONNECTIONS)
+    send_http = ReceiverClient(
+        guard, timeout_s=settings.email_send_timeout_s, connections=settings.email_concurrency * 2
     )
     senders = Senders(
         send_http,
         timeout_s=settings.email_send_timeout_s,
         smtp_timeout_s=settings.email_send_timeout_s,
         smtp_ca_file=settings.email_smtp_ca_file,
+        guard=guard,
     )
+    # Platform email: the operator's own provider from settings, which may well sit on a
+    # private network; it is not tenant-aimed, so it connects without the guard.
+    platform_http = ReceiverClient(
+        None, timeout_s=settings.email_send_timeout_s, connections=settings.platform_email_concurrency * 2
+    )
+    platform_senders = replace(senders, http=platform_http, guard=None)
     breakers = BreakerBoard(
         BreakerPolicy(
             failures=settings.email_breaker_failures,
@@ -191,14 +233,7 @@ async def build(runtime: ServiceRuntime) -> None:
         providers.forget(str(orjson.loads(message.data).get("tenant_id", "")))
 
     await nc.subscribe(settings.subjects().control("providers"), cb=on_provider_change)
-    alerter = Alerter(
-        settings.alert_slack_url,
-        settings.alert_webhook_url,
-        settings.alert_window_s,
-        source="email-sender",
-        email_to=settings.alert_email_recipients(),
-        mail=ledger_mailer(ledger),
-    )
+    alerter = Alerter.from_settings(settings, "email-sender", mail=ledger_mailer(ledger))
     counters = Counters()
     platform = platform_providers(settings)
 
@@ -206,7 +241,7 @@ async def build(runtime: ServiceRuntime) -> None:
         return platform
 
     workers = []
-    for work_class, config, lookup in (
+    for work_class, config, lookup, class_senders in (
         (
             WorkClass.EMAIL,
             WorkerConfig(
@@ -215,6 +250,7 @@ async def build(runtime: ServiceRuntime) -> None:
                 retry_schedule_s=tuple(settings.email_retry_schedule_s),
             ),
             providers.for_tenant,
+            senders,
         ),
         (
             WorkClass.PLATFORM_EMAIL,
@@ -226,27 +262,30 @@ async def build(runtime: ServiceRuntime) -> None:
                 no_provider_error="no platform email provider is configured (HERALD_PLATFORM_EMAIL_PROVIDER)",
             ),
             platform_lookup,
+            platform_senders,
         ),
     ):
         fetcher = FairFetcher(
-            js, settings, work_class, settings.email_ack_wait_s, buffer_per_lane=max(1, config.concurrency // 2)
+            js, settings, work_class, settings.email_ack_wait_s, buffer_per_lane=max(2, config.concurrency)
         )
         await fetcher.start()
         worker = EmailWorker(
-            config, fetcher, ledger, lookup, senders, breakers, js, settings.subjects(), alerter, counters
+            config, fetcher, ledger, lookup, class_senders, breakers, js, settings.subjects(), alerter, counters
         )
         workers.append(worker)
         runtime.add_loop(lambda worker=worker: worker.run(runtime.stopping))  # type: ignore[misc]
 
     email_sender_pb2_grpc.add_EmailSenderServiceServicer_to_server(
-        EmailSenderServicer(settings.email_concurrency, http, providers, counters), runtime.grpc.server
+        EmailSenderServicer(settings.email_concurrency, http, providers, counters, breakers, guard),
+        runtime.grpc.server,
     )
     runtime.grpc.register([email_sender_pb2.DESCRIPTOR.services_by_name["EmailSenderService"].full_name])
 
     async def close() -> None:
         await alerter.close()
-        await http.aclose()
-        await send_http.aclose()
+        await http.close()
+        await send_http.close()
+        await platform_http.close()
         await close_bus(nc)
         await channel.close()
 

@@ -14,30 +14,9 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
+from herald.headers import RESERVED_EMAIL_HEADERS
 from herald.v1 import common_pb2
 
-# Headers that the message's own fields set, or that providers set themselves and refuse
-# from callers (SendGrid answers 400 for these): a custom header may not name one.
-RESERVED_HEADERS = frozenset(
-    {
-        "from",
-        "to",
-        "cc",
-        "bcc",
-        "reply-to",
-        "subject",
-        "date",
-        "message-id",
-        "mime-version",
-        "content-type",
-        "content-transfer-encoding",
-        "received",
-        "dkim-signature",
-        "return-path",
-        "x-sg-id",
-        "x-sg-eid",
-    }
-)
 # RFC 5322 atext plus spaces: a display name made of these needs no quoting.
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~ ]+")
 _HEADER_NAME = re.compile(r"[!-9;-~]+")
@@ -82,7 +61,7 @@ def header_problems(request: common_pb2.EmailRequest) -> list[str]:
     """Custom headers that cannot go out as given: reserved names, bad names, line breaks."""
     problems = []
     for name, value in sorted(request.headers.items()):
-        if name.lower() in RESERVED_HEADERS:
+        if name.lower() in RESERVED_EMAIL_HEADERS:
             problems.append(f"header {name!r} is set by Herald or the provider")
         elif not _HEADER_NAME.fullmatch(name):
             problems.append(f"header name {name!r} is not a valid header name")

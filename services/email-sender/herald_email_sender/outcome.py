@@ -17,7 +17,11 @@ from email.utils import parsedate_to_datetime
 from enum import StrEnum
 from typing import Any
 
-import httpx
+import orjson
+
+from herald.webhooks.receiver_client import Answer
+from herald.webhooks.retry_policy import ReceiverCallError
+from herald.webhooks.target_guard import PROVIDER_REFUSED, TargetRefused
 
 # How long one provider call may take before it counts as a transient failure.
 SEND_TIMEOUT_S = 15.0
@@ -79,23 +83,41 @@ def classify_status(status_code: int) -> Outcome:
     return Outcome.PERMANENT
 
 
-def from_status(response: httpx.Response, error: str, secret: str = "") -> SendResult:
+def from_status(response: Answer, error: str, secret: str = "") -> SendResult:
     """A failed answer with its default outcome and, when transient, its Retry-After."""
     outcome = classify_status(response.status_code)
     text = safe_text(f"{response.status_code} {error}".strip(), secret)
     if outcome is Outcome.TRANSIENT:
-        return transient(text, response.status_code, parse_retry_after(response.headers.get("retry-after")))
+        return transient(text, response.status_code, parse_retry_after(response.header("retry-after")))
     return permanent(text, response.status_code)
 
 
-def from_http_error(error: httpx.HTTPError | httpx.InvalidURL, timeout_s: float) -> SendResult:
+# What the guarded client raises when there is no answer.
+NoAnswer = TargetRefused | ReceiverCallError
+# Problems with the URL's form (not with where it leads): configuration, shown as such.
+URL_PROBLEMS = frozenset({"scheme", "malformed"})
+
+
+def error_name(error: NoAnswer) -> str:
+    """The name shown for a failed call: the client library's exception (`ClientConnectorError`,
+    `ConnectionTimeoutError`), never its text, which may hold addresses."""
+    cause = error.__cause__
+    return type(cause).__name__ if cause is not None else type(error).__name__
+
+
+def from_http_error(error: NoAnswer, timeout_s: float) -> SendResult:
     """No answer. A timeout does not prove the provider dropped the message (hence idempotency
-    keys); a URL the client cannot use is configuration, which no retry fixes."""
-    if isinstance(error, httpx.UnsupportedProtocol | httpx.InvalidURL):
-        return permanent(f"the provider URL is unusable ({type(error).__name__})")
-    if isinstance(error, httpx.TimeoutException):
-        return transient(f"no answer within {timeout_s:g} s ({type(error).__name__})")
-    return transient(f"the provider could not be reached ({type(error).__name__})")
+    keys); a URL the client cannot use is configuration, which no retry fixes, and an address
+    the target guard refuses is policy, with one answer whatever the reason."""
+    if isinstance(error, TargetRefused):
+        if error.problem.code in URL_PROBLEMS:
+            return permanent(f"the provider URL is unusable ({error.problem.code})")
+        return permanent(f"the provider's address is refused: {PROVIDER_REFUSED}")
+    if error.kind == "invalid_url":
+        return permanent(f"the provider URL is unusable ({error_name(error)})")
+    if error.kind == "timeout":
+        return transient(f"no answer within {timeout_s:g} s ({error_name(error)})")
+    return transient(f"the provider could not be reached ({error_name(error)})")
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None, cap_s: float = MAX_RETRY_AFTER_S) -> float | None:
@@ -139,13 +161,13 @@ def api_root(base_url: str, default: str) -> str:
     return (base_url or default).rstrip("/")
 
 
-def json_body(response: httpx.Response) -> Any:
-    """The answer's JSON, or None when it is empty or not JSON."""
-    if not response.content:
+def json_body(response: Answer) -> Any:
+    """The answer's JSON, or None when it is empty, not JSON, or longer than the client read."""
+    if not response.excerpt:
         return None
     try:
-        return response.json()
-    except ValueError:
+        return orjson.loads(response.excerpt)
+    except orjson.JSONDecodeError:
         return None
 
 

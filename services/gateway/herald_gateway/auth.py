@@ -10,8 +10,10 @@ from dataclasses import dataclass
 import grpc
 
 from herald.crypto import API_KEY_PREFIX, constant_time_equals, hash_api_key
+from herald.grpcio.ledger import Ledger
+from herald.ids import TenantId
 from herald.plans import effective_limits
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald.v1 import ledger_tenants_pb2
 from herald_gateway.errors import Unauthenticated, Unavailable
 
 NEGATIVE_TTL_S = 2.0
@@ -20,7 +22,7 @@ MAX_CACHED = 100_000
 
 @dataclass(frozen=True)
 class Principal:
-    tenant_id: str
+    tenant_id: TenantId
     plan: int
     key_id: str
     # Requests per minute; None: unlimited.
@@ -42,7 +44,7 @@ class ApiKeyAuthenticator:
     when a notification is lost. Last-used times are collected here and written by
     `flush_uses` in one batch, never one database write per request."""
 
-    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, ttl_s: float) -> None:
+    def __init__(self, ledger: Ledger, ttl_s: float) -> None:
         self.ledger = ledger
         self.ttl_s = ttl_s
         self._cache: dict[bytes, tuple[float, Principal | None]] = {}
@@ -62,12 +64,12 @@ class ApiKeyAuthenticator:
         uses, self._uses = self._uses, {}
         if not uses:
             return
-        request = ledger_pb2.TouchApiKeysRequest()
+        request = ledger_tenants_pb2.TouchApiKeysRequest()
         for key_id, at in uses.items():
             use = request.uses.add(key_id=key_id)
             use.used_at.FromSeconds(int(at))
         try:
-            await self.ledger.TouchApiKeys(request)
+            await self.ledger.tenants.TouchApiKeys(request)
         except grpc.aio.AioRpcError:
             for key_id, at in uses.items():
                 self._uses[key_id] = max(at, self._uses.get(key_id, 0.0))
@@ -94,7 +96,9 @@ class ApiKeyAuthenticator:
 
     async def _lookup(self, digest: bytes) -> Principal | None:
         try:
-            found = await self.ledger.AuthenticateApiKey(ledger_pb2.AuthenticateApiKeyRequest(key_hash=digest))
+            found = await self.ledger.tenants.AuthenticateApiKey(
+                ledger_tenants_pb2.AuthenticateApiKeyRequest(key_hash=digest)
+            )
         except grpc.aio.AioRpcError as error:
             raise Unavailable("cannot check the API key right now; retry shortly") from error
         if not found.found or found.tenant.disabled:
@@ -106,7 +110,7 @@ class ApiKeyAuthenticator:
             tenant.webhooks_per_month if tenant.HasField("webhooks_per_month") else None,
             tenant.emails_per_month if tenant.HasField("emails_per_month") else None,
         )
-        return Principal(tenant.id, tenant.plan, found.key_id, limits.rate_per_min)
+        return Principal(TenantId(tenant.id), tenant.plan, found.key_id, limits.rate_per_min)
 
 
 class OperatorAuthenticator:

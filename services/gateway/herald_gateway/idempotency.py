@@ -8,20 +8,75 @@ Before the work: claim the key in the ledger (with a hash of the request). A key
 done before replays its stored response; one in progress answers 409; one used for
 a different request answers 422. After the work: store the response (2xx-4xx), or
 release the claim (5xx, crash) so the client can retry.
+
+Responses that carry a shown-once secret (`SHOWN_ONCE`: a new API key, a new or rotated
+webhook signing secret) are stored without it: a key shown once is never kept, not even
+in the idempotency table. A replay of such a request answers 409 `secret-not-replayed`,
+with what was created (its id, its status) but not the secret: the client that lost the
+first answer revokes or rotates and asks again. Rows are deleted once their 24 hours are
+over (the ledger's maintenance loop).
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
+import orjson
 
 from herald.batching import Batcher
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import ledger_jobs_pb2
 from herald_gateway.errors import IdempotencyConflict, IdempotencyMismatch, Invalid, Unavailable
 
 MAX_KEY_LENGTH = 255
+
+# POST routes whose answer carries a secret shown once, and the field holding it.
+SHOWN_ONCE = {
+    "/v1/api-keys": "api_key",
+    "/v1/webhook-secret": "secret",
+    "/v1/webhook-secret/rotate": "secret",
+}
+# What a replay of those tells the client to do instead.
+SHOWN_ONCE_ADVICE = {
+    "/v1/api-keys": "revoke that key (DELETE /v1/api-keys/{id}) if it was lost, and create another",
+    "/v1/webhook-secret": "rotate it (POST /v1/webhook-secret/rotate) if it was lost",
+    "/v1/webhook-secret/rotate": "rotate again (POST /v1/webhook-secret/rotate) if it was lost",
+}
+
+
+def without_secret(path: str, status_code: int, body: bytes) -> bytes:
+    """The body to store for replay: as answered, except a shown-once secret, which is dropped
+    (a body that is not the JSON object expected is not stored at all)."""
+    field = SHOWN_ONCE.get(path)
+    if field is None or status_code >= 300:
+        return body
+    try:
+        answer = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return b""
+    if not isinstance(answer, dict):
+        return b""
+    answer.pop(field, None)
+    return orjson.dumps(answer)
+
+
+def withheld_secret(path: str, replay: Replay) -> dict[str, Any] | None:
+    """For a replay of a shown-once answer: the problem's members (detail, what was created);
+    None for every other replay, which answers as stored."""
+    if path not in SHOWN_ONCE or replay.status_code >= 300:
+        return None
+    try:
+        created = orjson.loads(replay.body) if replay.body else None
+    except orjson.JSONDecodeError:
+        created = None
+    detail = (
+        "the first request with this Idempotency-Key succeeded and its secret was shown once, in that answer; "
+        f"Herald does not keep it: {SHOWN_ONCE_ADVICE[path]}"
+    )
+    return {"detail": detail, "created": created}
 
 
 @dataclass(frozen=True)
@@ -43,23 +98,25 @@ class Idempotency:
     """Claims and completions of concurrent requests are coalesced: one ledger call and
     one transaction for many keys (profiled: two transactions per request before)."""
 
-    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub) -> None:
+    def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
-        self.claims: Batcher[ledger_pb2.BeginIdempotentRequest, ledger_pb2.BeginIdempotentResponse] = Batcher(
+        self.claims: Batcher[ledger_jobs_pb2.IdempotencyClaim, ledger_jobs_pb2.IdempotencyClaimResult] = Batcher(
             self._claim_many, max_items=256, max_wait=0.002, max_concurrent=2
         )
-        self.completions: Batcher[ledger_pb2.CompleteIdempotentRequest, None] = Batcher(
+        self.completions: Batcher[ledger_jobs_pb2.IdempotencyCompletion, None] = Batcher(
             self._complete_many, max_items=256, max_wait=0.002, max_concurrent=2
         )
 
     async def _claim_many(
-        self, claims: list[ledger_pb2.BeginIdempotentRequest]
-    ) -> list[ledger_pb2.BeginIdempotentResponse]:
-        found = await self.ledger.ClaimIdempotencyKeys(ledger_pb2.ClaimIdempotencyKeysRequest(claims=claims))
+        self, claims: list[ledger_jobs_pb2.IdempotencyClaim]
+    ) -> list[ledger_jobs_pb2.IdempotencyClaimResult]:
+        found = await self.ledger.jobs.ClaimIdempotencyKeys(ledger_jobs_pb2.ClaimIdempotencyKeysRequest(claims=claims))
         return list(found.results)
 
-    async def _complete_many(self, completions: list[ledger_pb2.CompleteIdempotentRequest]) -> list[None]:
-        await self.ledger.CompleteIdempotencyKeys(ledger_pb2.CompleteIdempotencyKeysRequest(completions=completions))
+    async def _complete_many(self, completions: list[ledger_jobs_pb2.IdempotencyCompletion]) -> list[None]:
+        await self.ledger.jobs.CompleteIdempotencyKeys(
+            ledger_jobs_pb2.CompleteIdempotencyKeysRequest(completions=completions)
+        )
         return [None] * len(completions)
 
     async def begin(self, tenant_id: str, key: str, digest: bytes) -> Replay | None:
@@ -67,25 +124,27 @@ class Idempotency:
         check_idempotency_key(key)
         try:
             claim = await self.claims.submit(
-                ledger_pb2.BeginIdempotentRequest(tenant_id=tenant_id, key=key, request_hash=digest)
+                ledger_jobs_pb2.IdempotencyClaim(tenant_id=tenant_id, key=key, request_hash=digest)
             )
         except grpc.aio.AioRpcError as error:
             raise Unavailable("idempotency keys cannot be checked right now; retry shortly") from error
-        if claim.state == ledger_pb2.IDEMPOTENCY_STATE_NEW:
+        if claim.state == ledger_jobs_pb2.IDEMPOTENCY_STATE_NEW:
             return None
-        if claim.state == ledger_pb2.IDEMPOTENCY_STATE_IN_FLIGHT:
+        if claim.state == ledger_jobs_pb2.IDEMPOTENCY_STATE_IN_FLIGHT:
             raise IdempotencyConflict("the first request with this key has not finished; retry shortly")
-        if claim.state == ledger_pb2.IDEMPOTENCY_STATE_MISMATCH:
+        if claim.state == ledger_jobs_pb2.IDEMPOTENCY_STATE_MISMATCH:
             raise IdempotencyMismatch("the key was used with a different request body or route")
         return Replay(claim.status_code, claim.body)
 
     async def complete(self, tenant_id: str, key: str, status_code: int, body: bytes) -> None:
         await self.completions.submit(
-            ledger_pb2.CompleteIdempotentRequest(tenant_id=tenant_id, key=key, status_code=status_code, body=body)
+            ledger_jobs_pb2.IdempotencyCompletion(tenant_id=tenant_id, key=key, status_code=status_code, body=body)
         )
 
     async def abandon(self, tenant_id: str, key: str) -> None:
         try:
-            await self.ledger.AbandonIdempotent(ledger_pb2.AbandonIdempotentRequest(tenant_id=tenant_id, key=key))
+            await self.ledger.jobs.AbandonIdempotent(
+                ledger_jobs_pb2.AbandonIdempotentRequest(tenant_id=tenant_id, key=key)
+            )
         except grpc.aio.AioRpcError:
             pass  # the claim expires on its own after a minute

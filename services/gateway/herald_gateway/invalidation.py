@@ -11,10 +11,14 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from herald.bus.connection import close, connect_with_retry
+from herald.bus.streams import keep_replicated
 from herald.bus.subjects import Subjects
+from herald.config import Settings
 from herald.plans import RATE_WINDOW_S
+from herald_gateway import streams
 from herald_gateway.auth import ApiKeyAuthenticator
 from herald_gateway.rate_limit import RateLimiter
+from herald_gateway.streams import StreamReport
 
 log = logging.getLogger("herald.gateway.invalidation")
 
@@ -25,6 +29,15 @@ class Bus:
 
     js: JetStreamContext | None = None
     dead_letter_stream: str = ""
+
+    # The streams operators read depth and lag of (GET /admin/v1/streams).
+    streams: tuple[str, ...] = ()
+
+    async def stream_reports(self) -> list[StreamReport] | None:
+        """None until the gateway's bus connection is up."""
+        if self.js is None:
+            return None
+        return await streams.report(self.js, self.streams)
 
     async def read_dead_letter(self, sequence: int) -> bytes | None:
         if self.js is None:
@@ -39,7 +52,7 @@ class Bus:
 
 
 async def follow_changes(
-    url: str,
+    settings: Settings,
     subjects: Subjects,
     tenants: ApiKeyAuthenticator,
     limiter: RateLimiter,
@@ -48,14 +61,17 @@ async def follow_changes(
     bus: Bus | None = None,
 ) -> None:
     """The gateway's bus connection: change notifications in, rate-limit state shared."""
-    nc = await connect_with_retry(url, "gateway", stopping)
+    nc = await connect_with_retry(settings, "gateway", stopping)
     js = nc.jetstream(timeout=2)
     if bus is not None:
         bus.js = js
     try:
         limiter.kv = await js.key_value(rate_bucket)
+        await keep_replicated(js, f"KV_{rate_bucket}", settings.stream_replicas)
     except Exception:
-        limiter.kv = await js.create_key_value(bucket=rate_bucket, history=1, ttl=2 * RATE_WINDOW_S)
+        limiter.kv = await js.create_key_value(
+            bucket=rate_bucket, history=1, ttl=2 * RATE_WINDOW_S, replicas=settings.stream_replicas
+        )
 
     async def on_key(message: Msg) -> None:
         fields = orjson.loads(message.data)

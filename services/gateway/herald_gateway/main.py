@@ -1,20 +1,25 @@
-"""`herald run gateway`: HTTP and gRPC front doors over one set of handlers."""
+"""`herald run gateway`: HTTP and gRPC front doors over one set of operations."""
 
 from __future__ import annotations
 
 from herald.asgi import serve_asgi
 from herald.bus.subjects import Subjects
+from herald.config import Settings
 from herald.grpcio.client import open_channel
+from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import max_connection_age
+from herald.http_health import Health, grpc_dependency, jetstream_dependency
 from herald.http_limits import HttpLimits
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import email_sender_pb2_grpc, gateway_pb2, gateway_pb2_grpc, ledger_pb2_grpc, router_pb2_grpc
+from herald.v1 import email_sender_pb2_grpc, gateway_pb2, gateway_pb2_grpc, router_pb2_grpc
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
-from herald_gateway.grpc_api import AdminServicer, NotificationServicer
-from herald_gateway.handlers import Handlers
+from herald_gateway.grpc.admin import AdminServicer
+from herald_gateway.grpc.notification import NotificationServicer
 from herald_gateway.http.app import create_app
 from herald_gateway.http.middleware import MAX_REQUEST_BYTES
 from herald_gateway.idempotency import Idempotency
 from herald_gateway.invalidation import Bus, flush_uses_periodically, follow_changes
+from herald_gateway.operations import Operations
 from herald_gateway.rate_limit import RateLimiter
 from herald_gateway.target_check import TargetCheck
 
@@ -24,38 +29,52 @@ async def build(runtime: ServiceRuntime) -> None:
     ledger_channel = open_channel(settings.ledger_addr)
     router_channel = open_channel(settings.router_addr)
     email_sender_channel = open_channel(settings.email_sender_addr)
-    ledger = ledger_pb2_grpc.LedgerServiceStub(ledger_channel)
-    bus = Bus(dead_letter_stream=settings.stream_name("dlq"))
-    handlers = Handlers(
+    ledger = Ledger.over(ledger_channel)
+    bus = Bus(
+        dead_letter_stream=settings.stream_name("dlq"),
+        streams=tuple(settings.stream_name(name) for name in ("intake", "work", "dlq", "inbound")),
+    )
+    operations = Operations(
         ledger,
         router_pb2_grpc.RouterServiceStub(router_channel),
         email_sender_pb2_grpc.EmailSenderServiceStub(email_sender_channel),
         bus.read_dead_letter,
     )
-    handlers.target_check = TargetCheck.from_settings(settings)
+    operations.target_check = TargetCheck.from_settings(settings)
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
     idempotency = Idempotency(ledger)
 
     gateway_pb2_grpc.add_NotificationServiceServicer_to_server(
-        NotificationServicer(handlers, tenants, rate_limiter, idempotency), runtime.grpc.server
+        NotificationServicer(operations, tenants, rate_limiter, idempotency), runtime.grpc.server
     )
-    gateway_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(handlers, operators), runtime.grpc.server)
+    gateway_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(operations, operators), runtime.grpc.server)
     runtime.grpc.register(
         [gateway_pb2.DESCRIPTOR.services_by_name[name].full_name for name in ("NotificationService", "AdminService")]
     )
-    app = create_app(handlers, tenants, operators, rate_limiter, idempotency)
+    app = create_app(operations, tenants, operators, rate_limiter, idempotency)
+    app.state.bus = bus  # GET /admin/v1/streams reads depth and lag through it
     limits = HttpLimits(
         max_body_bytes=MAX_REQUEST_BYTES,
         head_timeout_s=settings.http_head_timeout_s,
         body_timeout_s=settings.http_body_timeout_s,
     )
-    runtime.add_loop(lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping, limits))
+    health = Health(
+        [
+            grpc_dependency("router", router_channel),
+            grpc_dependency("ledger", ledger_channel),
+            jetstream_dependency("bus", lambda: bus.js),
+        ],
+        runtime.stopping,
+    )
+    runtime.add_loop(
+        lambda: serve_asgi(app, settings.http_host, settings.http_port, runtime.stopping, limits, health=health)
+    )
     subjects = Subjects(settings.bus_prefix)
     runtime.add_loop(
         lambda: follow_changes(
-            settings.nats_url, subjects, tenants, rate_limiter, settings.stream_name("rate"), runtime.stopping, bus
+            settings, subjects, tenants, rate_limiter, settings.stream_name("rate"), runtime.stopping, bus
         )
     )
     runtime.add_loop(lambda: flush_uses_periodically(tenants, settings.api_key_touch_interval_s, runtime.stopping))
@@ -68,5 +87,11 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.on_stop(close)
 
 
+def grpc_options(settings: Settings) -> list[tuple[str, int]]:
+    """The public gRPC server closes connections after a maximum age (streams included, after
+    the grace): a long-lived connection is re-established, and re-authenticated, regularly."""
+    return max_connection_age(settings.grpc_max_connection_age_s, settings.grpc_max_connection_age_grace_s)
+
+
 def run() -> None:
-    run_service("gateway", build)
+    run_service("gateway", build, grpc_options)

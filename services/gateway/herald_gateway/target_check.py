@@ -7,12 +7,16 @@ or otherwise non-public address is refused unless the operator allow-listed it
 problem+json at once instead of a job that can only fail. The sender checks again when it
 connects, which is what stops DNS rebinding; this check is the early, friendly one.
 
-A name that does not resolve at all is accepted here (it may well resolve by the time the
+Email providers' endpoints (a base URL, an SMTP relay) are checked by the same guard with
+`provider_problems`, which also refuses names that do not resolve (see there).
+
+A webhook URL whose name does not resolve at all is accepted here (it may well resolve by the time the
 delivery runs; the sender retries DNS failures). The price: a tenant can tell a name that
 resolves to an internal address (refused) from one that does not resolve (accepted), a small
 window on internal DNS that refusing unresolvable names would close at the cost of refusing
 receivers whose DNS is not live yet. Resolutions are cached for a few seconds, answers and
-failures alike, so a burst of webhooks to one host costs one lookup.
+failures alike, so a burst of webhooks to one host costs one lookup; so is each URL's verdict
+(the parse and the address checks cost more than the rest of a webhook's validation together).
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from herald.config import Settings
-from herald.webhooks.target_guard import AllowList, Resolver, TargetGuard, system_resolver
+from herald.v1 import common_pb2
+from herald.webhooks.target_guard import (
+    PROVIDER_REFUSED,
+    AllowList,
+    Resolver,
+    TargetGuard,
+    check_host_resolved,
+    system_resolver,
+)
 
 CACHE_TTL_S = 10.0
 CACHE_ENTRIES = 10_000
@@ -59,8 +71,15 @@ class CachedResolver:
 
 
 class TargetCheck:
-    def __init__(self, guard: TargetGuard) -> None:
+    def __init__(
+        self, guard: TargetGuard, ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.guard = guard
+        self.ttl_s = ttl_s
+        self.clock = clock
+        # URL -> (expiry, refused). The verdict depends on the URL, the allow list (fixed) and DNS,
+        # whose answers are cached as long.
+        self._verdicts: OrderedDict[str, tuple[float, bool]] = OrderedDict()
 
     @classmethod
     def from_settings(cls, settings: Settings, resolver: Resolver | None = None) -> TargetCheck:
@@ -69,7 +88,26 @@ class TargetCheck:
 
     async def problems(self, url: str, field: str = "url") -> list[tuple[str, str]]:
         """[(field, why)] when the URL is refused; [] when it may be submitted."""
+        found = self._verdicts.get(url)
+        if found is not None and not found[1] and found[0] > self.clock():
+            return []
         problem = await self.guard.check_url_resolved(url)
-        if problem is None or problem.code == "unresolvable":
+        refused = problem is not None and problem.code != "unresolvable"
+        self._verdicts[url] = (self.clock() + self.ttl_s, refused)
+        self._verdicts.move_to_end(url)
+        while len(self._verdicts) > CACHE_ENTRIES:
+            self._verdicts.popitem(last=False)
+        if problem is None or not refused:
             return []
         return [(field, f"webhook target refused: {problem.detail}")]
+
+    async def provider_problems(self, base_url: str, smtp: common_pb2.SmtpSettings | None) -> list[tuple[str, str]]:
+        """A provider's endpoints (its base URL, its SMTP relay) under the same rule, stricter in
+        one way: a name that does not resolve is refused too, and every refusal reads the same,
+        so the answer says nothing about what lives at an address or which names resolve."""
+        found = []
+        if base_url and await self.guard.check_url_resolved(base_url) is not None:
+            found.append(("base_url", PROVIDER_REFUSED))
+        if smtp is not None and smtp.host and await check_host_resolved(self.guard, smtp.host, smtp.port) is not None:
+            found.append(("smtp.host", PROVIDER_REFUSED))
+        return found

@@ -16,7 +16,9 @@ from herald_ledger.store.codes import (
     OUTCOME_TO_PROTO,
     PLAN_TO_PROTO,
     PRIORITY_TO_PROTO,
+    PROVIDER_TO_PROTO,
     STATUS_TO_PROTO,
+    TLS_TO_PROTO,
 )
 
 
@@ -68,6 +70,8 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
     )
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))
+    if "request" not in mapping and mapping.get("url") and row.channel == "webhook":
+        job.webhook.url = mapping["url"]  # a list's summary row carries only the URL
     if "request" in mapping and row.channel == "webhook":
         request = row.request
         job.webhook.CopyFrom(
@@ -170,21 +174,6 @@ def tenant_to_proto(row: Row[Any]) -> common_pb2.Tenant:
         if mapping.get(field) is not None:
             setattr(tenant, field, mapping[field])
     return tenant
-
-
-PROVIDER_TO_PROTO = {
-    "sendgrid": common_pb2.EMAIL_PROVIDER_SENDGRID,
-    "resend": common_pb2.EMAIL_PROVIDER_RESEND,
-    "postmark": common_pb2.EMAIL_PROVIDER_POSTMARK,
-    "smtp": common_pb2.EMAIL_PROVIDER_SMTP,
-}
-PROVIDER_FROM_PROTO = {v: k for k, v in PROVIDER_TO_PROTO.items()}
-TLS_TO_PROTO = {
-    "starttls": common_pb2.SMTP_TLS_MODE_STARTTLS,
-    "implicit": common_pb2.SMTP_TLS_MODE_IMPLICIT,
-    "none": common_pb2.SMTP_TLS_MODE_NONE,
-}
-TLS_FROM_PROTO = {v: k for k, v in TLS_TO_PROTO.items()}
 
 
 def api_key_to_proto(row: Row[Any]) -> common_pb2.ApiKey:

@@ -31,14 +31,19 @@ TERMINAL = frozenset(
 _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
     # Only an explicit retry of a failed job.
     JobStatus.PENDING: frozenset({JobStatus.FAILED}),
-    # The bus acknowledged the work message; or a retry was scheduled after an attempt.
-    JobStatus.QUEUED: frozenset({JobStatus.PENDING, JobStatus.DELIVERING}),
-    # A sender starts. PENDING: the message overtook its own "queued" mark.
-    # DELIVERING: a redelivery after the previous sender died mid-call.
+    # The outbox's republish was acknowledged (PENDING); or a retry was scheduled after an
+    # attempt (from whatever status the job was being delivered in: QUEUED stays QUEUED
+    # with one more attempt counted).
+    JobStatus.QUEUED: frozenset({JobStatus.PENDING, JobStatus.QUEUED, JobStatus.DELIVERING}),
+    # The statuses a sender may start from (PENDING: the message overtook its own "queued"
+    # mark; DELIVERING: a redelivery after the previous sender died mid-call). A start
+    # writes nothing: rows no longer reach DELIVERING, readers see it derived from what the
+    # ledger knows in flight (herald_ledger.inflight). Kept as a source for older rows.
     JobStatus.DELIVERING: frozenset({JobStatus.PENDING, JobStatus.QUEUED, JobStatus.DELIVERING}),
-    # QUEUED: two copies of one work message ran at once (a redelivery after a bus restart)
-    # and the other copy's retry was recorded first; the success still ends the job.
-    JobStatus.DELIVERED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED}),
+    # From any status a sender delivers in. QUEUED also covers two copies of one work
+    # message run at once (a redelivery after a bus restart) where the other copy's retry
+    # was recorded first: the success still ends the job.
+    JobStatus.DELIVERED: frozenset({JobStatus.PENDING, JobStatus.QUEUED, JobStatus.DELIVERING}),
     # An attempt failed for good (QUEUED: as for DELIVERED, a concurrent copy's retry came
     # first); or the bus never took the job within the bound. Never from DELIVERED.
     JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED, JobStatus.PENDING}),

@@ -1,20 +1,51 @@
-"""`herald run ledger`: migrates the schema, then serves LedgerService."""
+"""`herald run ledger`: migrates the schema, then serves the ledger's services (herald_ledger.servicer), publishes the
+work messages of the jobs it writes and runs the outbox."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
+from nats.aio.msg import Msg
+
+from herald.bus.connection import connect_with_retry
+from herald.bus.streams import ensure_streams
 from herald.bus.subjects import Subjects
+from herald.bus.work import WorkPublisher
+from herald.config import Settings
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
 from herald_ledger.db.engine import create_engine
 from herald_ledger.db.refusals import unstorable_value
+from herald_ledger.inflight import InFlight
+from herald_ledger.maintenance import prune_idempotency_keys, run_maintenance
 from herald_ledger.migrate import upgrade
-from herald_ledger.notifications import Notifier
-from herald_ledger.servicer import LedgerServicer
+from herald_ledger.notifications import DELIVERIES, TENANTS, Notifier
+from herald_ledger.outbox import Outbox
+from herald_ledger.servicer import Shared, add_servicers
+from herald_ledger.store.plans import end_expired_plans
 from herald_ledger.store.platform_email import PlatformMail
 
 log = logging.getLogger("herald.ledger")
+
+
+async def join_bus(
+    settings: Settings, notifier: Notifier, publisher: WorkPublisher, inflight: InFlight, stopping: asyncio.Event
+) -> None:
+    """Connects in the background: the ledger serves without the bus (jobs are written
+    PENDING for the outbox), and publishing and notifications start once it is reachable."""
+    nc = await connect_with_retry(settings, "ledger", stopping)
+    notifier.nc = nc
+    try:
+        await ensure_streams(nc.jetstream(timeout=5), settings)
+    except Exception as error:
+        # The router ensures them too; until they exist, publishes fail and jobs wait PENDING.
+        log.warning("work streams not ensured", extra={"error": repr(error)})
+
+    async def on_deliveries(message: Msg) -> None:
+        inflight.receive(message.data)
+
+    await nc.subscribe(settings.subjects().control(DELIVERIES), cb=on_deliveries)
+    publisher.attach(nc)
 
 
 async def build(runtime: ServiceRuntime) -> None:
@@ -26,11 +57,29 @@ async def build(runtime: ServiceRuntime) -> None:
     engine = create_engine(settings.database_url)
     notifier = Notifier(None, Subjects(settings.bus_prefix))
     platform = PlatformMail(settings.platform_email_from) if settings.platform_email_provider else None
-    servicer = LedgerServicer(engine, notifier, ring, settings.webhook_secret_overlap_s, platform)
-    ledger_pb2_grpc.add_LedgerServiceServicer_to_server(servicer, runtime.grpc.server)
-    runtime.grpc.register([ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name])
+    publisher = WorkPublisher(settings)
+    outbox = Outbox(engine, settings, publisher)
+    # A start nobody ends (its sender died) is forgotten after the longest redelivery wait.
+    inflight = InFlight(2 * max(settings.webhook_ack_wait_s, settings.email_ack_wait_s))
+    shared = Shared(engine, notifier, ring, settings.webhook_secret_overlap_s, outbox, inflight, platform)
+    served = add_servicers(runtime.grpc.server, shared)
+    runtime.grpc.register(served)
     runtime.grpc.refuse_as_invalid(unstorable_value)
-    runtime.add_loop(lambda: notifier.connect(settings.nats_url, runtime.stopping))
+    runtime.add_loop(lambda: join_bus(settings, notifier, publisher, inflight, runtime.stopping))
+    runtime.add_loop(lambda: outbox.run(runtime.stopping))
+
+    async def prune() -> None:
+        await prune_idempotency_keys(engine)
+
+    async def end_plans() -> None:
+        async with engine.begin() as conn:
+            ended = await end_expired_plans(conn)
+        for tenant_id in ended:  # gateways and routers forget the tenant's cached plan
+            await notifier.publish(TENANTS, tenant_id=str(tenant_id))
+
+    runtime.add_loop(
+        lambda: run_maintenance([prune, end_plans], settings.ledger_maintenance_interval_s, runtime.stopping)
+    )
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)
 

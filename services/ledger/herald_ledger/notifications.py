@@ -6,13 +6,12 @@ costs at most one TTL of staleness, never correctness of what is stored."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import orjson
 from nats.aio.client import Client
 
-from herald.bus.connection import close, connect_with_retry
+from herald.bus.connection import close
 from herald.bus.subjects import Subjects
 
 log = logging.getLogger("herald.ledger.notifications")
@@ -27,6 +26,8 @@ SUBSCRIPTIONS = "subscriptions"
 WEBHOOK_SETTINGS = "webhook_settings"
 # A tenant's inbound webhook verification material changed: verifiers drop their cached keys.
 INBOUND = "inbound"
+# Deliveries senders started and ended (binary, herald_ledger.inflight): ledger replicas' views.
+DELIVERIES = "deliveries"
 
 
 class Notifier:
@@ -45,10 +46,13 @@ class Notifier:
                 extra={"topic": topic, "error": repr(error)},
             )
 
-    async def connect(self, url: str, stopping: asyncio.Event) -> None:
-        """Connects in the background: the ledger serves without the bus, and
-        notifications start flowing once it is reachable."""
-        self.nc = await connect_with_retry(url, "ledger", stopping)
+    async def publish_raw(self, topic: str, data: bytes) -> None:
+        if self.nc is None or not self.nc.is_connected:
+            return
+        try:
+            await self.nc.publish(self.subjects.control(topic), data)
+        except Exception as error:
+            log.info("announcement not sent", extra={"topic": topic, "error": repr(error)})
 
     async def close(self) -> None:
         if self.nc is not None:

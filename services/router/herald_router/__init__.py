@@ -1,1 +1,1 @@
-"""The router: admission between the gateway and the ledger, and the publisher of work to JetStream."""
+"""The router: priority and event fan-out between the gateway and the ledger (which admits the jobs)."""

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import orjson
 from nats.aio.msg import Msg
 
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import common_pb2, ledger_subscriptions_pb2
 
 log = logging.getLogger("herald.router.fanout")
 
@@ -40,7 +41,7 @@ def matches(pattern: str, event_type: str) -> bool:
 
 
 def matching_targets(
-    subscriptions: list[ledger_pb2.ActiveSubscription], event_type: str
+    subscriptions: list[ledger_subscriptions_pb2.ActiveSubscription], event_type: str
 ) -> list[common_pb2.WebhookTarget]:
     """One target per matching subscription's target, however many subscriptions match it."""
     found: dict[str, common_pb2.WebhookTarget] = {}
@@ -55,18 +56,20 @@ def matching_targets(
 
 @dataclass
 class _Entry:
-    subscriptions: list[ledger_pb2.ActiveSubscription]
+    subscriptions: list[ledger_subscriptions_pb2.ActiveSubscription]
     loaded_at: float
 
 
 @dataclass
 class SubscriptionCache:
-    ledger: ledger_pb2_grpc.LedgerServiceAsyncStub
+    ledger: Ledger
     ttl_s: float = CACHE_TTL_S
     _entries: dict[str, _Entry] = field(default_factory=dict)
     # Bumped by every change notification: a load that started before a change is not kept.
     _generations: dict[str, int] = field(default_factory=dict)
-    _loading: dict[tuple[str, int], asyncio.Task[list[ledger_pb2.ActiveSubscription]]] = field(default_factory=dict)
+    _loading: dict[tuple[str, int], asyncio.Task[list[ledger_subscriptions_pb2.ActiveSubscription]]] = field(
+        default_factory=dict
+    )
 
     def invalidate(self, tenant_id: str) -> None:
         self._generations[tenant_id] = self._generations.get(tenant_id, 0) + 1
@@ -80,7 +83,7 @@ class SubscriptionCache:
         if isinstance(tenant_id, str):
             self.invalidate(tenant_id)
 
-    async def get(self, tenant_id: str) -> list[ledger_pb2.ActiveSubscription]:
+    async def get(self, tenant_id: str) -> list[ledger_subscriptions_pb2.ActiveSubscription]:
         entry = self._entries.get(tenant_id)
         if entry is not None and time.monotonic() - entry.loaded_at < self.ttl_s:
             return entry.subscriptions
@@ -94,10 +97,10 @@ class SubscriptionCache:
             task.add_done_callback(lambda _: self._loading.pop(key, None))
         return await asyncio.shield(task)
 
-    async def _load(self, tenant_id: str, generation: int) -> list[ledger_pb2.ActiveSubscription]:
+    async def _load(self, tenant_id: str, generation: int) -> list[ledger_subscriptions_pb2.ActiveSubscription]:
         loaded_at = time.monotonic()
-        response = await self.ledger.ListActiveSubscriptions(
-            ledger_pb2.ListActiveSubscriptionsRequest(tenant_id=tenant_id)
+        response = await self.ledger.subscriptions.ListActiveSubscriptions(
+            ledger_subscriptions_pb2.ListActiveSubscriptionsRequest(tenant_id=tenant_id)
         )
         subscriptions = list(response.subscriptions)
         if self._generations.get(tenant_id, 0) == generation:

@@ -24,8 +24,9 @@ from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType,
 from nats.js.errors import FetchTimeoutError, NotFoundError
 
 from herald.config import Settings
+from herald.grpcio.ledger import Ledger
 from herald.ids import parse_id
-from herald.v1 import ledger_pb2, ledger_pb2_grpc, router_pb2
+from herald.v1 import ledger_pb2, ledger_tenants_pb2, router_pb2
 from herald_router.servicer import RouterServicer
 
 log = logging.getLogger("herald.router.intake")
@@ -59,7 +60,7 @@ class Intake:
         self,
         settings: Settings,
         js: JetStreamContext,
-        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        ledger: Ledger,
         router: RouterServicer,
     ) -> None:
         self.settings = settings
@@ -95,7 +96,9 @@ class Intake:
         if cached is not None and cached[0] > time.monotonic():
             return cached[1], cached[2]
         try:
-            found = (await self.ledger.GetTenant(ledger_pb2.GetTenantRequest(tenant_id=tenant_id))).tenant
+            found = (
+                await self.ledger.tenants.GetTenant(ledger_tenants_pb2.GetTenantRequest(tenant_id=tenant_id))
+            ).tenant
         except Exception as error:
             if "NOT_FOUND" in repr(error):
                 return None

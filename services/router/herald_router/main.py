@@ -6,40 +6,37 @@ from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
 from herald.bus.streams import ensure_streams
 from herald.grpcio.client import open_channel
+from herald.grpcio.ledger import Ledger
 from herald.service import ServiceRuntime, run_service
 from herald.telemetry.jetstream_metrics import JetStreamCollector
-from herald.v1 import ledger_pb2_grpc, router_pb2, router_pb2_grpc
+from herald.v1 import router_pb2, router_pb2_grpc
 from herald_router.fanout import SubscriptionCache
 from herald_router.intake import Intake
-from herald_router.publishing import Publisher
 from herald_router.servicer import RouterServicer
 
 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     channel = open_channel(settings.ledger_addr)
-    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
-    nc = await connect_with_retry(settings.nats_url, "router", runtime.stopping)
+    ledger = Ledger.over(channel)
+    nc = await connect_with_retry(settings, "router", runtime.stopping)
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
-    publisher = Publisher(settings, js, ledger)
     # Fan-out cache: a tenant's entry is dropped when the ledger announces a change to its
     # targets, filters or subscriptions.
     subscriptions = SubscriptionCache(ledger)
     await nc.subscribe(settings.subjects().control("subscriptions"), cb=subscriptions.on_change)
-    servicer = RouterServicer(ledger, publisher, subscriptions)
+    servicer = RouterServicer(ledger, subscriptions)
     intake = Intake(settings, js, ledger, servicer)
     await intake.ensure()
     runtime.add_loop(lambda: intake.run(runtime.stopping))
     router_pb2_grpc.add_RouterServiceServicer_to_server(servicer, runtime.grpc.server)
     runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
-    runtime.add_loop(lambda: publisher.outbox_loop(runtime.stopping))
     # Stream depth, consumer lag and dead-letter depth for /metrics (see docs/operations.md).
     jetstream_metrics = JetStreamCollector.for_settings(settings).register()
     runtime.add_loop(lambda: jetstream_metrics.run(js, runtime.stopping))
 
     async def close() -> None:
-        await publisher.close()
         await close_bus(nc)
         await channel.close()
 

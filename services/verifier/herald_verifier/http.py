@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import grpc
@@ -29,11 +29,13 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from herald.grpcio.ledger import Ledger
 from herald.ids import parse_id
 from herald.inbound_keys import inbound_aad, load_material
 from herald.secrets import KeyRing, SecretUnavailable
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald.v1 import ledger_inbound_pb2
 from herald_verifier import normalise
+from herald_verifier.catalogue import Catalogue
 from herald_verifier.schemes import MalformedPayload, Outcome, Reason, Rejected, paystack, polar
 from herald_verifier.schemes import postmark as postmark_scheme
 from herald_verifier.schemes import resend as resend_scheme
@@ -66,7 +68,7 @@ class KeyCache:
 
     def __init__(
         self,
-        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        ledger: Ledger,
         ring: KeyRing | None,
         ttl_s: float,
         clock: Callable[[], float],
@@ -95,8 +97,8 @@ class KeyCache:
         cached = self.entries.get((provider, tenant_id))
         if cached is not None and cached[0] > now:
             return cached[1]
-        found = await self.ledger.GetInboundKey(
-            ledger_pb2.GetInboundKeyRequest(tenant_id=tenant_id, provider=provider), timeout=5
+        found = await self.ledger.inbound.GetInboundKey(
+            ledger_inbound_pb2.GetInboundKeyRequest(tenant_id=tenant_id, provider=provider), timeout=5
         )
         key = None
         if found.found and self.ring is not None:
@@ -115,7 +117,7 @@ class KeyCache:
 
 @dataclass
 class Receivers:
-    ledger: ledger_pb2_grpc.LedgerServiceAsyncStub
+    ledger: Ledger
     publisher: Publisher
     keys: KeyCache
     subjects: Any
@@ -124,6 +126,9 @@ class Receivers:
     max_body_bytes: int
     tolerance_s: float
     clock: Callable[[], float] = time.time
+    # The operator's mapping of provider plan / product ids to Herald plans (see catalogue).
+    paystack_plans: Catalogue = field(default_factory=Catalogue)
+    polar_products: Catalogue = field(default_factory=Catalogue)
 
     async def tenant_receiver(self, request: Request) -> Response:
         provider = request.url.path.split("/")[2]
@@ -167,7 +172,7 @@ class Receivers:
         if isinstance(outcome, Rejected):
             return self._refuse("paystack", outcome.reason, "platform")
         try:
-            events = normalise.paystack(body, paystack.event_ids(request.headers, body))
+            events = normalise.paystack(body, paystack.event_ids(request.headers, body), self.paystack_plans)
         except MalformedPayload:
             return self._malformed("paystack")
         VERIFICATIONS.labels("paystack", "ok").inc()
@@ -183,7 +188,7 @@ class Receivers:
         if isinstance(outcome, Rejected):
             return self._refuse("polar", outcome.reason, "platform")
         try:
-            events = normalise.polar(body, polar.event_ids(request.headers, body))
+            events = normalise.polar(body, polar.event_ids(request.headers, body), self.polar_products)
         except MalformedPayload:
             return self._malformed("polar")
         VERIFICATIONS.labels("polar", "ok").inc()
@@ -234,8 +239,8 @@ class Receivers:
             EVENTS.labels(provider, "unavailable").inc(len(events))
             return Response(status_code=503)
         try:
-            result = await self.ledger.RecordInboundEvents(
-                ledger_pb2.RecordInboundEventsRequest(events=[_to_proto(e) for e in events]), timeout=10
+            result = await self.ledger.inbound.RecordInboundEvents(
+                ledger_inbound_pb2.RecordInboundEventsRequest(events=[_to_proto(e) for e in events]), timeout=10
             )
         except grpc.aio.AioRpcError as error:
             log.error("inbound events not recorded", extra={"provider": provider, "code": error.code().name})
@@ -246,8 +251,8 @@ class Receivers:
         return JSONResponse({"received": len(events)})
 
 
-def _to_proto(event: normalise.Normalised) -> ledger_pb2.InboundEvent:
-    message = ledger_pb2.InboundEvent(
+def _to_proto(event: normalise.Normalised) -> ledger_inbound_pb2.InboundEvent:
+    message = ledger_inbound_pb2.InboundEvent(
         provider=event.provider,
         tenant_id=event.tenant_id,
         event_id=event.event_id,
@@ -259,6 +264,8 @@ def _to_proto(event: normalise.Normalised) -> ledger_pb2.InboundEvent:
     )
     if event.occurred_at is not None:
         message.occurred_at.FromDatetime(event.occurred_at)
+    if event.plan_ends_at is not None:
+        message.plan_ends_at.FromDatetime(event.plan_ends_at)
     return message
 
 
@@ -277,12 +284,9 @@ def _feed_message(event: normalise.Normalised) -> bytes:
     )
 
 
-async def healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok"})
-
-
 def create_app(receivers: Receivers | None = None) -> Starlette:
-    routes = [Route("/healthz", healthz)]
+    # /healthz and /readyz are answered in front of this app (herald.http_health, see main).
+    routes: list[Route] = []
     if receivers is not None:
         routes += [
             Route(f"/inbound/{provider}/{{tenant}}", receivers.tenant_receiver, methods=["POST"])

@@ -13,10 +13,13 @@ from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
 from herald.bus.streams import ensure_streams
 from herald.grpcio.client import open_channel
+from herald.grpcio.ledger import Ledger
+from herald.http_health import Health, grpc_dependency, jetstream_dependency
 from herald.http_limits import HttpLimits
 from herald.secrets import KeyRing
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import ledger_pb2_grpc, verifier_pb2, verifier_pb2_grpc
+from herald.v1 import verifier_pb2, verifier_pb2_grpc
+from herald_verifier.catalogue import Catalogue
 from herald_verifier.http import PAYMENT_PROVIDERS, TENANT_PROVIDERS, KeyCache, Receivers, create_app
 from herald_verifier.schemes import paystack, polar
 
@@ -37,13 +40,13 @@ async def build(runtime: ServiceRuntime) -> None:
     verifier_pb2_grpc.add_VerifierServiceServicer_to_server(VerifierServicer(), runtime.grpc.server)
     runtime.grpc.register([verifier_pb2.DESCRIPTOR.services_by_name["VerifierService"].full_name])
     channel = open_channel(settings.ledger_addr)
-    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+    ledger = Ledger.over(channel)
     ring: KeyRing | None = None
     if settings.master_keys:
         ring = settings.key_ring()
     else:
         log.warning("no master keys (HERALD_MASTER_KEYS): tenants' inbound webhooks are refused")
-    nc = await connect_with_retry(settings.nats_url, "verifier", runtime.stopping)
+    nc = await connect_with_retry(settings, "verifier", runtime.stopping)
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
     keys = KeyCache(ledger, ring, settings.inbound_key_cache_ttl_s, time.monotonic)
@@ -58,13 +61,22 @@ async def build(runtime: ServiceRuntime) -> None:
         polar_key=polar.load_secret(settings.polar_webhook_secret) if settings.polar_webhook_secret else None,
         max_body_bytes=settings.inbound_max_body_bytes,
         tolerance_s=settings.inbound_tolerance_s,
+        paystack_plans=Catalogue.parse(settings.paystack_plans),
+        polar_products=Catalogue.parse(settings.polar_products),
     )
     app = create_app(receivers)
     # The body is bounded by the receivers themselves (413 past inbound_max_body_bytes, chunked or not).
     limits = HttpLimits(head_timeout_s=settings.http_head_timeout_s, body_timeout_s=settings.http_body_timeout_s)
+    health = Health([grpc_dependency("ledger", channel), jetstream_dependency("bus", lambda: js)], runtime.stopping)
     runtime.add_loop(
         lambda: serve_asgi(
-            app, settings.http_host, settings.http_port, runtime.stopping, limits, metrics_service="verifier"
+            app,
+            settings.http_host,
+            settings.http_port,
+            runtime.stopping,
+            limits,
+            metrics_service="verifier",
+            health=health,
         )
     )
 

@@ -7,8 +7,19 @@ Payment events: payment_succeeded, payment_failed, subscription_created, subscri
 
 A payment event names its tenant in its metadata, which Herald sets when it creates the checkout or the
 subscription: `metadata.tenant_id` (Polar: `data.metadata`; Paystack: `data.metadata`, also looked for in
-`data.subscription.metadata` / `data.customer.metadata`), and the plan bought in `metadata.plan`
-(free | indie | startup). An event naming no tenant is acknowledged and dropped (logged).
+`data.subscription.metadata` / `data.customer.metadata`). An event naming no tenant is acknowledged and
+dropped (logged). The plan bought is NOT read from metadata (the payer can write it): it is the operator's
+mapping of the provider's own identifier (Paystack `plan_code`, Polar `product_id`), checked against the
+amount and currency paid (see `catalogue`).
+
+Cancellations that let the paid period run out (Paystack `subscription.not_renew`, Polar
+`subscription.canceled`) carry when that period ends (`plan_ends_at`); the plan ends then, not at once.
+`subscription.disable` / `subscription.revoked` end it at once.
+
+Every payment event is dated by its own time: Paystack's charge by `paid_at`, Paystack's subscription
+events (which carry only the subscription's creation time, older than any of its charges) by their
+arrival; Polar's by the event's `timestamp`. So a later downgrade is never dropped as older than the
+payment before it.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ from typing import Any
 
 import orjson
 
+from herald_verifier.catalogue import Catalogue
 from herald_verifier.schemes import MalformedPayload
 
 
@@ -33,6 +45,8 @@ class Normalised:
     recipient: str = ""
     occurred_at: datetime | None = None
     plan: str = ""
+    # A cancellation at the end of the paid period: when it ends (None: at once).
+    plan_ends_at: datetime | None = None
     raw: bytes = b""
 
 
@@ -213,48 +227,74 @@ def _metadata(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return {}
 
 
-def _tenant_and_plan(data: Mapping[str, Any]) -> tuple[str, str]:
+def _tenant(data: Mapping[str, Any]) -> str:
     metadata = _metadata(data)
-    tenant = _text(metadata.get("tenant_id")) or _text(metadata.get("herald_tenant"))
-    return tenant, _text(metadata.get("plan")).lower()
+    return _text(metadata.get("tenant_id")) or _text(metadata.get("herald_tenant"))
 
 
-def paystack(body: bytes, ids: list[str]) -> list[Normalised]:
+# Paystack events that end the plan when the paid period is over, and where that end is written.
+_PAYSTACK_PERIOD_END = {"subscription.not_renew": "next_payment_date"}
+_PAYSTACK_CHARGES = frozenset({"charge.success", "charge.failed", "invoice.payment_failed"})
+
+
+def paystack(body: bytes, ids: list[str], catalogue: Catalogue | None = None) -> list[Normalised]:
     event = _dict(_loads(body))
     data = _dict(event.get("data"))
-    tenant_id, plan = _tenant_and_plan(data)
-    occurred = _time(data.get("paid_at")) or _time(data.get("paidAt")) or _time(data.get("created_at"))
+    kind = _text(event.get("event"))
+    tenant_id = _tenant(data)
     if not tenant_id:
         return []
+    normalised = _PAYSTACK_TYPES.get(kind, "other")
+    plan_object = _dict(data.get("plan"))
+    plan = ""
+    if normalised in ("payment_succeeded", "subscription_created") and catalogue is not None:
+        currency = data.get("currency") or plan_object.get("currency")
+        plan = catalogue.plan_for(_text(plan_object.get("plan_code")), data.get("amount"), currency)
+    occurred = None  # subscription events: their arrival (see the module's docstring)
+    if kind in _PAYSTACK_CHARGES:
+        occurred = _time(data.get("paid_at")) or _time(data.get("paidAt")) or _time(data.get("created_at"))
+    ends = _PAYSTACK_PERIOD_END.get(kind)
     return [
         Normalised(
             provider="paystack",
             tenant_id=tenant_id,
             event_id=ids[0],
-            type=_PAYSTACK_TYPES.get(_text(event.get("event")), "other"),
+            type=normalised,
             recipient=_text(_dict(data.get("customer")).get("email")),
             occurred_at=occurred,
             plan=plan,
+            plan_ends_at=_time(data.get(ends)) if ends else None,
             raw=body,
         )
     ]
 
 
-def polar(body: bytes, ids: list[str]) -> list[Normalised]:
+def polar(body: bytes, ids: list[str], catalogue: Catalogue | None = None) -> list[Normalised]:
     event = _dict(_loads(body))
     data = _dict(event.get("data"))
-    tenant_id, plan = _tenant_and_plan(data)
+    kind = _text(event.get("type"))
+    tenant_id = _tenant(data)
     if not tenant_id:
         return []
+    normalised = _POLAR_TYPES.get(kind, "other")
+    plan = ""
+    if normalised in ("payment_succeeded", "subscription_created") and catalogue is not None:
+        product = _text(data.get("product_id")) or _text(_dict(data.get("product")).get("id"))
+        amount = data.get("total_amount", data.get("amount"))
+        plan = catalogue.plan_for(product, amount, data.get("currency"))
+    ends_at = None
+    if kind == "subscription.canceled":
+        ends_at = _time(data.get("current_period_end")) or _time(data.get("ends_at"))
     return [
         Normalised(
             provider="polar",
             tenant_id=tenant_id,
             event_id=ids[0],
-            type=_POLAR_TYPES.get(_text(event.get("type")), "other"),
+            type=normalised,
             recipient=_text(_dict(data.get("customer")).get("email")),
             occurred_at=_time(event.get("timestamp")) or _time(data.get("modified_at")),
             plan=plan,
+            plan_ends_at=ends_at,
             raw=body,
         )
     ]

@@ -1,19 +1,22 @@
 """One HTTP call to a receiver, classified as the retry logic needs it, with what the
 receiver answered kept for the attempt record: its headers (capped, cookies and credentials
-left out) and the start of its body (capped; a receiver cannot make us read more)."""
+left out) and the start of its body (capped; a receiver cannot make us read more). The call
+itself, behind the target guard, is `herald.webhooks.receiver_client`."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import httpx
-
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
+from herald.webhooks.retry_policy import ReceiverCallError
+from herald.webhooks.target_guard import TargetRefused
 
 USER_AGENT = "Herald-Webhooks/0.1"
-RESPONSE_EXCERPT_BYTES = 4096
+RESPONSE_EXCERPT_BYTES = 4096  # the client's excerpt cap (ReceiverClient's excerpt_bytes)
 RESPONSE_HEADERS_MAX = 50
 RESPONSE_HEADERS_BYTES = 4096
 RESPONSE_HEADER_VALUE_CHARS = 512
@@ -39,12 +42,12 @@ def _text(raw: str) -> str:
     return raw.replace("\x00", "\ufffd")
 
 
-def recorded_headers(headers: httpx.Headers) -> dict[str, str]:
+def recorded_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     """At most RESPONSE_HEADERS_MAX headers and RESPONSE_HEADERS_BYTES in all, each value cut
     at RESPONSE_HEADER_VALUE_CHARS; repeated headers are joined with ", "."""
     kept: dict[str, str] = {}
     size = 0
-    for name, value in headers.multi_items():
+    for name, value in headers:
         key = name.lower()
         if key in UNRECORDED_HEADERS:
             continue
@@ -58,34 +61,37 @@ def recorded_headers(headers: httpx.Headers) -> dict[str, str]:
     return kept
 
 
-async def call_receiver(
-    client: httpx.AsyncClient, job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str]
-) -> CallResult:
-    headers = dict(request.headers)
+def delivery_headers(job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str]) -> dict[str, str]:
+    """The tenant's headers, then Herald's own over them. Names are merged case-insensitively,
+    so a tenant's `Content-Type` or `user-agent` replaces nothing twice: the receiver gets
+    one Content-Type (the request's), one User-Agent (Herald's) and Herald's id and signature."""
+    headers = {name.lower(): value for name, value in request.headers.items()}
     headers["content-type"] = request.content_type or "application/json"
     headers["user-agent"] = USER_AGENT
     headers["webhook-id"] = job_id
     headers.update(signature)
+    return headers
+
+
+async def call_receiver(
+    client: ReceiverClient, job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str]
+) -> CallResult:
+    headers = delivery_headers(job_id, request, signature)
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     try:
-        async with client.stream("POST", request.url, content=request.body, headers=headers) as response:
-            # Read at most an excerpt: a receiver cannot make us download a large body.
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk[: RESPONSE_EXCERPT_BYTES - len(body)]
-                if len(body) >= RESPONSE_EXCERPT_BYTES:
-                    break
-        elapsed = int((time.perf_counter() - started) * 1000)
-        return CallResult(
-            response.status_code,
-            response.headers.get("retry-after"),
-            None,
-            elapsed,
-            started_at,
-            recorded_headers(response.headers),
-            _text(bytes(body).decode("utf-8", errors="replace")),
-        )
-    except httpx.HTTPError as error:
+        answer = await client.post(request.url, request.body, headers)
+    except (TargetRefused, ReceiverCallError) as error:
         elapsed = int((time.perf_counter() - started) * 1000)
         return CallResult(None, None, error, elapsed, started_at)
+    elapsed = int((time.perf_counter() - started) * 1000)
+    retry_after = next((value for name, value in answer.headers if name.lower() == "retry-after"), None)
+    return CallResult(
+        answer.status_code,
+        retry_after,
+        None,
+        elapsed,
+        started_at,
+        recorded_headers(answer.headers),
+        _text(answer.excerpt.decode("utf-8", errors="replace")),
+    )

@@ -15,13 +15,14 @@ from nats.js.kv import KeyValue
 from herald.bus.connection import close as close_bus
 from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
-from herald.bus.streams import ensure_streams
+from herald.bus.streams import ensure_streams, keep_replicated
 from herald.bus.subjects import Subjects, WorkClass
 from herald.config import Settings
 from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.client import open_channel
+from herald.grpcio.ledger import Ledger
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import ledger_pb2_grpc, webhook_sender_pb2, webhook_sender_pb2_grpc
+from herald.v1 import webhook_sender_pb2, webhook_sender_pb2_grpc
 from herald_webhook_sender.pacing import STATE_TTL_S, Pacer
 from herald_webhook_sender.signing import Signer
 from herald_webhook_sender.worker import WebhookWorker
@@ -48,7 +49,7 @@ class WebhookSenderServicer(webhook_sender_pb2_grpc.WebhookSenderServiceServicer
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     channel = open_channel(settings.ledger_addr)
-    nc = await connect_with_retry(settings.nats_url, "webhook-sender", runtime.stopping)
+    nc = await connect_with_retry(settings, "webhook-sender", runtime.stopping)
     js = nc.jetstream(timeout=5)
     await ensure_streams(js, settings)
     fetcher = FairFetcher(
@@ -56,24 +57,18 @@ async def build(runtime: ServiceRuntime) -> None:
         settings,
         WorkClass.WEBHOOK,
         settings.webhook_ack_wait_s,
-        buffer_per_lane=max(2, settings.webhook_concurrency),
+        # Refilled at half (herald.bus.fair): a pull brings a slot's worth of messages at least.
+        buffer_per_lane=max(2, settings.webhook_concurrency * 2),
     )
     await fetcher.start()
-    ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+    ledger = Ledger.over(channel)
     signer = Signer(ledger, settings.key_ring() if settings.master_keys else None)
 
     async def on_secret_change(message: Msg) -> None:
         signer.forget(str(orjson.loads(message.data).get("tenant_id", "")))
 
     await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
-    alerter = Alerter(
-        settings.alert_slack_url,
-        settings.alert_webhook_url,
-        settings.alert_window_s,
-        source="webhook-sender",
-        email_to=settings.alert_email_recipients(),
-        mail=ledger_mailer(ledger),
-    )
+    alerter = Alerter.from_settings(settings, "webhook-sender", mail=ledger_mailer(ledger))
     worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter, Pacer(await pacing_state(js, settings)))
 
     async def on_config_change(message: Msg) -> None:
@@ -102,7 +97,9 @@ async def pacing_state(js: JetStreamContext, settings: Settings) -> KeyValue | N
     bucket = settings.stream_name("target_pace")
     try:
         try:
-            return await js.key_value(bucket)
+            found = await js.key_value(bucket)
+            await keep_replicated(js, f"KV_{bucket}", settings.stream_replicas)
+            return found
         except BucketNotFoundError:
             return await js.create_key_value(
                 bucket=bucket, history=1, ttl=STATE_TTL_S, replicas=settings.stream_replicas

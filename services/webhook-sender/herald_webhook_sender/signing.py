@@ -11,8 +11,9 @@ import time
 from dataclasses import dataclass
 
 from herald.crypto import sign_payload, sign_standard_webhook
+from herald.grpcio.ledger import Ledger
 from herald.secrets import KeyRing, associated_data
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald.v1 import ledger_providers_pb2
 
 CACHE_TTL_S = 30.0
 
@@ -29,7 +30,7 @@ def secret_aad(tenant_id: str) -> bytes:
 
 
 class Signer:
-    def __init__(self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, ring: KeyRing | None) -> None:
+    def __init__(self, ledger: Ledger, ring: KeyRing | None) -> None:
         self.ledger = ledger
         self.ring = ring
         self._cache: dict[str, tuple[float, SealedSecrets]] = {}
@@ -42,23 +43,35 @@ class Signer:
         cached = self._cache.get(tenant_id)
         if cached is not None and cached[0] > now:
             return cached[1]
-        found = await self.ledger.GetSigningSecrets(ledger_pb2.GetSigningSecretsRequest(tenant_id=tenant_id))
+        found = await self.ledger.providers.GetSigningSecrets(
+            ledger_providers_pb2.GetSigningSecretsRequest(tenant_id=tenant_id)
+        )
         sealed = SealedSecrets(found.sealed_current, found.sealed_previous)
         self._cache[tenant_id] = (now + CACHE_TTL_S, sealed)
         return sealed
 
-    async def headers(self, tenant_id: str, job_id: str, body: bytes) -> dict[str, str]:
-        """Signature headers for one delivery; none when the tenant has no secret.
+    async def prepare(self, tenant_id: str) -> SealedSecrets | None:
+        """The tenant's sealed secrets (None: it signs nothing), fetched before the delivery
+        waits for a receiver slot, so no ledger call happens while a slot is held. Raises
+        when the tenant signs but this sender cannot: never send unsigned what should be signed."""
+        sealed = await self._sealed(tenant_id)
+        if not sealed.current:
+            return None
+        if self.ring is None:
+            raise RuntimeError("the tenant has a signing secret but no master keys are configured")
+        return sealed
+
+    def sign(self, sealed: SealedSecrets | None, tenant_id: str, job_id: str, body: bytes) -> dict[str, str]:
+        """Signature headers for one delivery, timestamped now: call it right before the
+        receiver call, so a delivery that waited for a slot does not arrive already old.
 
         `X-Webhook-Signature` is hex HMAC-SHA256 over "{timestamp}.{body}" (several,
         comma-separated, while a rotated-out secret still signs); the Standard
         Webhooks headers carry the same in that specification's format.
         """
-        sealed = await self._sealed(tenant_id)
-        if not sealed.current:
+        if sealed is None:
             return {}
-        if self.ring is None:
-            raise RuntimeError("the tenant has a signing secret but no master keys are configured")
+        assert self.ring is not None  # prepare() refused a signing tenant without keys
         aad = secret_aad(tenant_id)
         secrets = [self.ring.open(sealed.current, aad).decode()]
         if sealed.previous:

@@ -21,7 +21,8 @@ from prometheus_client import Counter
 
 from herald import dead_letters
 from herald.batching import Batcher
-from herald.v1 import common_pb2, ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import common_pb2, ledger_subscriptions_pb2
 
 log = logging.getLogger("herald.webhook_sender.target_health")
 
@@ -31,25 +32,23 @@ TARGETS_DISABLED = Counter(
 
 
 class TargetHealth:
-    def __init__(
-        self, ledger: ledger_pb2_grpc.LedgerServiceAsyncStub, alerter: dead_letters.Alerter, disable_after_s: float
-    ) -> None:
+    def __init__(self, ledger: Ledger, alerter: dead_letters.Alerter, disable_after_s: float) -> None:
         self.ledger = ledger
         self.alerter = alerter
         self.disable_after_s = disable_after_s
-        self.reports: Batcher[ledger_pb2.TargetOutcome, None] = Batcher(self._note, max_items=200)
+        self.reports: Batcher[ledger_subscriptions_pb2.TargetOutcome, None] = Batcher(self._note, max_items=200)
 
     async def report(self, tenant_id: str, target_id: str, succeeded: bool, at: datetime) -> None:
-        outcome = ledger_pb2.TargetOutcome(tenant_id=tenant_id, target_id=target_id, succeeded=succeeded)
+        outcome = ledger_subscriptions_pb2.TargetOutcome(tenant_id=tenant_id, target_id=target_id, succeeded=succeeded)
         outcome.at.FromDatetime(at)
         try:
             await self.reports.submit(outcome)
         except Exception as error:
             log.warning("target outcome not recorded", extra={"target_id": target_id, "error": repr(error)})
 
-    async def _note(self, outcomes: list[ledger_pb2.TargetOutcome]) -> list[None]:
-        noted = await self.ledger.NoteTargetOutcomes(
-            ledger_pb2.NoteTargetOutcomesRequest(outcomes=outcomes, disable_after_s=self.disable_after_s)
+    async def _note(self, outcomes: list[ledger_subscriptions_pb2.TargetOutcome]) -> list[None]:
+        noted = await self.ledger.subscriptions.NoteTargetOutcomes(
+            ledger_subscriptions_pb2.NoteTargetOutcomesRequest(outcomes=outcomes, disable_after_s=self.disable_after_s)
         )
         for target in noted.disabled:
             self._announce(target)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 import grpc
 
-from herald.v1 import ledger_pb2, ledger_pb2_grpc
+from herald.grpcio.ledger import Ledger
+from herald.v1 import ledger_subscriptions_pb2
 from herald.webhooks.retry_policy import RetryPolicy
 
 log = logging.getLogger("herald.webhook_sender.tenant_config")
@@ -25,7 +26,7 @@ log = logging.getLogger("herald.webhook_sender.tenant_config")
 class TenantConfig:
     def __init__(
         self,
-        ledger: ledger_pb2_grpc.LedgerServiceAsyncStub,
+        ledger: Ledger,
         default_policy: RetryPolicy,
         ttl_s: float,
         clock: Callable[[], float] = time.monotonic,
@@ -48,7 +49,9 @@ class TenantConfig:
         if cached is not None and cached[0] > now:
             return cached[1]
         try:
-            found = await self.ledger.GetWebhookSettings(ledger_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id))
+            found = await self.ledger.subscriptions.GetWebhookSettings(
+                ledger_subscriptions_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id)
+            )
             settings = found.settings
             policy = self.default_policy.overridden(
                 schedule_s=list(settings.retry_schedule_s) or None,
@@ -68,8 +71,8 @@ class TenantConfig:
         if cached is not None and cached[0] > now:
             return cached[1]
         try:
-            found = await self.ledger.GetWebhookTarget(
-                ledger_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
+            found = await self.ledger.subscriptions.GetWebhookTarget(
+                ledger_subscriptions_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
             )
             limit = found.target.rate_limit_per_min if found.target.HasField("rate_limit_per_min") else 0
         except grpc.aio.AioRpcError as error:

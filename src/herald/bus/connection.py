@@ -1,19 +1,44 @@
 """Connecting to NATS so that an outage is ridden out, not fatal: the client
-reconnects forever and callers see publish errors they can handle."""
+reconnects forever and callers see publish errors they can handle.
+
+`NATS_URL` may list several servers (a cluster): the client picks one, learns the
+others from the cluster's gossip too, and moves to another when its server goes away.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import ssl
+from typing import Any
 
 import nats
 from nats.aio.client import Client
 
+from herald.config import Settings, nats_servers
+
 log = logging.getLogger("herald.bus")
 
 
-async def connect(url: str, name: str) -> Client:
+def connect_options(settings: Settings) -> dict[str, Any]:
+    """The server list, TLS and credentials of `settings`, as nats-py's `connect()` takes them.
+
+    A TLS context is built only when a CA or a client certificate is configured; `tls://` servers
+    without either are verified against the system's trust store, which nats-py uses by default.
+    """
+    options: dict[str, Any] = {"servers": nats_servers(settings.nats_url)}
+    if settings.nats_tls_ca_file or settings.nats_tls_cert_file:
+        context = ssl.create_default_context(cafile=settings.nats_tls_ca_file or None)
+        if settings.nats_tls_cert_file:
+            context.load_cert_chain(settings.nats_tls_cert_file, settings.nats_tls_key_file)
+        options["tls"] = context
+    if settings.nats_creds_file:
+        options["user_credentials"] = settings.nats_creds_file
+    return options
+
+
+async def connect(settings: Settings, name: str) -> Client:
     async def on_disconnect() -> None:
         log.warning("bus disconnected", extra={"client": name})
 
@@ -24,7 +49,7 @@ async def connect(url: str, name: str) -> Client:
         log.warning("bus error", extra={"client": name, "error": str(error)})
 
     return await nats.connect(
-        url,
+        **connect_options(settings),
         name=name,
         allow_reconnect=True,
         max_reconnect_attempts=-1,
@@ -39,12 +64,12 @@ async def connect(url: str, name: str) -> Client:
     )
 
 
-async def connect_with_retry(url: str, name: str, stopping: asyncio.Event) -> Client:
+async def connect_with_retry(settings: Settings, name: str, stopping: asyncio.Event) -> Client:
     """Waits for the bus at start (it may come up after us, as in Kubernetes)."""
     delay = 0.5
     while True:
         try:
-            return await connect(url, name)
+            return await connect(settings, name)
         except Exception as error:
             if stopping.is_set():
                 raise

@@ -15,6 +15,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError, ObjectNotFoundError
 from nats.js.object_store import ObjectStore
 
+from herald.bus.streams import keep_replicated
+
 log = logging.getLogger("herald.bus.payloads")
 
 
@@ -28,9 +30,12 @@ class PayloadStore:
     async def _open(self) -> ObjectStore:
         if self._store is None:
             try:
-                self._store = await self.js.object_store(self.bucket)
+                store = await self.js.object_store(self.bucket)
             except NotFoundError:
-                self._store = await self.js.create_object_store(self.bucket, replicas=self.replicas)
+                store = await self.js.create_object_store(self.bucket, replicas=self.replicas)
+            else:
+                await keep_replicated(self.js, f"OBJ_{self.bucket}", self.replicas)
+            self._store = store
         return self._store
 
     async def put(self, name: str, data: bytes) -> None:

@@ -107,5 +107,24 @@ async def ensure_streams(js: JetStreamContext, settings: Settings) -> None:
             await js.update_stream(config)
 
 
+async def keep_replicated(js: JetStreamContext, stream: str, replicas: int) -> None:
+    """Raise an existing stream to `replicas` copies, never lower.
+
+    KV buckets and object stores are streams (`KV_<bucket>`, `OBJ_<bucket>`) whose replica
+    count is fixed when they are created; without this, raising HERALD_STREAM_REPLICAS on a
+    grown cluster (R1 to R3) would leave them on one node, and losing that node would lose
+    them. Best effort: a failure is logged and the service goes on with what exists.
+    """
+    try:
+        info = await js.stream_info(stream)
+        if (info.config.num_replicas or 1) >= replicas:
+            return
+        info.config.num_replicas = replicas
+        await js.update_stream(info.config)
+        log.info("stream replicas raised", extra={"stream": stream, "replicas": replicas})
+    except Exception as error:
+        log.warning("could not raise a stream's replicas", extra={"stream": stream, "error": repr(error)})
+
+
 async def ensure_consumer(js: JetStreamContext, stream: str, config: ConsumerConfig) -> None:
     await js.add_consumer(stream, config)

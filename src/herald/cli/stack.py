@@ -19,11 +19,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import grpc
+import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 
@@ -35,6 +37,19 @@ HTTP_SERVICES = ("gateway", "verifier")
 HEALTH_TIMEOUT_S = 60.0
 MAX_BACKOFF_S = 30.0
 STABLE_AFTER_S = 60.0
+
+
+class Endpoints(TypedDict):
+    """What `herald up` started, as written to <data dir>/endpoints.json."""
+
+    gateway_http: str
+    gateway_grpc: str
+    verifier_http: str
+    nats_url: str
+    database_url: str
+    operator_token_file: str
+    # Service name -> its Prometheus /metrics URL.
+    metrics: dict[str, str]
 
 
 @dataclass
@@ -49,6 +64,13 @@ class StackConfig:
     env: dict[str, str] = field(default_factory=dict)
     # Per-service overrides, applied after `env`.
     service_env: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Without nats_url: this many embedded nats-server nodes (2+: a routed JetStream cluster,
+    # streams and buckets replicated on up to three of them).
+    nats_cluster: int = 1
+    # Processes of every service (2+: the extra ones via add_replica, sharing the durable consumers).
+    replicas: int = 1
+    # Overrides for one extra process, by its name ("ledger-1"), applied after its service's.
+    replica_env: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -67,22 +89,25 @@ class Stack:
     def __init__(self, config: StackConfig) -> None:
         self.config = config
         self.data_dir = config.data_dir
-        self.nats: EmbeddedNats | None = None
+        self.nats: EmbeddedNats | EmbeddedNatsCluster | None = None
         self.postgres: EmbeddedPostgres | None = None
         self.services: dict[str, ServiceProcess] = {}
-        self.endpoints: dict[str, str] = {}
+        self.endpoints: Endpoints
         self._lock = threading.RLock()
         self._supervisor: threading.Thread | None = None
         self._stop_supervising = threading.Event()
 
     # ---- start ---------------------------------------------------------
 
-    def start(self) -> dict[str, str]:
+    def start(self) -> Endpoints:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "logs").mkdir(exist_ok=True)
         nats_url = self.config.nats_url
         if not nats_url:
-            self.nats = EmbeddedNats(self.data_dir)
+            if self.config.nats_cluster > 1:
+                self.nats = EmbeddedNatsCluster(self.data_dir / "nats-cluster", self.config.nats_cluster)
+            else:
+                self.nats = EmbeddedNats(self.data_dir)
             nats_url = self.nats.start()
             log.info("embedded nats-server started", extra={"url": nats_url})
         database_url = self.config.database_url
@@ -102,17 +127,21 @@ class Stack:
         ports = {name: free_port() for name in SERVICES}
         ports["gateway"] = self.config.gateway_grpc_port or free_port()
         http_ports = {"gateway": self.config.gateway_http_port or free_port(), "verifier": free_port()}
+        # The extra processes' gRPC ports are chosen now, so the callers of a replicated service
+        # are given all of its addresses and spread their calls (and fail over) between them.
+        extra_ports = {name: [free_port() for _ in range(self.config.replicas - 1)] for name in SERVICES}
         common = {
             "NATS_URL": nats_url,
             "DATABASE_URL": database_url,
             "HERALD_BUS_PREFIX": self.config.bus_prefix,
-            "HERALD_LEDGER_ADDR": f"127.0.0.1:{ports['ledger']}",
-            "HERALD_ROUTER_ADDR": f"127.0.0.1:{ports['router']}",
-            "HERALD_EMAIL_SENDER_ADDR": f"127.0.0.1:{ports['email-sender']}",
+            "HERALD_LEDGER_ADDR": _addresses(ports["ledger"], extra_ports["ledger"]),
+            "HERALD_ROUTER_ADDR": _addresses(ports["router"], extra_ports["router"]),
+            "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
             "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
             "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
             # A development stack delivers to receivers on this machine.
             "HERALD_WEBHOOK_ALLOW_LOOPBACK": "true",
+            **self._replication_env(),
             **self.config.env,
         }
         for name in SERVICES:
@@ -131,9 +160,30 @@ class Stack:
                 log_path=self.data_dir / "logs" / f"{name}.log",
             )
         try:
-            for name in SERVICES:
+            # The ledger first (it owns the schema the others read through it); the rest start
+            # together, so their imports overlap instead of queueing one behind the other.
+            first, *rest = SERVICES
+            self._spawn(self.services[first])
+            self._wait_healthy(self.services[first])
+            for name in rest:
                 self._spawn(self.services[name])
+            for name in rest:
                 self._wait_healthy(self.services[name])
+            # The extra processes start together: they find their dependencies up already.
+            extra: list[ServiceProcess] = []
+            for name in SERVICES:
+                for i, port in enumerate(extra_ports[name], start=1):
+                    env = {"HERALD_GRPC_PORT": str(port), **self.config.replica_env.get(f"{name}-{i}", {})}
+                    replica_name, replica = self._new_replica(name, env)
+                    self._spawn(replica)
+                    self.services[replica_name] = replica
+                    extra.append(replica)
+            for replica in extra:
+                self._wait_healthy(replica)
+            # SERVING says a service is built; its HTTP routes may still wait on the bus. Up means ready.
+            for service in self.services.values():
+                if "HERALD_HTTP_PORT" in service.env:
+                    _wait_ready(f"http://127.0.0.1:{service.env['HERALD_HTTP_PORT']}/readyz", service.log_path)
         except BaseException:
             self.stop()
             raise
@@ -144,12 +194,18 @@ class Stack:
             "nats_url": nats_url,
             "database_url": database_url,
             "operator_token_file": str(token_file.resolve()),
-            "metrics": ",".join(
-                f"{n}=http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics" for n, s in self.services.items()
-            ),
+            "metrics": {
+                n: f"http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics" for n, s in self.services.items()
+            },
         }
         (self.data_dir / "endpoints.json").write_text(json.dumps(self.endpoints, indent=2) + "\n")
         return self.endpoints
+
+    def _replication_env(self) -> dict[str, str]:
+        """Streams and buckets on every node of an embedded cluster, up to three (what production runs)."""
+        if isinstance(self.nats, EmbeddedNatsCluster):
+            return {"HERALD_STREAM_REPLICAS": str(min(self.config.nats_cluster, 3))}
+        return {}
 
     def _spawn(self, service: ServiceProcess) -> None:
         env = {**os.environ, **service.env}
@@ -226,8 +282,17 @@ class Stack:
 
     def add_replica(self, name: str, env: dict[str, str] | None = None) -> ServiceProcess:
         """Another process of a service on ports of its own (several gateways, say)."""
+        replica_name, replica = self._new_replica(name, env)
+        with self._lock:
+            self._spawn(replica)
+            self._wait_healthy(replica)
+            self.services[replica_name] = replica
+        return replica
+
+    def _new_replica(self, name: str, env: dict[str, str] | None) -> tuple[str, ServiceProcess]:
         base = self.services[name]
-        replica_name = f"{name}-{sum(1 for n in self.services if n.startswith(name))}"
+        taken = sum(1 for n, s in self.services.items() if s.name == name)
+        replica_name = f"{name}-{taken}"
         replica_env = {**base.env, "HERALD_GRPC_PORT": str(free_port()), "HERALD_METRICS_PORT": str(free_port())}
         if "HERALD_HTTP_PORT" in replica_env:
             replica_env["HERALD_HTTP_PORT"] = str(free_port())
@@ -238,11 +303,7 @@ class Stack:
             grpc_addr=f"127.0.0.1:{replica_env['HERALD_GRPC_PORT']}",
             log_path=self.data_dir / "logs" / f"{replica_name}.log",
         )
-        with self._lock:
-            self._spawn(replica)
-            self._wait_healthy(replica)
-            self.services[replica_name] = replica
-        return replica
+        return replica_name, replica
 
     def restart(self, name: str, env: dict[str, str] | None = None) -> None:
         """Stops a service gracefully and starts it again, optionally with changed settings."""
@@ -277,23 +338,50 @@ class Stack:
         if self._supervisor is not None:
             self._supervisor.join(timeout=5)
         with self._lock:
-            replicas = [n for n in self.services if n not in SERVICES]
-            for name in [*replicas, *reversed(SERVICES)]:
-                service = self.services.get(name)
-                if service is None or service.process is None or service.process.poll() is not None:
-                    continue
-                service.process.send_signal(signal.SIGTERM)
-                try:
-                    service.process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    log.warning("service ignored SIGTERM; killing", extra={"service": name})
-                    service.process.kill()
-                    service.process.wait()
-                log.info("service stopped", extra={"service": name})
+            # Callers before what they call; the processes of one service stop together.
+            for kind in reversed(SERVICES):
+                running = {
+                    name: service.process
+                    for name, service in self.services.items()
+                    if service.name == kind and service.process is not None and service.process.poll() is None
+                }
+                for process in running.values():
+                    process.send_signal(signal.SIGTERM)
+                for name, process in running.items():
+                    try:
+                        process.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        log.warning("service ignored SIGTERM; killing", extra={"service": name})
+                        process.kill()
+                        process.wait()
+                    log.info("service stopped", extra={"service": name})
         if self.nats is not None:
             self.nats.stop()
         if self.postgres is not None:
             self.postgres.stop()
+
+
+def _addresses(port: int, extra_ports: list[int]) -> str:
+    """One process: its host:port. Several: an `ipv4:` list, which the callers' channels spread
+    their calls over and fail over within (`herald.grpcio.client.open_channel`)."""
+    if not extra_ports:
+        return f"127.0.0.1:{port}"
+    return "ipv4:" + ",".join(f"127.0.0.1:{p}" for p in [port, *extra_ports])
+
+
+def _wait_ready(url: str, log_path: Path, timeout: float = HEALTH_TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    answer = ""
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(url, timeout=5)
+            if response.status_code == 200:
+                return
+            answer = response.text
+        except httpx.HTTPError as error:
+            answer = repr(error)
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} not ready after {timeout:.0f}s: {answer}\n{_tail(log_path)}")
 
 
 def _tail(path: Path, limit: int = 3000) -> str:

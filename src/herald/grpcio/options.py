@@ -5,6 +5,20 @@ from __future__ import annotations
 # Webhook payloads may be several MB; leave headroom over the 5 MB payload limit.
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
+
+def max_connection_age(age_s: float, grace_s: float) -> list[tuple[str, int]]:
+    """Server options that close every connection after `age_s` (GOAWAY: the client reconnects,
+    through its resolver and authentication again) and cut the calls still open on it after a
+    further `grace_s`. For the public gRPC front door: no connection, nor the stream on it,
+    lives forever on what was true when it opened. 0 turns it off."""
+    if age_s <= 0:
+        return []
+    return [
+        ("grpc.max_connection_age_ms", int(age_s * 1000)),
+        ("grpc.max_connection_age_grace_ms", int(grace_s * 1000)),
+    ]
+
+
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),

@@ -178,10 +178,10 @@ def _refusing_undecodable_messages(handler: Any, method: str) -> Any:
 class GrpcServer:
     """Owns the server and its health servicer; services add their servicers first."""
 
-    def __init__(self, service: str) -> None:
+    def __init__(self, service: str, options: Iterable[tuple[str, int]] = ()) -> None:
         self.service = service
         self._telemetry = TelemetryInterceptor(service)
-        self.server = grpc.aio.server(interceptors=[self._telemetry], options=CHANNEL_OPTIONS)
+        self.server = grpc.aio.server(interceptors=[self._telemetry], options=[*CHANNEL_OPTIONS, *options])
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]

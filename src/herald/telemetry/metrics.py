@@ -29,6 +29,9 @@ RATE_LIMITED = Counter("herald_rate_limited_total", "Requests refused by the per
 RATE_LIMITER_ERRORS = Counter(
     "herald_rate_limiter_errors_total", "Rate-limit checks that could not reach the shared state.", ["decision"]
 )
+RATE_LIMITER_KV_OPS = Counter(
+    "herald_rate_limiter_kv_ops_total", "Reads and compare-and-sets of the shared rate-limit state (NATS KV)."
+)
 JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowledged by the bus.", ["channel"])
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
 # provider: the email provider kind (sendgrid, resend, postmark, smtp; "unknown" for a provider the tenant no

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/email_sender.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x1d\n\x1bGetEmailWorkerStatusRequest\"\x92\x01\n\x1cGetEmailWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\x12\x17\n\x0f\x64\x65livered_total\x18\x03 \x01(\x03\x12\x14\n\x0c\x66\x61iled_total\x18\x04 \x01(\x03\x12\x1b\n\x13\x64\x65\x61\x64_lettered_total\x18\x05 \x01(\x03\"d\n\x15RegisterDomainRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x13\n\x0bprovider_id\x18\x02 \x01(\t\x12\x0e\n\x06\x64omain\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05R\raccount_token\"B\n\x16RegisterDomainResponse\x12(\n\x06\x64omain\x18\x01 \x01(\x0b\x32\x18.herald.v1.SendingDomain\"n\n\x13VerifyDomainRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x13\n\x0bprovider_id\x18\x02 \x01(\t\x12\x1a\n\x12provider_domain_id\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05R\raccount_token\"@\n\x14VerifyDomainResponse\x12(\n\x06\x64omain\x18\x01 \x01(\x0b\x32\x18.herald.v1.SendingDomain\"`\n\x19ValidateCredentialRequest\x12\x31\n\ncredential\x18\x01 \x01(\x0b\x32\x1d.herald.v1.ProviderCredential\x12\x10\n\x08\x62\x61se_url\x18\x02 \x01(\t\"Y\n\x1aValidateCredentialResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1c\n\x14provider_unreachable\x18\x03 \x01(\x08\"\xbf\x01\n\rEmailDelivery\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12(\n\x07request\x18\x04 \x01(\x0b\x32\x17.herald.v1.EmailRequest\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x12\x14\n\x0cordering_key\x18\x06 \x01(\t\x12\x0b\n\x03run\x18\x07 \x01(\x05\x32\x88\x03\n\x12\x45mailSenderService\x12g\n\x14GetEmailWorkerStatus\x12&.herald.v1.GetEmailWorkerStatusRequest\x1a\'.herald.v1.GetEmailWorkerStatusResponse\x12\x61\n\x12ValidateCredential\x12$.herald.v1.ValidateCredentialRequest\x1a%.herald.v1.ValidateCredentialResponse\x12U\n\x0eRegisterDomain\x12 .herald.v1.RegisterDomainRequest\x1a!.herald.v1.RegisterDomainResponse\x12O\n\x0cVerifyDomain\x12\x1e.herald.v1.VerifyDomainRequest\x1a\x1f.herald.v1.VerifyDomainResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cherald/v1/email_sender.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x1d\n\x1bGetEmailWorkerStatusRequest\"\xc0\x01\n\x1cGetEmailWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\x12\x17\n\x0f\x64\x65livered_total\x18\x03 \x01(\x03\x12\x14\n\x0c\x66\x61iled_total\x18\x04 \x01(\x03\x12\x1b\n\x13\x64\x65\x61\x64_lettered_total\x18\x05 \x01(\x03\x12,\n\x08\x63ircuits\x18\x06 \x03(\x0b\x32\x1a.herald.v1.ProviderCircuit\"Z\n\x0fProviderCircuit\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x13\n\x0bprovider_id\x18\x02 \x01(\t\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\r\n\x05state\x18\x04 \x01(\t\"d\n\x15RegisterDomainRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x13\n\x0bprovider_id\x18\x02 \x01(\t\x12\x0e\n\x06\x64omain\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05R\raccount_token\"B\n\x16RegisterDomainResponse\x12(\n\x06\x64omain\x18\x01 \x01(\x0b\x32\x18.herald.v1.SendingDomain\"n\n\x13VerifyDomainRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x13\n\x0bprovider_id\x18\x02 \x01(\t\x12\x1a\n\x12provider_domain_id\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05R\raccount_token\"@\n\x14VerifyDomainResponse\x12(\n\x06\x64omain\x18\x01 \x01(\x0b\x32\x18.herald.v1.SendingDomain\"`\n\x19ValidateCredentialRequest\x12\x31\n\ncredential\x18\x01 \x01(\x0b\x32\x1d.herald.v1.ProviderCredential\x12\x10\n\x08\x62\x61se_url\x18\x02 \x01(\t\"Y\n\x1aValidateCredentialResponse\x12\r\n\x05valid\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x1c\n\x14provider_unreachable\x18\x03 \x01(\x08\"\xbf\x01\n\rEmailDelivery\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12(\n\x07request\x18\x04 \x01(\x0b\x32\x17.herald.v1.EmailRequest\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x12\x14\n\x0cordering_key\x18\x06 \x01(\t\x12\x0b\n\x03run\x18\x07 \x01(\x05\x32\x88\x03\n\x12\x45mailSenderService\x12g\n\x14GetEmailWorkerStatus\x12&.herald.v1.GetEmailWorkerStatusRequest\x1a\'.herald.v1.GetEmailWorkerStatusResponse\x12\x61\n\x12ValidateCredential\x12$.herald.v1.ValidateCredentialRequest\x1a%.herald.v1.ValidateCredentialResponse\x12U\n\x0eRegisterDomain\x12 .herald.v1.RegisterDomainRequest\x1a!.herald.v1.RegisterDomainResponse\x12O\n\x0cVerifyDomain\x12\x1e.herald.v1.VerifyDomainRequest\x1a\x1f.herald.v1.VerifyDomainResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,21 +35,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETEMAILWORKERSTATUSREQUEST']._serialized_start=67
   _globals['_GETEMAILWORKERSTATUSREQUEST']._serialized_end=96
   _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_start=99
-  _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_end=245
-  _globals['_REGISTERDOMAINREQUEST']._serialized_start=247
-  _globals['_REGISTERDOMAINREQUEST']._serialized_end=347
-  _globals['_REGISTERDOMAINRESPONSE']._serialized_start=349
-  _globals['_REGISTERDOMAINRESPONSE']._serialized_end=415
-  _globals['_VERIFYDOMAINREQUEST']._serialized_start=417
-  _globals['_VERIFYDOMAINREQUEST']._serialized_end=527
-  _globals['_VERIFYDOMAINRESPONSE']._serialized_start=529
-  _globals['_VERIFYDOMAINRESPONSE']._serialized_end=593
-  _globals['_VALIDATECREDENTIALREQUEST']._serialized_start=595
-  _globals['_VALIDATECREDENTIALREQUEST']._serialized_end=691
-  _globals['_VALIDATECREDENTIALRESPONSE']._serialized_start=693
-  _globals['_VALIDATECREDENTIALRESPONSE']._serialized_end=782
-  _globals['_EMAILDELIVERY']._serialized_start=785
-  _globals['_EMAILDELIVERY']._serialized_end=976
-  _globals['_EMAILSENDERSERVICE']._serialized_start=979
-  _globals['_EMAILSENDERSERVICE']._serialized_end=1371
+  _globals['_GETEMAILWORKERSTATUSRESPONSE']._serialized_end=291
+  _globals['_PROVIDERCIRCUIT']._serialized_start=293
+  _globals['_PROVIDERCIRCUIT']._serialized_end=383
+  _globals['_REGISTERDOMAINREQUEST']._serialized_start=385
+  _globals['_REGISTERDOMAINREQUEST']._serialized_end=485
+  _globals['_REGISTERDOMAINRESPONSE']._serialized_start=487
+  _globals['_REGISTERDOMAINRESPONSE']._serialized_end=553
+  _globals['_VERIFYDOMAINREQUEST']._serialized_start=555
+  _globals['_VERIFYDOMAINREQUEST']._serialized_end=665
+  _globals['_VERIFYDOMAINRESPONSE']._serialized_start=667
+  _globals['_VERIFYDOMAINRESPONSE']._serialized_end=731
+  _globals['_VALIDATECREDENTIALREQUEST']._serialized_start=733
+  _globals['_VALIDATECREDENTIALREQUEST']._serialized_end=829
+  _globals['_VALIDATECREDENTIALRESPONSE']._serialized_start=831
+  _globals['_VALIDATECREDENTIALRESPONSE']._serialized_end=920
+  _globals['_EMAILDELIVERY']._serialized_start=923
+  _globals['_EMAILDELIVERY']._serialized_end=1114
+  _globals['_EMAILSENDERSERVICE']._serialized_start=1117
+  _globals['_EMAILSENDERSERVICE']._serialized_end=1509
 # @@protoc_insertion_point(module_scope)

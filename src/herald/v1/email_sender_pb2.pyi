@@ -1,7 +1,8 @@
 from herald.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -11,18 +12,32 @@ class GetEmailWorkerStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetEmailWorkerStatusResponse(_message.Message):
-    __slots__ = ("concurrency", "in_flight", "delivered_total", "failed_total", "dead_lettered_total")
+    __slots__ = ("concurrency", "in_flight", "delivered_total", "failed_total", "dead_lettered_total", "circuits")
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
     IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
     DELIVERED_TOTAL_FIELD_NUMBER: _ClassVar[int]
     FAILED_TOTAL_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTERED_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    CIRCUITS_FIELD_NUMBER: _ClassVar[int]
     concurrency: int
     in_flight: int
     delivered_total: int
     failed_total: int
     dead_lettered_total: int
-    def __init__(self, concurrency: _Optional[int] = ..., in_flight: _Optional[int] = ..., delivered_total: _Optional[int] = ..., failed_total: _Optional[int] = ..., dead_lettered_total: _Optional[int] = ...) -> None: ...
+    circuits: _containers.RepeatedCompositeFieldContainer[ProviderCircuit]
+    def __init__(self, concurrency: _Optional[int] = ..., in_flight: _Optional[int] = ..., delivered_total: _Optional[int] = ..., failed_total: _Optional[int] = ..., dead_lettered_total: _Optional[int] = ..., circuits: _Optional[_Iterable[_Union[ProviderCircuit, _Mapping]]] = ...) -> None: ...
+
+class ProviderCircuit(_message.Message):
+    __slots__ = ("tenant_id", "provider_id", "provider", "state")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    provider_id: str
+    provider: str
+    state: str
+    def __init__(self, tenant_id: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider: _Optional[str] = ..., state: _Optional[str] = ...) -> None: ...
 
 class RegisterDomainRequest(_message.Message):
     __slots__ = ("tenant_id", "provider_id", "domain")

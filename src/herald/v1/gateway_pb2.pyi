@@ -3,7 +3,7 @@ import datetime
 from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
-from herald.v1 import ledger_pb2 as _ledger_pb2
+from herald.v1 import ledger_jobs_pb2 as _ledger_jobs_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -507,8 +507,8 @@ class RetryDeadLettersRequest(_message.Message):
 class RetryDeadLettersResponse(_message.Message):
     __slots__ = ("outcomes",)
     OUTCOMES_FIELD_NUMBER: _ClassVar[int]
-    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.RetryOutcome]
-    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
+    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_jobs_pb2.RetryOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_jobs_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
 
 class AdminServiceCreateTenantRequest(_message.Message):
     __slots__ = ("name", "plan", "contact_email")

@@ -25,29 +25,30 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 from herald.v1 import ledger_pb2 as herald_dot_v1_dot_ledger__pb2
+from herald.v1 import ledger_jobs_pb2 as herald_dot_v1_dot_ledger__jobs__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/router.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\x1a\x16herald/v1/ledger.proto\"\xbc\x02\n\nSubmission\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x1d\n\x04plan\x18\x02 \x01(\x0e\x32\x0f.herald.v1.Plan\x12#\n\x07\x63hannel\x18\x03 \x01(\x0e\x32\x12.herald.v1.Channel\x12/\n\x12requested_priority\x18\x04 \x01(\x0e\x32\x13.herald.v1.Priority\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x12,\n\x07webhook\x18\x06 \x01(\x0b\x32\x19.herald.v1.WebhookRequestH\x00\x12(\n\x05\x65mail\x18\x07 \x01(\x0b\x32\x17.herald.v1.EmailRequestH\x00\x12\x14\n\x0cordering_key\x18\x08 \x01(\t\x12\x14\n\x0crequest_hash\x18\t \x01(\x0c\x42\t\n\x07request\"?\n\x11SubmitJobsRequest\x12*\n\x0bsubmissions\x18\x01 \x03(\x0b\x32\x15.herald.v1.Submission\"?\n\x12SubmitJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.DraftOutcome\"\x97\x01\n\x1dRouterServiceRetryJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0f\n\x07job_ids\x18\x02 \x03(\t\x12\x18\n\x10\x61ll_dead_letters\x18\x03 \x01(\x08\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x05 \x01(\x05\"K\n\x1eRouterServiceRetryJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.RetryOutcome\"\x94\x01\n\x13PublishEventRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x1d\n\x04plan\x18\x02 \x01(\x0e\x32\x0f.herald.v1.Plan\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x04 \x01(\t\x12\x0f\n\x07payload\x18\x05 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x06 \x01(\t\"\xa1\x01\n\x14PublishEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x10\n\x08replayed\x18\x02 \x01(\x08\x12,\n\ndeliveries\x18\x03 \x03(\x0b\x32\x18.herald.v1.EventDelivery\x12\'\n\trejection\x18\x04 \x01(\x0e\x32\x14.herald.v1.Rejection\x12\x0e\n\x06\x64\x65tail\x18\x05 \x01(\t2\x8d\x02\n\rRouterService\x12I\n\nSubmitJobs\x12\x1c.herald.v1.SubmitJobsRequest\x1a\x1d.herald.v1.SubmitJobsResponse\x12`\n\tRetryJobs\x12(.herald.v1.RouterServiceRetryJobsRequest\x1a).herald.v1.RouterServiceRetryJobsResponse\x12O\n\x0cPublishEvent\x12\x1e.herald.v1.PublishEventRequest\x1a\x1f.herald.v1.PublishEventResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/router.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\x1a\x16herald/v1/ledger.proto\x1a\x1bherald/v1/ledger_jobs.proto\"\xbc\x02\n\nSubmission\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x1d\n\x04plan\x18\x02 \x01(\x0e\x32\x0f.herald.v1.Plan\x12#\n\x07\x63hannel\x18\x03 \x01(\x0e\x32\x12.herald.v1.Channel\x12/\n\x12requested_priority\x18\x04 \x01(\x0e\x32\x13.herald.v1.Priority\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t\x12,\n\x07webhook\x18\x06 \x01(\x0b\x32\x19.herald.v1.WebhookRequestH\x00\x12(\n\x05\x65mail\x18\x07 \x01(\x0b\x32\x17.herald.v1.EmailRequestH\x00\x12\x14\n\x0cordering_key\x18\x08 \x01(\t\x12\x14\n\x0crequest_hash\x18\t \x01(\x0c\x42\t\n\x07request\"?\n\x11SubmitJobsRequest\x12*\n\x0bsubmissions\x18\x01 \x03(\x0b\x32\x15.herald.v1.Submission\"?\n\x12SubmitJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.DraftOutcome\"\x97\x01\n\x1dRouterServiceRetryJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0f\n\x07job_ids\x18\x02 \x03(\t\x12\x18\n\x10\x61ll_dead_letters\x18\x03 \x01(\x08\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x05 \x01(\x05\"K\n\x1eRouterServiceRetryJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.RetryOutcome\"\x94\x01\n\x13PublishEventRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x1d\n\x04plan\x18\x02 \x01(\x0e\x32\x0f.herald.v1.Plan\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x04 \x01(\t\x12\x0f\n\x07payload\x18\x05 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x06 \x01(\t\"\xa1\x01\n\x14PublishEventResponse\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x10\n\x08replayed\x18\x02 \x01(\x08\x12,\n\ndeliveries\x18\x03 \x03(\x0b\x32\x18.herald.v1.EventDelivery\x12\'\n\trejection\x18\x04 \x01(\x0e\x32\x14.herald.v1.Rejection\x12\x0e\n\x06\x64\x65tail\x18\x05 \x01(\t2\x8d\x02\n\rRouterService\x12I\n\nSubmitJobs\x12\x1c.herald.v1.SubmitJobsRequest\x1a\x1d.herald.v1.SubmitJobsResponse\x12`\n\tRetryJobs\x12(.herald.v1.RouterServiceRetryJobsRequest\x1a).herald.v1.RouterServiceRetryJobsResponse\x12O\n\x0cPublishEvent\x12\x1e.herald.v1.PublishEventRequest\x1a\x1f.herald.v1.PublishEventResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.router_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SUBMISSION']._serialized_start=119
-  _globals['_SUBMISSION']._serialized_end=435
-  _globals['_SUBMITJOBSREQUEST']._serialized_start=437
-  _globals['_SUBMITJOBSREQUEST']._serialized_end=500
-  _globals['_SUBMITJOBSRESPONSE']._serialized_start=502
-  _globals['_SUBMITJOBSRESPONSE']._serialized_end=565
-  _globals['_ROUTERSERVICERETRYJOBSREQUEST']._serialized_start=568
-  _globals['_ROUTERSERVICERETRYJOBSREQUEST']._serialized_end=719
-  _globals['_ROUTERSERVICERETRYJOBSRESPONSE']._serialized_start=721
-  _globals['_ROUTERSERVICERETRYJOBSRESPONSE']._serialized_end=796
-  _globals['_PUBLISHEVENTREQUEST']._serialized_start=799
-  _globals['_PUBLISHEVENTREQUEST']._serialized_end=947
-  _globals['_PUBLISHEVENTRESPONSE']._serialized_start=950
-  _globals['_PUBLISHEVENTRESPONSE']._serialized_end=1111
-  _globals['_ROUTERSERVICE']._serialized_start=1114
-  _globals['_ROUTERSERVICE']._serialized_end=1383
+  _globals['_SUBMISSION']._serialized_start=148
+  _globals['_SUBMISSION']._serialized_end=464
+  _globals['_SUBMITJOBSREQUEST']._serialized_start=466
+  _globals['_SUBMITJOBSREQUEST']._serialized_end=529
+  _globals['_SUBMITJOBSRESPONSE']._serialized_start=531
+  _globals['_SUBMITJOBSRESPONSE']._serialized_end=594
+  _globals['_ROUTERSERVICERETRYJOBSREQUEST']._serialized_start=597
+  _globals['_ROUTERSERVICERETRYJOBSREQUEST']._serialized_end=748
+  _globals['_ROUTERSERVICERETRYJOBSRESPONSE']._serialized_start=750
+  _globals['_ROUTERSERVICERETRYJOBSRESPONSE']._serialized_end=825
+  _globals['_PUBLISHEVENTREQUEST']._serialized_start=828
+  _globals['_PUBLISHEVENTREQUEST']._serialized_end=976
+  _globals['_PUBLISHEVENTRESPONSE']._serialized_start=979
+  _globals['_PUBLISHEVENTRESPONSE']._serialized_end=1140
+  _globals['_ROUTERSERVICE']._serialized_start=1143
+  _globals['_ROUTERSERVICE']._serialized_end=1412
 # @@protoc_insertion_point(module_scope)

@@ -3,6 +3,7 @@ import datetime
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
 from herald.v1 import ledger_pb2 as _ledger_pb2
+from herald.v1 import ledger_jobs_pb2 as _ledger_jobs_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -42,8 +43,8 @@ class SubmitJobsRequest(_message.Message):
 class SubmitJobsResponse(_message.Message):
     __slots__ = ("outcomes",)
     OUTCOMES_FIELD_NUMBER: _ClassVar[int]
-    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.DraftOutcome]
-    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.DraftOutcome, _Mapping]]] = ...) -> None: ...
+    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_jobs_pb2.DraftOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_jobs_pb2.DraftOutcome, _Mapping]]] = ...) -> None: ...
 
 class RouterServiceRetryJobsRequest(_message.Message):
     __slots__ = ("tenant_id", "job_ids", "all_dead_letters", "since", "limit")
@@ -62,8 +63,8 @@ class RouterServiceRetryJobsRequest(_message.Message):
 class RouterServiceRetryJobsResponse(_message.Message):
     __slots__ = ("outcomes",)
     OUTCOMES_FIELD_NUMBER: _ClassVar[int]
-    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.RetryOutcome]
-    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
+    outcomes: _containers.RepeatedCompositeFieldContainer[_ledger_jobs_pb2.RetryOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_jobs_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
 
 class PublishEventRequest(_message.Message):
     __slots__ = ("tenant_id", "plan", "event_type", "event_id", "payload", "content_type")

@@ -53,6 +53,18 @@ _LONGEST_READ_S = 10**9  # seconds; beyond any sensible cap
 
 Random = Callable[[], float]  # like random.random: uniform in [0, 1)
 
+# What `ReceiverCallError.kind` may be: the classes `error_class` names for failed calls.
+CALL_ERROR_KINDS = frozenset({"timeout", "dns", "tls", "connect", "protocol", "network", "invalid_url", "other"})
+
+
+class ReceiverCallError(Exception):
+    """A receiver call that got no answer, already classed by the client that made it
+    (`herald.webhooks.receiver_client`): `kind` is one of CALL_ERROR_KINDS."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(detail or kind)
+        self.kind = kind if kind in CALL_ERROR_KINDS else "other"
+
 
 class Verdict(StrEnum):
     DELIVERED = "delivered"
@@ -151,6 +163,8 @@ def classify_error(error: BaseException) -> Verdict:
     """
     if isinstance(error, TargetRefused | httpx.UnsupportedProtocol | httpx.InvalidURL):
         return Verdict.FAILED
+    if isinstance(error, ReceiverCallError) and error.kind == "invalid_url":
+        return Verdict.FAILED
     return Verdict.RETRY
 
 
@@ -173,6 +187,8 @@ def error_class(error: BaseException) -> str:
     (and "http_status" for an answer that was not 2xx, see `attempt_error_class`)."""
     if isinstance(error, TargetRefused):
         return "refused_by_guard"
+    if isinstance(error, ReceiverCallError):
+        return error.kind
     if isinstance(error, httpx.TimeoutException):
         return "timeout"
     if isinstance(error, httpx.ConnectError):

@@ -15,18 +15,25 @@ SMTP has no domain API: a domain sent through SMTP cannot be registered here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-import httpx
+from types import ModuleType
 
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import ReceiverClient
 from herald_email_sender.domains import postmark, resend, sendgrid
 from herald_email_sender.domains.model import DnsRecord, DomainError, DomainState, RecordStatus
+
+# Each provider kind's domain API (`_key` refuses a kind without one before any call).
+_APIS: Mapping[int, ModuleType] = {
+    common_pb2.EMAIL_PROVIDER_SENDGRID: sendgrid,
+    common_pb2.EMAIL_PROVIDER_RESEND: resend,
+    common_pb2.EMAIL_PROVIDER_POSTMARK: postmark,
+}
 
 __all__ = ["DnsRecord", "DomainError", "DomainState", "RecordStatus", "get", "register", "verify"]
 
 
 async def register(
-    client: httpx.AsyncClient,
+    client: ReceiverClient,
     config: common_pb2.ProviderConfig,
     credential: common_pb2.ProviderCredential,
     domain: str,
@@ -34,15 +41,12 @@ async def register(
     """Registers `domain` with the provider; answers its DNS records (usually not verified yet)."""
     kind, key = _key(config, credential)
     options: Mapping[str, str] = config.options
-    if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
-        return await sendgrid.register(client, key, domain, config.base_url, options)
-    if kind == common_pb2.EMAIL_PROVIDER_RESEND:
-        return await resend.register(client, key, domain, config.base_url, options)
-    return await postmark.register(client, key, domain, config.base_url, options)
+    found: DomainState = await _APIS[kind].register(client, key, domain, config.base_url, options)
+    return found
 
 
 async def verify(
-    client: httpx.AsyncClient,
+    client: ReceiverClient,
     config: common_pb2.ProviderConfig,
     credential: common_pb2.ProviderCredential,
     provider_domain_id: str,
@@ -50,26 +54,20 @@ async def verify(
     """Asks the provider to check the DNS records now; answers the domain's state after the check.
     (Resend checks asynchronously: a domain may read pending here and verified a little later.)"""
     kind, key = _key(config, credential)
-    if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
-        return await sendgrid.verify(client, key, provider_domain_id, config.base_url)
-    if kind == common_pb2.EMAIL_PROVIDER_RESEND:
-        return await resend.verify(client, key, provider_domain_id, config.base_url)
-    return await postmark.verify(client, key, provider_domain_id, config.base_url)
+    found: DomainState = await _APIS[kind].verify(client, key, provider_domain_id, config.base_url)
+    return found
 
 
 async def get(
-    client: httpx.AsyncClient,
+    client: ReceiverClient,
     config: common_pb2.ProviderConfig,
     credential: common_pb2.ProviderCredential,
     provider_domain_id: str,
 ) -> DomainState:
     """The domain's state as the provider has it, without asking for a new check."""
     kind, key = _key(config, credential)
-    if kind == common_pb2.EMAIL_PROVIDER_SENDGRID:
-        return await sendgrid.get(client, key, provider_domain_id, config.base_url)
-    if kind == common_pb2.EMAIL_PROVIDER_RESEND:
-        return await resend.get(client, key, provider_domain_id, config.base_url)
-    return await postmark.get(client, key, provider_domain_id, config.base_url)
+    found: DomainState = await _APIS[kind].get(client, key, provider_domain_id, config.base_url)
+    return found
 
 
 def _key(config: common_pb2.ProviderConfig, credential: common_pb2.ProviderCredential) -> tuple[int, str]:

@@ -7,13 +7,17 @@ gateway shows tenants one list of DNS records to publish and one verified flag.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+from urllib.parse import quote
 
-import httpx
-
-from herald_email_sender.outcome import Outcome, classify_status, json_body, safe_text
+from herald.webhooks.receiver_client import Answer, ReceiverClient
+from herald.webhooks.target_guard import PROVIDER_REFUSED, TargetRefused
+from herald_email_sender.outcome import Outcome, api_root, classify_status, error_name, json_body, safe_text
+from herald_email_sender.providers.api import NO_ANSWER
+from herald_email_sender.providers.api import call as api_call
 
 DOMAIN_TIMEOUT_S = 15.0
 
@@ -61,7 +65,7 @@ class DomainError(Exception):
 
 
 async def call(
-    client: httpx.AsyncClient,
+    client: ReceiverClient,
     method: str,
     url: str,
     *,
@@ -70,16 +74,18 @@ async def call(
     secret: str,
     body: dict[str, Any] | None = None,
     timeout_s: float = DOMAIN_TIMEOUT_S,
-    describe: Any = None,
+    describe: Callable[[Answer], str] | None = None,
 ) -> Any:
     """One domain API call: the parsed JSON of a 2xx answer, or DomainError.
     `describe(response)` turns a refusal's body into words."""
     try:
-        response = await client.request(method, url, headers=headers, json=body, timeout=timeout_s)
-    except httpx.TimeoutException as error:
-        raise DomainError(f"{provider} did not answer in time ({type(error).__name__})", transient=True) from None
-    except (httpx.HTTPError, httpx.InvalidURL) as error:
-        raise DomainError(f"{provider} could not be reached ({type(error).__name__})", transient=True) from None
+        response = await api_call(client, method, url, headers=headers, body=body, timeout_s=timeout_s)
+    except NO_ANSWER as error:
+        if isinstance(error, TargetRefused):
+            raise DomainError(f"{provider}'s address is refused: {PROVIDER_REFUSED}") from None
+        if error.kind == "timeout":
+            raise DomainError(f"{provider} did not answer in time ({error_name(error)})", transient=True) from None
+        raise DomainError(f"{provider} could not be reached ({error_name(error)})", transient=True) from None
     outcome = classify_status(response.status_code)
     if outcome is Outcome.ACCEPTED:
         return json_body(response)
@@ -96,3 +102,36 @@ def fqdn(name: str, domain: str) -> str:
     if name == domain or name.endswith("." + domain):
         return name
     return f"{name}.{domain}"
+
+
+@dataclass(frozen=True)
+class DomainApi:
+    """Where one provider's domain API lives and how it is spoken to, so each provider module
+    says only what differs: its URLs, its token header, its words for a refusal."""
+
+    provider: str  # as named in error texts: "SendGrid"
+    default_base_url: str
+    path: str  # the domains collection, e.g. "/domains"
+    headers: Callable[[str], dict[str, str]]  # token -> the headers that carry it
+    describe: Callable[[Answer], str]  # a refusal's body in words
+
+    def url(self, base_url: str, domain_id: str | None = None) -> str:
+        """The collection's URL, or one domain's."""
+        root = f"{api_root(base_url, self.default_base_url)}{self.path}"
+        # The id comes back from our own storage; quoted all the same, so it stays one path segment.
+        return root if domain_id is None else f"{root}/{quote(domain_id, safe='')}"
+
+    async def call(
+        self, client: ReceiverClient, method: str, url: str, token: str, body: dict[str, Any] | None = None
+    ) -> Any:
+        """`call` with this provider's name, token headers and words."""
+        return await call(
+            client,
+            method,
+            url,
+            provider=self.provider,
+            headers=self.headers(token),
+            secret=token,
+            body=body,
+            describe=self.describe,
+        )

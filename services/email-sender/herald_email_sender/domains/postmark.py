@@ -16,13 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
 
-import httpx
-
-from herald_email_sender.domains.model import DnsRecord, DomainError, DomainState, RecordStatus, call
-from herald_email_sender.outcome import api_root, json_body
-from herald_email_sender.providers.postmark import DEFAULT_BASE_URL, error_parts
+from herald.webhooks.receiver_client import Answer, ReceiverClient
+from herald_email_sender.domains.model import DnsRecord, DomainApi, DomainError, DomainState, RecordStatus
+from herald_email_sender.outcome import json_body
+from herald_email_sender.providers.postmark import DEFAULT_BASE_URL, account_headers, error_parts
 
 PATH = "/domains"
 # Option on the provider config: the Return-Path domain, e.g. "pm-bounces.example.com".
@@ -31,24 +29,24 @@ BAD_TOKEN = 10
 
 
 async def register(
-    client: httpx.AsyncClient, account_token: str, domain: str, base_url: str, options: Mapping[str, str]
+    client: ReceiverClient, account_token: str, domain: str, base_url: str, options: Mapping[str, str]
 ) -> DomainState:
     body = {"Name": domain}
     if options.get(RETURN_PATH_OPTION):
         body["ReturnPathDomain"] = options[RETURN_PATH_OPTION]
-    return parse(await _call(client, "POST", f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}", account_token, body))
+    return parse(await API.call(client, "POST", API.url(base_url), account_token, body))
 
 
-async def verify(client: httpx.AsyncClient, account_token: str, domain_id: str, base_url: str) -> DomainState:
-    root = _domain_url(base_url, domain_id)
-    answer = await _call(client, "PUT", f"{root}/verifyDkim", account_token)
+async def verify(client: ReceiverClient, account_token: str, domain_id: str, base_url: str) -> DomainState:
+    root = API.url(base_url, domain_id)
+    answer = await API.call(client, "PUT", f"{root}/verifyDkim", account_token)
     if isinstance(answer, dict) and answer.get("ReturnPathDomain"):
-        answer = await _call(client, "PUT", f"{root}/verifyReturnPath", account_token)
+        answer = await API.call(client, "PUT", f"{root}/verifyReturnPath", account_token)
     return parse(answer)
 
 
-async def get(client: httpx.AsyncClient, account_token: str, domain_id: str, base_url: str) -> DomainState:
-    return parse(await _call(client, "GET", _domain_url(base_url, domain_id), account_token))
+async def get(client: ReceiverClient, account_token: str, domain_id: str, base_url: str) -> DomainState:
+    return parse(await API.call(client, "GET", API.url(base_url, domain_id), account_token))
 
 
 def parse(answer: Any) -> DomainState:
@@ -86,28 +84,11 @@ def parse(answer: Any) -> DomainState:
     )
 
 
-def _describe(response: httpx.Response) -> str:
+def _describe(response: Answer) -> str:
     code, text = error_parts(json_body(response))
     if code == BAD_TOKEN or response.status_code == 401:
         return f"ErrorCode {code}: {text} (the domains API needs the Postmark account token, not the server token)"
     return f"ErrorCode {code}: {text}" if code is not None else text
 
 
-def _domain_url(base_url: str, domain_id: str) -> str:
-    # The id comes back from our own storage; quoted all the same, so it stays one path segment.
-    return f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}/{quote(domain_id, safe='')}"
-
-
-async def _call(
-    client: httpx.AsyncClient, method: str, url: str, account_token: str, body: dict[str, Any] | None = None
-) -> Any:
-    return await call(
-        client,
-        method,
-        url,
-        provider="Postmark",
-        headers={"X-Postmark-Account-Token": account_token, "accept": "application/json"},
-        secret=account_token,
-        body=body,
-        describe=_describe,
-    )
+API = DomainApi("Postmark", DEFAULT_BASE_URL, PATH, account_headers, _describe)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
 
-import httpx
-
-from herald_email_sender.domains.model import DnsRecord, DomainError, DomainState, RecordStatus, call, fqdn
-from herald_email_sender.outcome import api_root, json_body
-from herald_email_sender.providers.resend import DEFAULT_BASE_URL, error_parts
+from herald.webhooks.receiver_client import Answer, ReceiverClient
+from herald_email_sender.domains.model import DnsRecord, DomainApi, DomainError, DomainState, RecordStatus, fqdn
+from herald_email_sender.outcome import json_body
+from herald_email_sender.providers.resend import DEFAULT_BASE_URL, bearer, error_parts
 
 PATH = "/domains"
 # Option on the provider config: the region Resend sends from ("us-east-1", "eu-west-1", ...).
@@ -31,22 +29,22 @@ STATUSES = {
 
 
 async def register(
-    client: httpx.AsyncClient, api_key: str, domain: str, base_url: str, options: Mapping[str, str]
+    client: ReceiverClient, api_key: str, domain: str, base_url: str, options: Mapping[str, str]
 ) -> DomainState:
     body = {"name": domain}
     if options.get(REGION_OPTION):
         body["region"] = options[REGION_OPTION]
-    return parse(await _call(client, "POST", f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}", api_key, body))
+    return parse(await API.call(client, "POST", API.url(base_url), api_key, body))
 
 
-async def verify(client: httpx.AsyncClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    root = _domain_url(base_url, domain_id)
-    await _call(client, "POST", f"{root}/verify", api_key)
-    return parse(await _call(client, "GET", root, api_key))
+async def verify(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
+    root = API.url(base_url, domain_id)
+    await API.call(client, "POST", f"{root}/verify", api_key)
+    return parse(await API.call(client, "GET", root, api_key))
 
 
-async def get(client: httpx.AsyncClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    return parse(await _call(client, "GET", _domain_url(base_url, domain_id), api_key))
+async def get(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
+    return parse(await API.call(client, "GET", API.url(base_url, domain_id), api_key))
 
 
 def parse(answer: Any) -> DomainState:
@@ -79,26 +77,9 @@ def parse(answer: Any) -> DomainState:
     )
 
 
-def _describe(response: httpx.Response) -> str:
+def _describe(response: Answer) -> str:
     name, text = error_parts(json_body(response))
     return f"{name}: {text}" if name else text
 
 
-def _domain_url(base_url: str, domain_id: str) -> str:
-    # The id comes back from our own storage; quoted all the same, so it stays one path segment.
-    return f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}/{quote(domain_id, safe='')}"
-
-
-async def _call(
-    client: httpx.AsyncClient, method: str, url: str, api_key: str, body: dict[str, Any] | None = None
-) -> Any:
-    return await call(
-        client,
-        method,
-        url,
-        provider="Resend",
-        headers={"authorization": f"Bearer {api_key}"},
-        secret=api_key,
-        body=body,
-        describe=_describe,
-    )
+API = DomainApi("Resend", DEFAULT_BASE_URL, PATH, bearer, _describe)

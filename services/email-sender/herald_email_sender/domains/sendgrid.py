@@ -9,23 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
 
-import httpx
-
-from herald_email_sender.domains.model import DnsRecord, DomainError, DomainState, RecordStatus, call
-from herald_email_sender.outcome import api_root
-from herald_email_sender.providers.sendgrid import DEFAULT_BASE_URL, error_text
+from herald.webhooks.receiver_client import ReceiverClient
+from herald_email_sender.domains.model import DnsRecord, DomainApi, DomainError, DomainState, RecordStatus
+from herald_email_sender.providers.sendgrid import DEFAULT_BASE_URL, bearer, error_text
 
 PATH = "/v3/whitelabel/domains"
 # Options on the provider config: the subdomain SendGrid's records use (SendGrid picks one
 # if unset), and "false" to ask for MX/TXT records instead of CNAMEs (automatic security).
 SUBDOMAIN_OPTION = "sendgrid_subdomain"
 AUTOMATIC_SECURITY_OPTION = "sendgrid_automatic_security"
+API = DomainApi("SendGrid", DEFAULT_BASE_URL, PATH, bearer, error_text)
 
 
 async def register(
-    client: httpx.AsyncClient, api_key: str, domain: str, base_url: str, options: Mapping[str, str]
+    client: ReceiverClient, api_key: str, domain: str, base_url: str, options: Mapping[str, str]
 ) -> DomainState:
     body: dict[str, Any] = {
         "domain": domain,
@@ -33,19 +31,19 @@ async def register(
     }
     if options.get(SUBDOMAIN_OPTION):
         body["subdomain"] = options[SUBDOMAIN_OPTION]
-    answer = await _call(client, "POST", f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}", api_key, body)
+    answer = await API.call(client, "POST", API.url(base_url), api_key, body)
     return parse(answer)
 
 
-async def verify(client: httpx.AsyncClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    root = _domain_url(base_url, domain_id)
-    validation = await _call(client, "POST", f"{root}/validate", api_key)
+async def verify(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
+    root = API.url(base_url, domain_id)
+    validation = await API.call(client, "POST", f"{root}/validate", api_key)
     results = validation.get("validation_results") if isinstance(validation, dict) else None
-    return parse(await _call(client, "GET", root, api_key), results if isinstance(results, dict) else {})
+    return parse(await API.call(client, "GET", root, api_key), results if isinstance(results, dict) else {})
 
 
-async def get(client: httpx.AsyncClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    return parse(await _call(client, "GET", _domain_url(base_url, domain_id), api_key))
+async def get(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
+    return parse(await API.call(client, "GET", API.url(base_url, domain_id), api_key))
 
 
 def parse(answer: Any, validation: Mapping[str, Any] | None = None) -> DomainState:
@@ -81,24 +79,4 @@ def parse(answer: Any, validation: Mapping[str, Any] | None = None) -> DomainSta
         verified=valid,
         records=tuple(records),
         provider_status="valid" if valid else "invalid",
-    )
-
-
-def _domain_url(base_url: str, domain_id: str) -> str:
-    # The id comes back from our own storage; quoted all the same, so it stays one path segment.
-    return f"{api_root(base_url, DEFAULT_BASE_URL)}{PATH}/{quote(domain_id, safe='')}"
-
-
-async def _call(
-    client: httpx.AsyncClient, method: str, url: str, api_key: str, body: dict[str, Any] | None = None
-) -> Any:
-    return await call(
-        client,
-        method,
-        url,
-        provider="SendGrid",
-        headers={"authorization": f"Bearer {api_key}"},
-        secret=api_key,
-        body=body,
-        describe=error_text,
     )

@@ -2,58 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import Answer, ReceiverClient
 from herald_email_sender import message
-from herald_email_sender.outcome import (
-    SEND_TIMEOUT_S,
-    SendResult,
-    accepted,
-    api_root,
-    from_http_error,
-    from_status,
-    json_body,
-    permanent,
-    safe_text,
-    transient,
-)
-from herald_email_sender.providers import validation
-from herald_email_sender.providers.validation import VALID, Validation, unreachable
+from herald_email_sender.outcome import SendResult, accepted, from_status, json_body, permanent, safe_text, transient
+from herald_email_sender.providers import api, validation
+from herald_email_sender.providers.validation import VALID, Validation
 
 DEFAULT_BASE_URL = "https://api.postmarkapp.com"
 
 
-async def validate(client: httpx.AsyncClient, server_token: str, base_url: str) -> Validation:
+async def validate(client: ReceiverClient, server_token: str, base_url: str) -> Validation:
     """`GET /server` with the server token answers the server's settings, or 401 (ErrorCode 10)."""
-    try:
-        response = await client.get(
-            f"{base_url or DEFAULT_BASE_URL}/server",
-            headers={"X-Postmark-Server-Token": server_token, "accept": "application/json"},
-        )
-    except httpx.HTTPError as error:
-        return unreachable(type(error).__name__)
-    verdict = validation.from_status(response, "Postmark")
-    if verdict is not None:
-        return verdict
+    url = f"{base_url or DEFAULT_BASE_URL}/server"
+    response = await api.check(client, url, server_headers(server_token), "Postmark")
+    if isinstance(response, Validation):
+        return response
     if response.status_code == 422:
         return Validation(False, "Postmark rejected the server token")
     return VALID if response.status_code == 200 else Validation(False, f"Postmark answered {response.status_code}")
 
 
-async def validate_account_token(client: httpx.AsyncClient, account_token: str, base_url: str) -> Validation:
+async def validate_account_token(client: ReceiverClient, account_token: str, base_url: str) -> Validation:
     """`GET /domains?count=1&offset=0` with the account token (the domains API Herald uses it
     for) answers the account's domains, or 401 (ErrorCode 10)."""
-    try:
-        response = await client.get(
-            f"{base_url or DEFAULT_BASE_URL}/domains",
-            params={"count": "1", "offset": "0"},
-            headers={"X-Postmark-Account-Token": account_token, "accept": "application/json"},
-        )
-    except httpx.HTTPError as error:
-        return unreachable(type(error).__name__)
+    url = f"{base_url or DEFAULT_BASE_URL}/domains?count=1&offset=0"
+    response = await api.check(client, url, account_headers(account_token))
+    if isinstance(response, Validation):
+        return response
     verdict = validation.from_status(response, "Postmark")
     if verdict is not None:
         return Validation(False, "Postmark rejected the account token") if not verdict.unreachable else verdict
@@ -72,10 +51,12 @@ MAINTENANCE = 100
 MESSAGE_STREAM_OPTION = "message_stream"
 
 
-def payload(request: common_pb2.EmailRequest, message_stream: str = "") -> dict[str, Any]:
+def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.NO_OPTIONS) -> dict[str, Any]:
     """Postmark's body: addresses as comma-separated `Name <email>` strings (names quoted when
     they hold punctuation, or Postmark answers ErrorCode 300). Postmark takes one `Tag`: the
-    first tag goes there and the rest are not sent. Metadata goes to `Metadata`."""
+    first tag goes there and the rest are not sent. Metadata goes to `Metadata`; the
+    `message_stream` option to `MessageStream`."""
+    message_stream = options.get(MESSAGE_STREAM_OPTION, "")
     body: dict[str, Any] = {
         "From": message.display(message.sender(request)),
         "To": ", ".join(message.display(a) for a in request.to),
@@ -102,30 +83,11 @@ def payload(request: common_pb2.EmailRequest, message_stream: str = "") -> dict[
     return body
 
 
-async def send(
-    client: httpx.AsyncClient,
-    server_token: str,
-    request: common_pb2.EmailRequest,
-    *,
-    base_url: str = "",
-    idempotency_key: str = "",
-    timeout_s: float = SEND_TIMEOUT_S,
-    message_stream: str = "",
-) -> SendResult:
+def read(response: Answer, server_token: str) -> SendResult:
     """200 with ErrorCode 0 is acceptance (`MessageID`). Postmark explains refusals with an
     ErrorCode: 10 bad or missing token (401), 300 invalid email request, 406 inactive
     recipient, 400/401 sender signature missing or unconfirmed, 405 not allowed to send (all
     422): all permanent. 100 (maintenance), 429 and 5xx are transient."""
-    del idempotency_key  # not supported by Postmark; see above
-    try:
-        response = await client.post(
-            f"{api_root(base_url, DEFAULT_BASE_URL)}{SEND_PATH}",
-            json=payload(request, message_stream),
-            headers={"X-Postmark-Server-Token": server_token, "accept": "application/json"},
-            timeout=timeout_s,
-        )
-    except (httpx.HTTPError, httpx.InvalidURL) as error:
-        return from_http_error(error, timeout_s)
     body = json_body(response)
     code, text = error_parts(body)
     described = safe_text(f"ErrorCode {code}: {text}" if code is not None else text, server_token)
@@ -139,9 +101,27 @@ async def send(
     return from_status(response, described, server_token)
 
 
+def _headers(server_token: str, idempotency_key: str) -> dict[str, str]:
+    del idempotency_key  # not supported by Postmark; see above
+    return server_headers(server_token)
+
+
+def server_headers(server_token: str) -> dict[str, str]:
+    return {"X-Postmark-Server-Token": server_token, "accept": "application/json"}
+
+
+def account_headers(account_token: str) -> dict[str, str]:
+    """The domains and servers API's token (see `herald_email_sender.domains.postmark`)."""
+    return {"X-Postmark-Account-Token": account_token, "accept": "application/json"}
+
+
 def error_parts(body: object) -> tuple[int | None, str]:
     """Postmark's `{"ErrorCode", "Message"}`."""
     if not isinstance(body, dict):
         return None, ""
     code = body.get("ErrorCode")
     return (code if isinstance(code, int) else None), str(body.get("Message") or "")
+
+
+POSTMARK = api.HttpProvider(DEFAULT_BASE_URL, SEND_PATH, payload, _headers, read)
+send = POSTMARK.send

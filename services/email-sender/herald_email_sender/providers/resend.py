@@ -2,47 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import Answer, ReceiverClient
 from herald_email_sender import message
-from herald_email_sender.outcome import (
-    SEND_TIMEOUT_S,
-    SendResult,
-    accepted,
-    api_root,
-    from_http_error,
-    from_status,
-    json_body,
-    permanent,
-    safe_text,
-    transient,
-)
-from herald_email_sender.providers import validation
-from herald_email_sender.providers.validation import VALID, Validation, unreachable
+from herald_email_sender.outcome import SendResult, accepted, from_status, json_body, permanent, safe_text, transient
+from herald_email_sender.providers import api, validation
+from herald_email_sender.providers.validation import VALID, Validation
 
 DEFAULT_BASE_URL = "https://api.resend.com"
 
 
-async def validate(client: httpx.AsyncClient, api_key: str, base_url: str) -> Validation:
+async def validate(client: ReceiverClient, api_key: str, base_url: str) -> Validation:
     """`GET /domains`. A key restricted to sending answers 401 `restricted_api_key`:
     that proves the key is genuine, which is all a sending key needs."""
-    try:
-        response = await client.get(
-            f"{base_url or DEFAULT_BASE_URL}/domains", headers={"authorization": f"Bearer {api_key}"}
-        )
-    except httpx.HTTPError as error:
-        return unreachable(type(error).__name__)
+    response = await api.check(client, f"{base_url or DEFAULT_BASE_URL}/domains", bearer(api_key))
+    if isinstance(response, Validation):
+        return response
     if response.status_code == 200:
         return VALID
-    name = ""
-    try:
-        body = response.json()
-        name = str(body.get("name", "")) if isinstance(body, dict) else ""
-    except ValueError:
-        pass
+    name, _text = error_parts(json_body(response))
     if response.status_code == 401 and name == "restricted_api_key":
         return VALID
     verdict = validation.from_status(response, "Resend")
@@ -64,10 +45,11 @@ MAX_IDEMPOTENCY_KEY_CHARS = 256
 TRANSIENT_CONFLICT = "concurrent_idempotent_requests"
 
 
-def payload(request: common_pb2.EmailRequest) -> dict[str, Any]:
+def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.NO_OPTIONS) -> dict[str, Any]:
     """Resend's body. Tags and metadata both become Resend tags ({name, value}); a plain tag
     is a tag named after it with the value "true", since Resend tags are pairs and its
-    events report them as a name -> value object (so names must be distinct)."""
+    events report them as a name -> value object (so names must be distinct). No provider
+    option changes it."""
     body: dict[str, Any] = {
         "from": message.display(message.sender(request)),
         "to": [message.display(a) for a in request.to],
@@ -92,28 +74,19 @@ def payload(request: common_pb2.EmailRequest) -> dict[str, Any]:
     return body
 
 
-async def send(
-    client: httpx.AsyncClient,
-    api_key: str,
-    request: common_pb2.EmailRequest,
-    *,
-    base_url: str = "",
-    idempotency_key: str = "",
-    timeout_s: float = SEND_TIMEOUT_S,
-) -> SendResult:
+def _headers(api_key: str, idempotency_key: str) -> dict[str, str] | SendResult:
+    if len(idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
+        return permanent(f"the idempotency key is longer than Resend's {MAX_IDEMPOTENCY_KEY_CHARS} characters")
+    headers = bearer(api_key)
+    if idempotency_key:
+        headers["idempotency-key"] = idempotency_key
+    return headers
+
+
+def read(response: Answer, api_key: str) -> SendResult:
     """200 `{id}` is acceptance. 400/401/403/404/422 are permanent (validation_error,
     missing or invalid key, unverified domain or recipient, missing fields); 429
     (rate_limit_exceeded, daily_quota_exceeded) and 5xx are transient; 409 depends on its name."""
-    if len(idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
-        return permanent(f"the idempotency key is longer than Resend's {MAX_IDEMPOTENCY_KEY_CHARS} characters")
-    headers = {"authorization": f"Bearer {api_key}"}
-    if idempotency_key:
-        headers["idempotency-key"] = idempotency_key
-    try:
-        url = f"{api_root(base_url, DEFAULT_BASE_URL)}{SEND_PATH}"
-        response = await client.post(url, json=payload(request), headers=headers, timeout=timeout_s)
-    except (httpx.HTTPError, httpx.InvalidURL) as error:
-        return from_http_error(error, timeout_s)
     body = json_body(response)
     if 200 <= response.status_code < 300:
         message_id = str(body.get("id", "")) if isinstance(body, dict) else ""
@@ -124,8 +97,16 @@ async def send(
     return from_status(response, f"{name}: {text}" if name else text, api_key)
 
 
+def bearer(api_key: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {api_key}"}
+
+
 def error_parts(body: object) -> tuple[str, str]:
     """Resend's `{"statusCode", "name", "message"}`."""
     if not isinstance(body, dict):
         return "", ""
     return str(body.get("name") or ""), str(body.get("message") or "")
+
+
+RESEND = api.HttpProvider(DEFAULT_BASE_URL, SEND_PATH, payload, _headers, read)
+send = RESEND.send

@@ -2,47 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from herald.v1 import common_pb2
+from herald.webhooks.receiver_client import Answer, ReceiverClient
 from herald_email_sender import message
-from herald_email_sender.outcome import (
-    SEND_TIMEOUT_S,
-    SendResult,
-    accepted,
-    api_root,
-    from_http_error,
-    from_status,
-    json_body,
-    retry_after_from_reset,
-)
-from herald_email_sender.providers import validation
+from herald_email_sender.outcome import SendResult, accepted, from_status, json_body, retry_after_from_reset
+from herald_email_sender.providers import api
 from herald_email_sender.providers.validation import VALID, Validation, unreachable
 
 DEFAULT_BASE_URL = "https://api.sendgrid.com"
 REQUIRED_SCOPE = "mail.send"
 
 
-async def validate(client: httpx.AsyncClient, api_key: str, base_url: str) -> Validation:
+async def validate(client: ReceiverClient, api_key: str, base_url: str) -> Validation:
     """`GET /v3/scopes` lists the key's permissions; a sending key must hold `mail.send`."""
-    try:
-        response = await client.get(
-            f"{base_url or DEFAULT_BASE_URL}/v3/scopes", headers={"authorization": f"Bearer {api_key}"}
-        )
-    except httpx.HTTPError as error:
-        return unreachable(type(error).__name__)
-    verdict = validation.from_status(response, "SendGrid")
-    if verdict is not None:
-        return verdict
+    response = await api.check(client, f"{base_url or DEFAULT_BASE_URL}/v3/scopes", bearer(api_key), "SendGrid")
+    if isinstance(response, Validation):
+        return response
     if response.status_code != 200:
         return Validation(False, f"SendGrid answered {response.status_code}")
-    try:
-        scopes = response.json().get("scopes", [])
-    except ValueError:
+    body = json_body(response)
+    if not isinstance(body, dict):
         return unreachable("SendGrid answered with a malformed body")
+    scopes = body.get("scopes", [])
     if REQUIRED_SCOPE not in scopes:
         return Validation(False, f"the SendGrid key lacks the {REQUIRED_SCOPE} permission")
     return VALID
@@ -57,9 +42,10 @@ async def validate(client: httpx.AsyncClient, api_key: str, base_url: str) -> Va
 SEND_PATH = "/v3/mail/send"
 
 
-def payload(request: common_pb2.EmailRequest) -> dict[str, Any]:
+def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.NO_OPTIONS) -> dict[str, Any]:
     """The v3 mail-send body: one personalization with every recipient, text/plain before
-    text/html (SendGrid's required order), tags as categories, metadata as custom_args."""
+    text/html (SendGrid's required order), tags as categories, metadata as custom_args.
+    No provider option changes it."""
     personalization: dict[str, Any] = {"to": [_address(a) for a in request.to]}
     if request.cc:
         personalization["cc"] = [_address(a) for a in request.cc]
@@ -87,38 +73,29 @@ def payload(request: common_pb2.EmailRequest) -> dict[str, Any]:
     return body
 
 
-async def send(
-    client: httpx.AsyncClient,
-    api_key: str,
-    request: common_pb2.EmailRequest,
-    *,
-    base_url: str = "",
-    idempotency_key: str = "",
-    timeout_s: float = SEND_TIMEOUT_S,
-) -> SendResult:
+def read(response: Answer, api_key: str) -> SendResult:
     """202 is acceptance, with the message id in `X-Message-Id`; 400 (malformed, invalid
     recipient), 401 (bad key), 403 (key lacks mail.send, unverified sender) and 413 are
     permanent; 429 (with X-RateLimit-Reset rather than Retry-After) and 5xx are transient."""
-    del idempotency_key  # not supported by SendGrid; see above
-    try:
-        response = await client.post(
-            f"{api_root(base_url, DEFAULT_BASE_URL)}{SEND_PATH}",
-            json=payload(request),
-            headers={"authorization": f"Bearer {api_key}"},
-            timeout=timeout_s,
-        )
-    except (httpx.HTTPError, httpx.InvalidURL) as error:
-        return from_http_error(error, timeout_s)
     if 200 <= response.status_code < 300:
-        message_id = response.headers.get("x-message-id", "")
+        message_id = response.header("x-message-id") or ""
         return accepted(response.status_code, message_id, "" if message_id else "SendGrid gave no X-Message-Id")
     result = from_status(response, error_text(response), api_key)
     if response.status_code == 429 and result.retry_after_s is None:
-        result = replace(result, retry_after_s=retry_after_from_reset(response.headers.get("x-ratelimit-reset")))
+        result = replace(result, retry_after_s=retry_after_from_reset(response.header("x-ratelimit-reset")))
     return result
 
 
-def error_text(response: httpx.Response) -> str:
+def bearer(api_key: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {api_key}"}
+
+
+def _headers(api_key: str, idempotency_key: str) -> dict[str, str]:
+    del idempotency_key  # not supported by SendGrid; see above
+    return bearer(api_key)
+
+
+def error_text(response: Answer) -> str:
     """SendGrid's `{"errors": [{"message", "field"}]}`, flattened."""
     body = json_body(response)
     errors = body.get("errors") if isinstance(body, dict) else None
@@ -130,6 +107,10 @@ def error_text(response: httpx.Response) -> str:
             field = f" ({item['field']})" if item.get("field") else ""
             parts.append(f"{item['message']}{field}")
     return "; ".join(parts)
+
+
+SENDGRID = api.HttpProvider(DEFAULT_BASE_URL, SEND_PATH, payload, _headers, read)
+send = SENDGRID.send
 
 
 def _address(address: common_pb2.EmailAddress) -> dict[str, str]:

@@ -4,16 +4,22 @@ TLS is verified against the system's CAs, or only against a private CA when one 
 (a tenant's relay signed by its own CA): `tls_context(ca_file=..., ca_pem=...)`.
 SMTP has no idempotency key; the Message-ID is derived from Herald's key instead
 (`message.message_id_for`), so a retry after a timeout repeats the same Message-ID.
+
+A tenant's relay is a tenant-aimed target: with a `guard` the host is resolved and checked by
+the target guard and the session runs over a socket to the checked address, while TLS (SNI,
+certificate check) keeps the host name (aiosmtplib takes them from `hostname`, not the socket).
 """
 
 from __future__ import annotations
 
 import functools
+import socket
 import ssl
 
 import aiosmtplib
 
 from herald.v1 import common_pb2
+from herald.webhooks.target_guard import PROVIDER_REFUSED, ResolutionFailed, TargetGuard, TargetRefused, connect_socket
 from herald_email_sender import message
 from herald_email_sender.outcome import SendResult, accepted, permanent, safe_text, transient
 from herald_email_sender.providers.validation import VALID, Validation, unreachable
@@ -24,19 +30,44 @@ CA_PEM_OPTION = "smtp_ca_pem"
 
 
 def client_for(
-    settings: common_pb2.SmtpSettings, tls_context: ssl.SSLContext | None = None, timeout_s: float = TIMEOUT_S
+    settings: common_pb2.SmtpSettings,
+    tls_context: ssl.SSLContext | None = None,
+    timeout_s: float = TIMEOUT_S,
+    sock: socket.socket | None = None,
 ) -> aiosmtplib.SMTP:
-    """An unset TLS mode means STARTTLS: a password is never sent in the clear by default."""
+    """An unset TLS mode means STARTTLS: a password is never sent in the clear by default.
+    With `sock` (already connected), the host name only serves TLS and the greeting."""
     implicit = settings.tls_mode == common_pb2.SMTP_TLS_MODE_IMPLICIT
     starttls = settings.tls_mode in (common_pb2.SMTP_TLS_MODE_STARTTLS, common_pb2.SMTP_TLS_MODE_UNSPECIFIED)
     return aiosmtplib.SMTP(
         hostname=settings.host,
-        port=settings.port,
+        port=None if sock is not None else settings.port,
+        sock=sock,
         use_tls=implicit,
         start_tls=starttls,
         tls_context=tls_context,
         timeout=timeout_s,
     )
+
+
+async def connect(
+    settings: common_pb2.SmtpSettings,
+    tls_context: ssl.SSLContext | None,
+    timeout_s: float,
+    guard: TargetGuard | None,
+) -> aiosmtplib.SMTP:
+    """A connected client (greeting read, TLS as configured), through the guard when given.
+    Raises TargetRefused / ResolutionFailed from the guard, and what aiosmtplib raises."""
+    sock = await connect_socket(guard, settings.host, settings.port, timeout_s) if guard is not None else None
+    client = client_for(settings, tls_context, timeout_s, sock)
+    try:
+        await client.connect()
+    except BaseException:
+        client.close()
+        if sock is not None:
+            sock.close()
+        raise
+    return client
 
 
 @functools.lru_cache(maxsize=64)
@@ -48,11 +79,14 @@ def tls_context(ca_file: str = "", ca_pem: str = "") -> ssl.SSLContext | None:
     return ssl.create_default_context(cafile=ca_file or None, cadata=ca_pem or None)
 
 
-async def validate(settings: common_pb2.SmtpSettings, tls_context: ssl.SSLContext | None = None) -> Validation:
+async def validate(
+    settings: common_pb2.SmtpSettings, tls_context: ssl.SSLContext | None = None, guard: TargetGuard | None = None
+) -> Validation:
     """Connects, negotiates TLS as configured, and logs in: the same steps a send takes."""
-    client = client_for(settings, tls_context)
     try:
-        await client.connect()
+        client = await connect(settings, tls_context, TIMEOUT_S, guard)
+    except (TargetRefused, ResolutionFailed):
+        return Validation(False, f"smtp.host: {PROVIDER_REFUSED}")
     except (aiosmtplib.SMTPException, OSError) as error:
         return unreachable(type(error).__name__)
     try:
@@ -74,6 +108,7 @@ async def send(
     idempotency_key: str = "",
     tls_context: ssl.SSLContext | None = None,
     timeout_s: float = TIMEOUT_S,
+    guard: TargetGuard | None = None,
 ) -> SendResult:
     """One SMTP transaction: connect (TLS as configured), log in when a username is set, send.
 
@@ -90,9 +125,15 @@ async def send(
     except ValueError as error:
         return permanent(f"the message cannot be written as MIME: {error}")
     recipients = message.envelope_recipients(request)
-    client = client_for(settings, tls_context, timeout_s)
     try:
-        await client.connect()
+        client = await connect(settings, tls_context, timeout_s, guard)
+    except TargetRefused:
+        return permanent(f"the SMTP relay's address is refused: {PROVIDER_REFUSED}")
+    except ResolutionFailed:
+        return transient("the SMTP relay's host name did not resolve")
+    except (aiosmtplib.SMTPException, OSError) as error:
+        return from_error(error, settings.password)
+    try:
         if settings.username:
             await client.login(settings.username, settings.password)
         refused, _response = await client.send_message(

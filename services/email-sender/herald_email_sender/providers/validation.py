@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import httpx
+from herald.webhooks.receiver_client import Answer
+from herald.webhooks.target_guard import PROVIDER_REFUSED, TargetRefused
+from herald_email_sender.outcome import NoAnswer, error_name
 
 VALIDATION_TIMEOUT_S = 10.0
 
@@ -24,7 +26,15 @@ def unreachable(why: str) -> Validation:
     return Validation(False, f"the provider could not be reached: {why}", unreachable=True)
 
 
-def from_status(response: httpx.Response, provider: str) -> Validation | None:
+def from_http_error(error: NoAnswer) -> Validation:
+    """No answer: unreachable (try later), except an address the target guard refuses, which
+    is the one generic refusal whatever the reason (no hint of which ports answer)."""
+    if isinstance(error, TargetRefused):
+        return Validation(False, f"base_url: {PROVIDER_REFUSED}")
+    return unreachable(error_name(error))
+
+
+def from_status(response: Answer, provider: str) -> Validation | None:
     """Common answers: None when the caller must look closer at a 2xx/4xx body."""
     if response.status_code >= 500 or response.status_code == 429:
         return unreachable(f"{provider} answered {response.status_code}")

@@ -1,4 +1,4 @@
-"""The HTTP application: routes are thin; the work is in `handlers`."""
+"""The HTTP application: routes are thin; the work is in `herald_gateway.operations`."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from herald import http_health
+from herald_gateway import console
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
-from herald_gateway.handlers import Handlers
 from herald_gateway.http import problems
+from herald_gateway.http.lean import LeanSubmitRoutes
 from herald_gateway.http.middleware import GatewayMiddleware
 from herald_gateway.http.routes import (
     admin,
@@ -27,11 +29,12 @@ from herald_gateway.http.routes import (
     webhooks,
 )
 from herald_gateway.idempotency import Idempotency
+from herald_gateway.operations import Operations
 from herald_gateway.rate_limit import RateLimiter
 
 
 def create_app(
-    handlers: Handlers,
+    operations: Operations,
     tenants: ApiKeyAuthenticator,
     operators: OperatorAuthenticator,
     rate_limiter: RateLimiter,
@@ -48,7 +51,7 @@ def create_app(
         # per-endpoint and serialization spans) cost a fifth of the gateway's CPU per request.
         telemetry={"tracing": False, "operation_spans": False, "metrics": False, "logs": False},
     )
-    app.state.handlers = handlers
+    app.state.operations = operations
     app.state.tenants = tenants
     app.state.operators = operators
     app.state.rate_limiter = rate_limiter
@@ -71,13 +74,19 @@ def create_app(
     ):
         app.include_router(module.router)
     app.include_router(inbound.admin_router)
+    console.mount(app)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             # FastAPI builds the document and caches it on the app; the errors are declared once, on the cache.
-            problems.document(FastAPI.openapi(app))
+            # /healthz and /readyz are served in front of the app (herald.http_health), documented here.
+            http_health.document(problems.document(FastAPI.openapi(app)))
         return app.openapi_schema  # type: ignore[return-value]
 
     app.openapi = openapi  # type: ignore[method-assign]
+    # Inside the gateway middleware (added after it, so it wraps this): the submit routes' lean path.
+    app.add_middleware(
+        LeanSubmitRoutes, api=app, routers=(batches.router, webhooks.router, emails.router, events.router)
+    )
     app.add_middleware(GatewayMiddleware, tenants=tenants, rate_limiter=rate_limiter, idempotency=idempotency)
     return app

@@ -1,4 +1,4 @@
-"""Dependencies every route shares: who is calling, and the handlers."""
+"""Dependencies every route shares: who is calling, and the operations."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator, Principal
-from herald_gateway.handlers import Handlers
+from herald_gateway.operations import Operations
 
 
 async def current_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
@@ -22,11 +22,11 @@ async def current_operator(request: Request, authorization: Annotated[str | None
     authenticator.authenticate(authorization)
 
 
-async def handlers(request: Request) -> Handlers:
-    found: Handlers = request.app.state.handlers
+async def operations(request: Request) -> Operations:
+    found: Operations = request.app.state.operations
     return found
 
 
 Tenant = Annotated[Principal, Depends(current_tenant)]
-HandlersDep = Annotated[Handlers, Depends(handlers)]
+OperationsDep = Annotated[Operations, Depends(operations)]
 Operator = Depends(current_operator)

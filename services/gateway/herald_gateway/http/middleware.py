@@ -17,11 +17,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from herald.telemetry.http_spans import HTTP_METHODS
 from herald.telemetry.metrics import HTTP_SECONDS
+from herald_gateway.access import UNKEYED_PATHS, rate_headers
 from herald_gateway.auth import ApiKeyAuthenticator
 from herald_gateway.errors import GatewayError
 from herald_gateway.http import problems
-from herald_gateway.http.admission import UNKEYED_PATHS, rate_headers
-from herald_gateway.idempotency import Idempotency, Replay, request_hash
+from herald_gateway.idempotency import Idempotency, Replay, request_hash, withheld_secret, without_secret
 from herald_gateway.rate_limit import RateLimiter, RateState
 
 log = logging.getLogger("herald.gateway.http")
@@ -151,7 +151,8 @@ class GatewayMiddleware:
             await self.idempotency.abandon(principal.tenant_id, key)
         else:
             try:
-                await self.idempotency.complete(principal.tenant_id, key, status, bytes(content))
+                stored = without_secret(scope["path"], status, bytes(content))
+                await self.idempotency.complete(principal.tenant_id, key, status, stored)
             except Exception as error:
                 # The work is done: the client gets its real answer. The key stays claimed until
                 # the claim expires (a retry meanwhile answers 409), never a 500 for done work.
@@ -163,6 +164,12 @@ class GatewayMiddleware:
 
     @staticmethod
     async def _replay(scope: Scope, receive: Receive, send: Send, replay: Replay) -> None:
+        withheld = withheld_secret(scope["path"], replay)
+        if withheld is not None:
+            refusal = problems.problem(409, "secret-not-replayed", "Secret not replayed", **withheld)
+            refusal.headers["Idempotent-Replayed"] = "true"
+            await refusal(scope, receive, send)
+            return
         # Every error the gateway answers is problem+json; a replayed one says so too.
         media_type = problems.MEDIA_TYPE if replay.status_code >= 400 else "application/json"
         headers = [

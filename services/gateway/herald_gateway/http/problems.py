@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -11,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unauthenticated
-from herald_gateway.http.schemas import PATTERN_MEANINGS
+from herald_gateway.http.schemas.common import PATTERN_MEANINGS
 
 PROBLEM_BASE = "https://herald.dev/problems/"
 MEDIA_TYPE = "application/problem+json"
@@ -32,33 +33,49 @@ def _meaning(error: dict[str, Any]) -> str:
     return str(error.get("msg", ""))
 
 
+def gateway_problem(exc: GatewayError) -> Response:
+    extra: dict[str, Any] = {}
+    if isinstance(exc, Invalid):
+        extra["errors"] = [{"field": f, "detail": d} for f, d in exc.violations]
+    response = problem(exc.status, exc.kind, exc.title, exc.detail, **extra)
+    if isinstance(exc, RateLimited):
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+    return response
+
+
+def validation_problem(errors: Sequence[Any]) -> Response:
+    """The 422 of a request FastAPI's (or the lean submit routes') validation refused."""
+    fields = [
+        {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "detail": _meaning(e)} for e in errors
+    ]
+    detail = "; ".join(f"{e['field'] or 'body'}: {e['detail']}" for e in fields) or "malformed request"
+    return problem(422, Invalid.kind, Invalid.title, detail, errors=fields)
+
+
+def http_problem(exc: HTTPException) -> Response:
+    kind = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large"}.get(exc.status_code, "http")
+    return problem(exc.status_code, kind, str(exc.detail), str(exc.detail))
+
+
+def unexpected_problem() -> Response:
+    return problem(500, "internal", "Internal error", "an unexpected error occurred; it has been logged")
+
+
 def install(app: FastAPI) -> None:
     async def gateway_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, GatewayError)
-        extra: dict[str, Any] = {}
-        if isinstance(exc, Invalid):
-            extra["errors"] = [{"field": f, "detail": d} for f, d in exc.violations]
-        response = problem(exc.status, exc.kind, exc.title, exc.detail, **extra)
-        if isinstance(exc, RateLimited):
-            response.headers["Retry-After"] = str(exc.retry_after_s)
-        return response
+        return gateway_problem(exc)
 
     async def validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        errors = [
-            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "detail": _meaning(e)}
-            for e in exc.errors()
-        ]
-        detail = "; ".join(f"{e['field'] or 'body'}: {e['detail']}" for e in errors) or "malformed request"
-        return problem(422, Invalid.kind, Invalid.title, detail, errors=errors)
+        return validation_problem(exc.errors())
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        kind = {404: "not-found", 405: "method-not-allowed", 413: "payload-too-large"}.get(exc.status_code, "http")
-        return problem(exc.status_code, kind, str(exc.detail), str(exc.detail))
+        return http_problem(exc)
 
     async def unexpected(request: Request, exc: Exception) -> Response:
-        return problem(500, "internal", "Internal error", "an unexpected error occurred; it has been logged")
+        return unexpected_problem()
 
     app.add_exception_handler(GatewayError, gateway_error)
     app.add_exception_handler(RequestValidationError, validation_error)

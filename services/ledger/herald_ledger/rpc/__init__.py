@@ -1,1 +1,1 @@
-"""LedgerService's RPCs, one module per area; `servicer.LedgerServicer` composes them."""
+"""The ledger's RPCs, one module per area; `herald_ledger.servicer` composes them into one servicer per service."""

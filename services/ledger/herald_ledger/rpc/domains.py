@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from herald.grpcio.errors import abort_already_exists, abort_invalid, abort_not_found
-from herald.ids import new_id, parse_id
-from herald.v1 import ledger_pb2
-from herald_ledger.convert import PROVIDER_FROM_PROTO, domain_to_proto, records_to_row
-from herald_ledger.rpc.common import Context, require_id
+from herald.ids import new_id
+from herald.v1 import ledger_providers_pb2
+from herald_ledger.convert import domain_to_proto, records_to_row
+from herald_ledger.rpc.common import Context, Rpcs, require_id
 from herald_ledger.store import domains as domain_store
 from herald_ledger.store import providers as provider_store
+from herald_ledger.store.codes import PROVIDER_FROM_PROTO
 
 
-class DomainRpcs:
-    engine: AsyncEngine
-
+class DomainRpcs(Rpcs):
     async def CreateDomain(
-        self, request: ledger_pb2.CreateDomainRequest, context: Context
-    ) -> ledger_pb2.CreateDomainResponse:
+        self, request: ledger_providers_pb2.CreateDomainRequest, context: Context
+    ) -> ledger_providers_pb2.CreateDomainResponse:
         domain = request.domain
         tenant_id = await require_id(context, domain.tenant_id, "domain.tenant_id")
         provider_id = await require_id(context, domain.provider_id, "domain.provider_id")
@@ -47,56 +44,42 @@ class DomainRpcs:
             )
         if row is None:
             await abort_already_exists(context, "domain")
-        return ledger_pb2.CreateDomainResponse(domain=domain_to_proto(row))
+        return ledger_providers_pb2.CreateDomainResponse(domain=domain_to_proto(row))
 
     async def UpdateDomain(
-        self, request: ledger_pb2.UpdateDomainRequest, context: Context
-    ) -> ledger_pb2.UpdateDomainResponse:
+        self, request: ledger_providers_pb2.UpdateDomainRequest, context: Context
+    ) -> ledger_providers_pb2.UpdateDomainResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        domain_id = parse_id(request.domain_id)
-        row = None
-        if domain_id is not None:
-            async with self.engine.begin() as conn:
-                row = await domain_store.update_domain(
-                    conn,
-                    tenant_id,
-                    domain_id,
-                    request.verified,
-                    records_to_row(request.records),
-                    request.provider_status,
-                )
-        if row is None:
-            await abort_not_found(context, "domain")
-        return ledger_pb2.UpdateDomainResponse(domain=domain_to_proto(row))
+        records = records_to_row(request.records)
+        row = await self.one(
+            context,
+            "domain",
+            tenant_id,
+            request.domain_id,
+            "write",
+            domain_store.update_domain,
+            request.verified,
+            records,
+            request.provider_status,
+        )
+        return ledger_providers_pb2.UpdateDomainResponse(domain=domain_to_proto(row))
 
-    async def GetDomain(self, request: ledger_pb2.GetDomainRequest, context: Context) -> ledger_pb2.GetDomainResponse:
+    async def GetDomain(
+        self, request: ledger_providers_pb2.GetDomainRequest, context: Context
+    ) -> ledger_providers_pb2.GetDomainResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        domain_id = parse_id(request.domain_id)
-        row = None
-        if domain_id is not None:
-            async with self.engine.connect() as conn:
-                row = await domain_store.get_domain(conn, tenant_id, domain_id)
-        if row is None:
-            await abort_not_found(context, "domain")
-        return ledger_pb2.GetDomainResponse(domain=domain_to_proto(row))
+        row = await self.one(context, "domain", tenant_id, request.domain_id, "read", domain_store.get_domain)
+        return ledger_providers_pb2.GetDomainResponse(domain=domain_to_proto(row))
 
     async def ListDomains(
-        self, request: ledger_pb2.ListDomainsRequest, context: Context
-    ) -> ledger_pb2.ListDomainsResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.connect() as conn:
-            rows = await domain_store.list_domains(conn, tenant_id)
-        return ledger_pb2.ListDomainsResponse(domains=[domain_to_proto(r) for r in rows])
+        self, request: ledger_providers_pb2.ListDomainsRequest, context: Context
+    ) -> ledger_providers_pb2.ListDomainsResponse:
+        rows = await self.tenant_read(context, request.tenant_id, domain_store.list_domains)
+        return ledger_providers_pb2.ListDomainsResponse(domains=[domain_to_proto(r) for r in rows])
 
     async def DeleteDomain(
-        self, request: ledger_pb2.DeleteDomainRequest, context: Context
-    ) -> ledger_pb2.DeleteDomainResponse:
+        self, request: ledger_providers_pb2.DeleteDomainRequest, context: Context
+    ) -> ledger_providers_pb2.DeleteDomainResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        domain_id = parse_id(request.domain_id)
-        deleted = False
-        if domain_id is not None:
-            async with self.engine.begin() as conn:
-                deleted = await domain_store.delete_domain(conn, tenant_id, domain_id)
-        if not deleted:
-            await abort_not_found(context, "domain")
-        return ledger_pb2.DeleteDomainResponse()
+        await self.one(context, "domain", tenant_id, request.domain_id, "write", domain_store.delete_domain)
+        return ledger_providers_pb2.DeleteDomainResponse()

@@ -11,19 +11,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import and_, delete, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Row
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
 from herald.ids import parse_id
 from herald.inbound_keys import inbound_aad
 from herald.secrets import KeyRing
-from herald.v1 import ledger_pb2
-from herald_ledger.db.models import inbound_configs, inbound_events, jobs, suppressions, tenants
+from herald.v1 import ledger_inbound_pb2
 from herald_ledger.notifications import INBOUND, TENANTS, Notifier
-from herald_ledger.rpc.common import Context, require_id
+from herald_ledger.rpc.common import Context, Rpcs, found, require_id
+from herald_ledger.store import inbound as store
+from herald_ledger.store.plans import apply_plan
 from herald_ledger.store.provider_events import apply_provider_event
 
 log = logging.getLogger("herald.ledger.inbound")
@@ -38,14 +37,14 @@ PLANS = frozenset({"free", "indie", "startup"})
 SUPPRESSING = {"bounced_hard": "hard_bounce", "complained": "complaint"}
 
 
-def _config_to_proto(row: Row[Any, Any, Any] | Row[Any]) -> ledger_pb2.InboundConfig:
-    config = ledger_pb2.InboundConfig(provider=row.provider, public_info=row.public_info)
+def _config_to_proto(row: Row[Any, Any, Any] | Row[Any]) -> ledger_inbound_pb2.InboundConfig:
+    config = ledger_inbound_pb2.InboundConfig(provider=row.provider, public_info=row.public_info)
     config.updated_at.FromDatetime(row.updated_at.astimezone(UTC))
     return config
 
 
-def _event_to_proto(row: Row[Any]) -> ledger_pb2.ProviderEvent:
-    event = ledger_pb2.ProviderEvent(
+def _event_to_proto(row: Row[Any]) -> ledger_inbound_pb2.ProviderEvent:
+    event = ledger_inbound_pb2.ProviderEvent(
         event_id=row.event_id,
         provider=row.provider,
         type=row.type,
@@ -59,14 +58,13 @@ def _event_to_proto(row: Row[Any]) -> ledger_pb2.ProviderEvent:
     return event
 
 
-class InboundRpcs:
-    engine: AsyncEngine
+class InboundRpcs(Rpcs):
     notifier: Notifier
     ring: KeyRing | None
 
     async def PutInboundConfig(
-        self, request: ledger_pb2.PutInboundConfigRequest, context: Context
-    ) -> ledger_pb2.PutInboundConfigResponse:
+        self, request: ledger_inbound_pb2.PutInboundConfigRequest, context: Context
+    ) -> ledger_inbound_pb2.PutInboundConfigResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         if request.provider not in TENANT_PROVIDERS:
             await abort_invalid(context, [("provider", "must be sendgrid, resend or postmark")])
@@ -84,76 +82,44 @@ class InboundRpcs:
             "public_info": request.public_info,
             "updated_at": now,
         }
-        query = (
-            pg_insert(inbound_configs)
-            .values(**values)
-            .on_conflict_do_update(
-                index_elements=[inbound_configs.c.tenant_id, inbound_configs.c.provider],
-                set_={k: v for k, v in values.items() if k not in ("tenant_id", "provider")},
-            )
-            .returning(*inbound_configs.c)
-        )
         async with self.engine.begin() as conn:
-            if (await conn.execute(select(tenants.c.id).where(tenants.c.id == tenant_id))).first() is None:
+            if not await store.tenant_exists(conn, tenant_id):
                 await abort_not_found(context, "tenant")
-            row = (await conn.execute(query)).one()
+            row = await store.put_config(conn, values)
         await self.notifier.publish(INBOUND, tenant_id=str(tenant_id))
-        return ledger_pb2.PutInboundConfigResponse(config=_config_to_proto(row))
+        return ledger_inbound_pb2.PutInboundConfigResponse(config=_config_to_proto(row))
 
     async def ListInboundConfigs(
-        self, request: ledger_pb2.ListInboundConfigsRequest, context: Context
-    ) -> ledger_pb2.ListInboundConfigsResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        query = (
-            select(inbound_configs.c.provider, inbound_configs.c.public_info, inbound_configs.c.updated_at)
-            .where(inbound_configs.c.tenant_id == tenant_id)
-            .order_by(inbound_configs.c.provider)
-        )
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return ledger_pb2.ListInboundConfigsResponse(configs=[_config_to_proto(r) for r in rows])
+        self, request: ledger_inbound_pb2.ListInboundConfigsRequest, context: Context
+    ) -> ledger_inbound_pb2.ListInboundConfigsResponse:
+        rows = await self.tenant_read(context, request.tenant_id, store.list_configs)
+        return ledger_inbound_pb2.ListInboundConfigsResponse(configs=[_config_to_proto(r) for r in rows])
 
     async def DeleteInboundConfig(
-        self, request: ledger_pb2.DeleteInboundConfigRequest, context: Context
-    ) -> ledger_pb2.DeleteInboundConfigResponse:
+        self, request: ledger_inbound_pb2.DeleteInboundConfigRequest, context: Context
+    ) -> ledger_inbound_pb2.DeleteInboundConfigResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        query = delete(inbound_configs).where(
-            and_(inbound_configs.c.tenant_id == tenant_id, inbound_configs.c.provider == request.provider)
+        await found(
+            context, "inbound configuration", await self.write(store.delete_config, tenant_id, request.provider)
         )
-        async with self.engine.begin() as conn:
-            deleted = (await conn.execute(query)).rowcount
-        if not deleted:
-            await abort_not_found(context, "inbound configuration")
         await self.notifier.publish(INBOUND, tenant_id=str(tenant_id))
-        return ledger_pb2.DeleteInboundConfigResponse()
+        return ledger_inbound_pb2.DeleteInboundConfigResponse()
 
     async def GetInboundKey(
-        self, request: ledger_pb2.GetInboundKeyRequest, context: Context
-    ) -> ledger_pb2.GetInboundKeyResponse:
+        self, request: ledger_inbound_pb2.GetInboundKeyRequest, context: Context
+    ) -> ledger_inbound_pb2.GetInboundKeyResponse:
         tenant_id = parse_id(request.tenant_id)
         if tenant_id is None or request.provider not in TENANT_PROVIDERS:
-            return ledger_pb2.GetInboundKeyResponse(found=False)
-        query = (
-            select(inbound_configs.c.sealed)
-            .select_from(inbound_configs.join(tenants, tenants.c.id == inbound_configs.c.tenant_id))
-            .where(
-                and_(
-                    inbound_configs.c.tenant_id == tenant_id,
-                    inbound_configs.c.provider == request.provider,
-                    tenants.c.disabled.is_(False),
-                )
-            )
-        )
-        async with self.engine.connect() as conn:
-            sealed = (await conn.execute(query)).scalar_one_or_none()
+            return ledger_inbound_pb2.GetInboundKeyResponse(found=False)
+        sealed = await self.read(store.sealed_key, tenant_id, request.provider)
         if sealed is None:
-            return ledger_pb2.GetInboundKeyResponse(found=False)
-        return ledger_pb2.GetInboundKeyResponse(found=True, sealed=sealed)
+            return ledger_inbound_pb2.GetInboundKeyResponse(found=False)
+        return ledger_inbound_pb2.GetInboundKeyResponse(found=True, sealed=sealed)
 
     async def RecordInboundEvents(
-        self, request: ledger_pb2.RecordInboundEventsRequest, context: Context
-    ) -> ledger_pb2.RecordInboundEventsResponse:
-        parsed: list[tuple[uuid.UUID, ledger_pb2.InboundEvent]] = []
+        self, request: ledger_inbound_pb2.RecordInboundEventsRequest, context: Context
+    ) -> ledger_inbound_pb2.RecordInboundEventsResponse:
+        parsed: list[tuple[uuid.UUID, ledger_inbound_pb2.InboundEvent]] = []
         for i, event in enumerate(request.events):
             tenant_id = await require_id(context, event.tenant_id, f"events[{i}].tenant_id")
             known = EMAIL_TYPES | PAYMENT_TYPES | {"other"}
@@ -170,25 +136,23 @@ class InboundRpcs:
                     recorded += 1
         for tenant_id in plan_changed:
             await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))
-        return ledger_pb2.RecordInboundEventsResponse(recorded=recorded, duplicates=len(parsed) - recorded)
+        return ledger_inbound_pb2.RecordInboundEventsResponse(recorded=recorded, duplicates=len(parsed) - recorded)
 
     async def _record_one(
-        self, conn: AsyncConnection, tenant_id: uuid.UUID, event: ledger_pb2.InboundEvent, plan_changed: set[uuid.UUID]
+        self,
+        conn: AsyncConnection,
+        tenant_id: uuid.UUID,
+        event: ledger_inbound_pb2.InboundEvent,
+        plan_changed: set[uuid.UUID],
     ) -> bool:
         """Claims the event id; only a first sighting acts. Events naming an unknown tenant are dropped."""
-        if (await conn.execute(select(tenants.c.id).where(tenants.c.id == tenant_id))).first() is None:
+        if not await store.tenant_exists(conn, tenant_id):
             log.warning("inbound event for an unknown tenant dropped", extra={"provider": event.provider})
             return False
         occurred_at = event.occurred_at.ToDatetime(tzinfo=UTC) if event.HasField("occurred_at") else datetime.now(UTC)
         job_id = None
         if event.provider_message_id and event.provider in TENANT_PROVIDERS:
-            job_id = (
-                await conn.execute(
-                    select(jobs.c.id)
-                    .where(and_(jobs.c.tenant_id == tenant_id, jobs.c.provider_message_id == event.provider_message_id))
-                    .limit(1)
-                )
-            ).scalar_one_or_none()
+            job_id = await store.job_of_message(conn, tenant_id, event.provider_message_id)
         plan = event.plan if event.plan in PLANS else None
         raw: Any = None
         if event.raw:
@@ -196,24 +160,21 @@ class InboundRpcs:
                 raw = orjson.loads(event.raw)
             except orjson.JSONDecodeError:
                 raw = None
-        claim = (
-            pg_insert(inbound_events)
-            .values(
-                provider=event.provider,
-                tenant_id=tenant_id,
-                event_id=event.event_id,
-                type=event.type,
-                job_id=job_id,
-                provider_message_id=event.provider_message_id or None,
-                recipient=event.recipient.strip().lower() or None,
-                plan=plan,
-                occurred_at=occurred_at,
-                raw=raw,
-            )
-            .on_conflict_do_nothing(index_elements=["provider", "tenant_id", "event_id"])
-            .returning(inbound_events.c.id)
+        row_id = await store.claim_event(
+            conn,
+            {
+                "provider": event.provider,
+                "tenant_id": tenant_id,
+                "event_id": event.event_id,
+                "type": event.type,
+                "job_id": job_id,
+                "provider_message_id": event.provider_message_id or None,
+                "recipient": event.recipient.strip().lower() or None,
+                "plan": plan,
+                "occurred_at": occurred_at,
+                "raw": raw,
+            },
         )
-        row_id = (await conn.execute(claim)).scalar_one_or_none()
         if row_id is None:
             return False
         recipient = event.recipient.strip().lower()
@@ -223,42 +184,20 @@ class InboundRpcs:
             )
         reason = SUPPRESSING.get(event.type)
         if reason and "@" in recipient and len(recipient) <= 320:
-            await conn.execute(
-                pg_insert(suppressions)
-                .values(
-                    tenant_id=tenant_id,
-                    address=recipient,
-                    reason=reason,
-                    source_event_id=f"{event.provider}:{event.event_id}",
-                )
-                .on_conflict_do_nothing()
-            )
+            await store.suppress(conn, tenant_id, recipient, reason, f"{event.provider}:{event.event_id}")
         target = self._target_plan(event.type, plan)
         if target is not None:
-            changed = (
-                await conn.execute(
-                    update(tenants)
-                    .where(
-                        and_(
-                            tenants.c.id == tenant_id,
-                            (tenants.c.plan_event_at.is_(None)) | (tenants.c.plan_event_at < occurred_at),
-                        )
-                    )
-                    .values(plan=target, plan_event_at=occurred_at)
-                    .returning(tenants.c.id)
-                )
-            ).first()
-            if changed is not None:
+            ends_at = event.plan_ends_at.ToDatetime(tzinfo=UTC) if event.HasField("plan_ends_at") else None
+            if await apply_plan(conn, tenant_id, target, occurred_at, ends_at):
                 plan_changed.add(tenant_id)
-                await conn.execute(
-                    update(inbound_events).where(inbound_events.c.id == row_id).values(applied=True, plan=target)
-                )
+                await store.mark_applied(conn, row_id, target)
         return True
 
     @staticmethod
     def _target_plan(event_type: str, plan: str | None) -> str | None:
-        """Which plan a payment event puts the tenant on: the one it names when paid or subscribed, free when
-        cancelled; a failed payment changes nothing (only recorded)."""
+        """Which plan a payment event puts the tenant on: the one the verifier mapped from the provider's
+        own product when paid or subscribed, free when cancelled (at once, or at the period's end: see
+        store.plans); a failed payment, or a payment for no configured product, changes nothing."""
         if event_type in ("payment_succeeded", "subscription_created"):
             return plan
         if event_type == "subscription_cancelled":
@@ -266,44 +205,20 @@ class InboundRpcs:
         return None
 
     async def ListJobEvents(
-        self, request: ledger_pb2.ListJobEventsRequest, context: Context
-    ) -> ledger_pb2.ListJobEventsResponse:
+        self, request: ledger_inbound_pb2.ListJobEventsRequest, context: Context
+    ) -> ledger_inbound_pb2.ListJobEventsResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         job_id = parse_id(request.job_id)
         if job_id is None:
             await abort_not_found(context, "job")
         async with self.engine.connect() as conn:
-            owner = (
-                await conn.execute(select(jobs.c.id).where(and_(jobs.c.id == job_id, jobs.c.tenant_id == tenant_id)))
-            ).first()
-            if owner is None:
+            if not await store.owns_job(conn, tenant_id, job_id):
                 await abort_not_found(context, "job")
-            rows = (
-                await conn.execute(
-                    select(inbound_events)
-                    .where(and_(inbound_events.c.tenant_id == tenant_id, inbound_events.c.job_id == job_id))
-                    .order_by(inbound_events.c.occurred_at, inbound_events.c.id)
-                    .limit(1000)
-                )
-            ).all()
-        return ledger_pb2.ListJobEventsResponse(events=[_event_to_proto(r) for r in rows])
+            rows = await store.job_events(conn, tenant_id, job_id)
+        return ledger_inbound_pb2.ListJobEventsResponse(events=[_event_to_proto(r) for r in rows])
 
     async def ListBillingEvents(
-        self, request: ledger_pb2.ListBillingEventsRequest, context: Context
-    ) -> ledger_pb2.ListBillingEventsResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    select(inbound_events)
-                    .where(
-                        and_(
-                            inbound_events.c.tenant_id == tenant_id,
-                            inbound_events.c.provider.in_(sorted(PAYMENT_PROVIDERS)),
-                        )
-                    )
-                    .order_by(inbound_events.c.occurred_at.desc(), inbound_events.c.id.desc())
-                    .limit(500)
-                )
-            ).all()
-        return ledger_pb2.ListBillingEventsResponse(events=[_event_to_proto(r) for r in rows])
+        self, request: ledger_inbound_pb2.ListBillingEventsRequest, context: Context
+    ) -> ledger_inbound_pb2.ListBillingEventsResponse:
+        rows = await self.tenant_read(context, request.tenant_id, store.billing_events, PAYMENT_PROVIDERS)
+        return ledger_inbound_pb2.ListBillingEventsResponse(events=[_event_to_proto(r) for r in rows])

@@ -11,15 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid
 from herald.ids import parse_id
-from herald.v1 import common_pb2, ledger_pb2
+from herald.v1 import common_pb2, ledger_providers_pb2
 from herald_ledger.convert import timestamp
 from herald_ledger.job_status import JobStatus
-from herald_ledger.rpc.access import valid_contact
-from herald_ledger.rpc.common import Context, require_id
+from herald_ledger.rpc.common import MAX_PAGE_SIZE, Context, require_id
+from herald_ledger.rpc.tenants import valid_contact
 from herald_ledger.store import platform_email as platform_store
 from herald_ledger.store.codes import STATUS_TO_PROTO
 
-MAX_PAGE_SIZE = 200
 MAX_RECIPIENTS = 20
 MAX_SUBJECT = 300
 MAX_TEXT = 64 * 1024
@@ -47,8 +46,8 @@ class PlatformEmailRpcs:
     platform: platform_store.PlatformMail | None
 
     async def QueueOperatorEmail(
-        self, request: ledger_pb2.QueueOperatorEmailRequest, context: Context
-    ) -> ledger_pb2.QueueOperatorEmailResponse:
+        self, request: ledger_providers_pb2.QueueOperatorEmailRequest, context: Context
+    ) -> ledger_providers_pb2.QueueOperatorEmailResponse:
         problems: list[tuple[str, str]] = []
         if request.kind not in platform_store.KINDS:
             problems.append(("kind", f"must be one of {', '.join(platform_store.KINDS)}"))
@@ -73,11 +72,11 @@ class PlatformEmailRpcs:
             job_id = await platform_store.queue_operator_email(
                 conn, self.platform, request.kind, to, request.subject, request.text, request.dedupe_key
             )
-        return ledger_pb2.QueueOperatorEmailResponse(id=str(job_id) if job_id else "")
+        return ledger_providers_pb2.QueueOperatorEmailResponse(id=str(job_id) if job_id else "")
 
     async def ListPlatformEmails(
-        self, request: ledger_pb2.ListPlatformEmailsRequest, context: Context
-    ) -> ledger_pb2.ListPlatformEmailsResponse:
+        self, request: ledger_providers_pb2.ListPlatformEmailsRequest, context: Context
+    ) -> ledger_providers_pb2.ListPlatformEmailsResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id") if request.tenant_id else None
         problems = []
         page_size = request.page_size or 50
@@ -94,6 +93,6 @@ class PlatformEmailRpcs:
             rows, next_cursor = await platform_store.list_platform_emails(
                 conn, tenant_id, request.kind, page_size, before
             )
-        return ledger_pb2.ListPlatformEmailsResponse(
+        return ledger_providers_pb2.ListPlatformEmailsResponse(
             entries=[platform_email_to_proto(r) for r in rows], next_cursor=next_cursor
         )

@@ -4,22 +4,26 @@ returned in clear (only a masked preview, or the sealed envelope to a sender).""
 from __future__ import annotations
 
 import logging
+import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Row
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.crypto import new_webhook_secret
-from herald.grpcio.errors import abort_already_exists, abort_failed_precondition, abort_invalid, abort_not_found
-from herald.ids import new_id, parse_id
-from herald.secrets import KeyRing, SecretUnavailable, mask
-from herald.v1 import common_pb2, ledger_pb2
-from herald_ledger.convert import PROVIDER_FROM_PROTO, TLS_FROM_PROTO, provider_to_proto, webhook_secret_status
+from herald.grpcio.errors import abort_already_exists, abort_failed_precondition, abort_invalid
+from herald.ids import new_id
+from herald.secrets import KeyRing, Sealed, SecretUnavailable, mask
+from herald.v1 import common_pb2, ledger_providers_pb2
+from herald_ledger.convert import provider_to_proto, webhook_secret_status
 from herald_ledger.notifications import PROVIDERS, WEBHOOK_SECRETS, Notifier
-from herald_ledger.rpc.common import Context, require_id
+from herald_ledger.rpc.common import Context, Rpcs, T, found, require_id
 from herald_ledger.store import providers as provider_store
 from herald_ledger.store import webhook_secrets as secret_store
+from herald_ledger.store.codes import PROVIDER_FROM_PROTO, TLS_FROM_PROTO
 from herald_ledger.store.reencryption import reencrypt_all
 
 log = logging.getLogger("herald.ledger.secrets")
@@ -72,8 +76,7 @@ def clear_columns(credential: common_pb2.ProviderCredential) -> dict[str, Any]:
     }
 
 
-class SecretRpcs:
-    engine: AsyncEngine
+class SecretRpcs(Rpcs):
     notifier: Notifier
     ring: KeyRing | None
     webhook_secret_overlap_s: float
@@ -113,8 +116,8 @@ class SecretRpcs:
         return credential
 
     async def CreateProvider(
-        self, request: ledger_pb2.CreateProviderRequest, context: Context
-    ) -> ledger_pb2.CreateProviderResponse:
+        self, request: ledger_providers_pb2.CreateProviderRequest, context: Context
+    ) -> ledger_providers_pb2.CreateProviderResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         ring = await self._ring(context)
         problems = credential_problems(request.credential, "credential")
@@ -138,32 +141,27 @@ class SecretRpcs:
             "key_id": sealed.key_id,
             **clear_columns(request.credential),
         }
-        async with self.engine.begin() as conn:
-            row = await provider_store.create_provider(conn, values)
+        row = await self.write(provider_store.create_provider, values)
         await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
-        return ledger_pb2.CreateProviderResponse(provider=self._present(ring, row))
+        return ledger_providers_pb2.CreateProviderResponse(provider=self._present(ring, row))
 
     async def ListProviders(
-        self, request: ledger_pb2.ListProvidersRequest, context: Context
-    ) -> ledger_pb2.ListProvidersResponse:
+        self, request: ledger_providers_pb2.ListProvidersRequest, context: Context
+    ) -> ledger_providers_pb2.ListProvidersResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         ring = await self._ring(context)
-        async with self.engine.connect() as conn:
-            rows = await provider_store.list_providers(conn, tenant_id)
-        return ledger_pb2.ListProvidersResponse(providers=[self._present(ring, r) for r in rows])
+        rows = await self.read(provider_store.list_providers, tenant_id)
+        return ledger_providers_pb2.ListProvidersResponse(providers=[self._present(ring, r) for r in rows])
 
     async def UpdateProvider(
-        self, request: ledger_pb2.UpdateProviderRequest, context: Context
-    ) -> ledger_pb2.UpdateProviderResponse:
+        self, request: ledger_providers_pb2.UpdateProviderRequest, context: Context
+    ) -> ledger_providers_pb2.UpdateProviderResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         ring = await self._ring(context)
-        provider_id = parse_id(request.provider_id)
-        existing = None
-        if provider_id is not None:
-            async with self.engine.connect() as conn:
-                existing = await provider_store.get_provider(conn, tenant_id, provider_id)
-        if existing is None or provider_id is None:
-            await abort_not_found(context, "provider")
+        existing = await self.one(
+            context, "provider", tenant_id, request.provider_id, "read", provider_store.get_provider
+        )
+        provider_id: uuid.UUID = existing.id
         values: dict[str, Any] = {"updated_at": datetime.now(UTC)}
         if request.HasField("priority"):
             if not 0 <= request.priority <= MAX_PRIORITY:
@@ -179,15 +177,13 @@ class SecretRpcs:
                 ring, tenant_id, existing.provider, provider_id, credential.SerializeToString()
             )
             values |= {"sealed": sealed.envelope, "key_id": sealed.key_id, **clear_columns(credential)}
-        async with self.engine.begin() as conn:
-            row = await provider_store.update_provider(conn, tenant_id, provider_id, values)
-        if row is None:
-            await abort_not_found(context, "provider")
+        updated = await self.write(provider_store.update_provider, tenant_id, provider_id, values)
+        row = await found(context, "provider", updated)
         await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
-        return ledger_pb2.UpdateProviderResponse(provider=self._present(ring, row))
+        return ledger_providers_pb2.UpdateProviderResponse(provider=self._present(ring, row))
 
     async def _merged_credential(
-        self, context: Context, ring: KeyRing, existing: Row[Any], request: ledger_pb2.UpdateProviderRequest
+        self, context: Context, ring: KeyRing, existing: Row[Any], request: ledger_providers_pb2.UpdateProviderRequest
     ) -> common_pb2.ProviderCredential:
         """The credential to seal: the new one (if given), keeping the stored Postmark account
         token unless the request sets `account_token` ("" removes it)."""
@@ -218,96 +214,82 @@ class SecretRpcs:
         return credential
 
     async def DeleteProvider(
-        self, request: ledger_pb2.DeleteProviderRequest, context: Context
-    ) -> ledger_pb2.DeleteProviderResponse:
+        self, request: ledger_providers_pb2.DeleteProviderRequest, context: Context
+    ) -> ledger_providers_pb2.DeleteProviderResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        provider_id = parse_id(request.provider_id)
-        deleted = False
-        if provider_id is not None:
-            async with self.engine.begin() as conn:
-                deleted = await provider_store.delete_provider(conn, tenant_id, provider_id)
-        if not deleted:
-            await abort_not_found(context, "provider")
+        await self.one(context, "provider", tenant_id, request.provider_id, "write", provider_store.delete_provider)
         await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
-        return ledger_pb2.DeleteProviderResponse()
+        return ledger_providers_pb2.DeleteProviderResponse()
 
     async def GetProviderSecrets(
-        self, request: ledger_pb2.GetProviderSecretsRequest, context: Context
-    ) -> ledger_pb2.GetProviderSecretsResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.connect() as conn:
-            rows = await provider_store.list_providers(conn, tenant_id)
-        return ledger_pb2.GetProviderSecretsResponse(
+        self, request: ledger_providers_pb2.GetProviderSecretsRequest, context: Context
+    ) -> ledger_providers_pb2.GetProviderSecretsResponse:
+        rows = await self.tenant_read(context, request.tenant_id, provider_store.list_providers)
+        return ledger_providers_pb2.GetProviderSecretsResponse(
             providers=[
-                ledger_pb2.ProviderSecret(config=provider_to_proto(r, "", ""), sealed_credential=r.sealed) for r in rows
+                ledger_providers_pb2.ProviderSecret(config=provider_to_proto(r, "", ""), sealed_credential=r.sealed)
+                for r in rows
             ]
         )
 
-    async def GenerateWebhookSecret(
-        self, request: ledger_pb2.GenerateWebhookSecretRequest, context: Context
-    ) -> ledger_pb2.GenerateWebhookSecretResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+    async def _issue(
+        self, context: Context, tenant: str, store_secret: Callable[[AsyncConnection, uuid.UUID, Sealed], Awaitable[T]]
+    ) -> tuple[str, T | None]:
+        """A new signing secret sealed for the tenant (FAILED_PRECONDITION without master keys) and
+        stored by `store_secret`, announced when it was: the secret, and the row (None: not stored)."""
+        tenant_id = await require_id(context, tenant, "tenant_id")
         ring = await self._ring(context)
         secret = new_webhook_secret()
-        async with self.engine.begin() as conn:
-            row = await secret_store.create(
-                conn, tenant_id, ring.seal(secret.encode(), secret_store.secret_aad(tenant_id))
-            )
+        row = await self.write(store_secret, tenant_id, ring.seal(secret.encode(), secret_store.secret_aad(tenant_id)))
+        if row is not None:
+            await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
+        return secret, row
+
+    async def GenerateWebhookSecret(
+        self, request: ledger_providers_pb2.GenerateWebhookSecretRequest, context: Context
+    ) -> ledger_providers_pb2.GenerateWebhookSecretResponse:
+        secret, row = await self._issue(context, request.tenant_id, secret_store.create)
         if row is None:
             await abort_already_exists(context, "webhook secret")
-        await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
-        return ledger_pb2.GenerateWebhookSecretResponse(secret=secret, status=webhook_secret_status(row))
+        return ledger_providers_pb2.GenerateWebhookSecretResponse(secret=secret, status=webhook_secret_status(row))
 
     async def RotateWebhookSecret(
-        self, request: ledger_pb2.RotateWebhookSecretRequest, context: Context
-    ) -> ledger_pb2.RotateWebhookSecretResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        ring = await self._ring(context)
-        secret = new_webhook_secret()
-        sealed = ring.seal(secret.encode(), secret_store.secret_aad(tenant_id))
-        async with self.engine.begin() as conn:
-            row = await secret_store.rotate(conn, tenant_id, sealed, self.webhook_secret_overlap_s)
-        if row is None:
-            await abort_not_found(context, "webhook secret")
-        await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
-        return ledger_pb2.RotateWebhookSecretResponse(secret=secret, status=webhook_secret_status(row))
+        self, request: ledger_providers_pb2.RotateWebhookSecretRequest, context: Context
+    ) -> ledger_providers_pb2.RotateWebhookSecretResponse:
+        rotate = partial(secret_store.rotate, overlap_s=self.webhook_secret_overlap_s)
+        secret, row = await self._issue(context, request.tenant_id, rotate)
+        status = webhook_secret_status(await found(context, "webhook secret", row))
+        return ledger_providers_pb2.RotateWebhookSecretResponse(secret=secret, status=status)
 
     async def GetWebhookSecretStatus(
-        self, request: ledger_pb2.GetWebhookSecretStatusRequest, context: Context
-    ) -> ledger_pb2.GetWebhookSecretStatusResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.connect() as conn:
-            row = await secret_store.get(conn, tenant_id)
-        return ledger_pb2.GetWebhookSecretStatusResponse(status=webhook_secret_status(row))
+        self, request: ledger_providers_pb2.GetWebhookSecretStatusRequest, context: Context
+    ) -> ledger_providers_pb2.GetWebhookSecretStatusResponse:
+        row = await self.tenant_read(context, request.tenant_id, secret_store.get)
+        return ledger_providers_pb2.GetWebhookSecretStatusResponse(status=webhook_secret_status(row))
 
     async def DeleteWebhookSecret(
-        self, request: ledger_pb2.DeleteWebhookSecretRequest, context: Context
-    ) -> ledger_pb2.DeleteWebhookSecretResponse:
+        self, request: ledger_providers_pb2.DeleteWebhookSecretRequest, context: Context
+    ) -> ledger_providers_pb2.DeleteWebhookSecretResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.begin() as conn:
-            deleted = await secret_store.remove(conn, tenant_id)
-        if not deleted:
-            await abort_not_found(context, "webhook secret")
+        await found(context, "webhook secret", await self.write(secret_store.remove, tenant_id))
         await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
-        return ledger_pb2.DeleteWebhookSecretResponse(deleted=True)
+        return ledger_providers_pb2.DeleteWebhookSecretResponse(deleted=True)
 
     async def GetSigningSecrets(
-        self, request: ledger_pb2.GetSigningSecretsRequest, context: Context
-    ) -> ledger_pb2.GetSigningSecretsResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.connect() as conn:
-            row = await secret_store.get(conn, tenant_id)
+        self, request: ledger_providers_pb2.GetSigningSecretsRequest, context: Context
+    ) -> ledger_providers_pb2.GetSigningSecretsResponse:
+        row = await self.tenant_read(context, request.tenant_id, secret_store.get)
         if row is None:
-            return ledger_pb2.GetSigningSecretsResponse()
-        response = ledger_pb2.GetSigningSecretsResponse(sealed_current=row.sealed_current)
+            return ledger_providers_pb2.GetSigningSecretsResponse()
+        response = ledger_providers_pb2.GetSigningSecretsResponse(sealed_current=row.sealed_current)
         if secret_store.previous_is_live(row, datetime.now(UTC)):
             response.sealed_previous = row.sealed_previous
             response.previous_expires_at.FromDatetime(row.previous_expires_at)
         return response
 
     async def ReencryptSecrets(
-        self, request: ledger_pb2.ReencryptSecretsRequest, context: Context
-    ) -> ledger_pb2.ReencryptSecretsResponse:
+        self, request: ledger_providers_pb2.ReencryptSecretsRequest, context: Context
+    ) -> ledger_providers_pb2.ReencryptSecretsResponse:
         ring = await self._ring(context)
         done = await reencrypt_all(self.engine, ring, request.batch_size or 200)
         log.info(
@@ -316,7 +298,7 @@ class SecretRpcs:
         )
         if done.unreadable:
             log.error("stored secrets that do not open were left as they are", extra={"rows": done.unreadable})
-        return ledger_pb2.ReencryptSecretsResponse(
+        return ledger_providers_pb2.ReencryptSecretsResponse(
             reencrypted=done.resealed,
             already_current=done.already_current,
             active_key_id=ring.active_key_id,

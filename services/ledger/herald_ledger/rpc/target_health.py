@@ -6,14 +6,12 @@ from __future__ import annotations
 import math
 from datetime import UTC
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
 from herald.ids import parse_id
-from herald.v1 import ledger_pb2
+from herald.v1 import ledger_subscriptions_pb2
 from herald_ledger.convert import from_timestamp
 from herald_ledger.notifications import SUBSCRIPTIONS, WEBHOOK_SETTINGS, Notifier
-from herald_ledger.rpc.common import Context, require_id
+from herald_ledger.rpc.common import Context, Rpcs, found, require_id
 from herald_ledger.rpc.subscriptions import target_to_proto
 from herald_ledger.store import target_health as store
 
@@ -23,13 +21,12 @@ MAX_RECOVER = 1000
 MAX_SCHEDULE_STEPS = 50
 
 
-class TargetHealthRpcs:
-    engine: AsyncEngine
+class TargetHealthRpcs(Rpcs):
     notifier: Notifier
 
     async def NoteTargetOutcomes(
-        self, request: ledger_pb2.NoteTargetOutcomesRequest, context: Context
-    ) -> ledger_pb2.NoteTargetOutcomesResponse:
+        self, request: ledger_subscriptions_pb2.NoteTargetOutcomesRequest, context: Context
+    ) -> ledger_subscriptions_pb2.NoteTargetOutcomesResponse:
         if len(request.outcomes) > MAX_OUTCOMES:
             await abort_invalid(context, [("outcomes", f"at most {MAX_OUTCOMES} at once")])
         if not math.isfinite(request.disable_after_s) or request.disable_after_s < 0:
@@ -39,16 +36,15 @@ class TargetHealthRpcs:
             tenant_id = await require_id(context, item.tenant_id, f"outcomes[{i}].tenant_id")
             target_id = await require_id(context, item.target_id, f"outcomes[{i}].target_id")
             outcomes.append(store.TargetOutcome(tenant_id, target_id, item.succeeded, item.at.ToDatetime(tzinfo=UTC)))
-        async with self.engine.begin() as conn:
-            disabled = await store.note_outcomes(conn, outcomes, request.disable_after_s)
+        disabled = await self.write(store.note_outcomes, outcomes, request.disable_after_s)
         for tenant_id in sorted({row.tenant_id for row in disabled}):
             # Routers drop the disabled targets from their fan-out caches.
             await self.notifier.publish(SUBSCRIPTIONS, tenant_id=str(tenant_id))
-        return ledger_pb2.NoteTargetOutcomesResponse(disabled=[target_to_proto(row) for row in disabled])
+        return ledger_subscriptions_pb2.NoteTargetOutcomesResponse(disabled=[target_to_proto(row) for row in disabled])
 
     async def ListTargetFailures(
-        self, request: ledger_pb2.ListTargetFailuresRequest, context: Context
-    ) -> ledger_pb2.ListTargetFailuresResponse:
+        self, request: ledger_subscriptions_pb2.ListTargetFailuresRequest, context: Context
+    ) -> ledger_subscriptions_pb2.ListTargetFailuresResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         if not request.HasField("since"):
             await abort_invalid(context, [("since", "is required")])
@@ -65,21 +61,19 @@ class TargetHealthRpcs:
                     context, "the target is disabled: enable it (PATCH enabled=true) before recovering it"
                 )
             ids = await store.failed_deliveries(conn, tenant_id, target_id, since, limit)
-        return ledger_pb2.ListTargetFailuresResponse(job_ids=[str(i) for i in ids])
+        return ledger_subscriptions_pb2.ListTargetFailuresResponse(job_ids=[str(i) for i in ids])
 
     async def GetWebhookSettings(
-        self, request: ledger_pb2.GetWebhookSettingsRequest, context: Context
-    ) -> ledger_pb2.GetWebhookSettingsResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        async with self.engine.connect() as conn:
-            found = await store.webhook_settings(conn, tenant_id)
-        if found is None:
-            await abort_not_found(context, "tenant")
-        return ledger_pb2.GetWebhookSettingsResponse(settings=_settings_to_proto(found))
+        self, request: ledger_subscriptions_pb2.GetWebhookSettingsRequest, context: Context
+    ) -> ledger_subscriptions_pb2.GetWebhookSettingsResponse:
+        settings = await found(
+            context, "tenant", await self.tenant_read(context, request.tenant_id, store.webhook_settings)
+        )
+        return ledger_subscriptions_pb2.GetWebhookSettingsResponse(settings=_settings_to_proto(settings))
 
     async def SetWebhookSettings(
-        self, request: ledger_pb2.SetWebhookSettingsRequest, context: Context
-    ) -> ledger_pb2.SetWebhookSettingsResponse:
+        self, request: ledger_subscriptions_pb2.SetWebhookSettingsRequest, context: Context
+    ) -> ledger_subscriptions_pb2.SetWebhookSettingsResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         schedule = list(request.settings.retry_schedule_s)
         statuses = list(request.settings.retry_statuses)
@@ -92,17 +86,15 @@ class TargetHealthRpcs:
             values["retry_schedule_s"] = schedule
         if statuses:
             values["retry_statuses"] = sorted(set(statuses))
-        async with self.engine.begin() as conn:
-            if not await store.set_webhook_settings(conn, tenant_id, values):
-                await abort_not_found(context, "tenant")
+        await found(context, "tenant", await self.write(store.set_webhook_settings, tenant_id, values))
         await self.notifier.publish(WEBHOOK_SETTINGS, tenant_id=str(tenant_id))
-        return ledger_pb2.SetWebhookSettingsResponse(settings=_settings_to_proto(values))
+        return ledger_subscriptions_pb2.SetWebhookSettingsResponse(settings=_settings_to_proto(values))
 
 
-def _settings_to_proto(values: dict[str, object]) -> ledger_pb2.WebhookSettings:
+def _settings_to_proto(values: dict[str, object]) -> ledger_subscriptions_pb2.WebhookSettings:
     schedule = values.get("retry_schedule_s") or []
     statuses = values.get("retry_statuses") or []
     assert isinstance(schedule, list) and isinstance(statuses, list)
-    return ledger_pb2.WebhookSettings(
+    return ledger_subscriptions_pb2.WebhookSettings(
         retry_schedule_s=[float(s) for s in schedule], retry_statuses=[int(c) for c in statuses]
     )

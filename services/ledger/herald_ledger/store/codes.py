@@ -1,48 +1,38 @@
-"""How enums are spelled in the database (short, readable names) and in protos."""
+"""How enums are spelled in the database (short, readable names) and in protos: each
+database name is the proto value's name without its prefix, in lower case
+(`webhook` is CHANNEL_WEBHOOK, `transient_failure` ATTEMPT_OUTCOME_TRANSIENT_FAILURE)."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from herald.v1 import common_pb2
 from herald_ledger.job_status import JobStatus
 
-STATUS_TO_PROTO: dict[JobStatus, int] = {
-    JobStatus.PENDING: common_pb2.JOB_STATUS_PENDING,
-    JobStatus.QUEUED: common_pb2.JOB_STATUS_QUEUED,
-    JobStatus.DELIVERING: common_pb2.JOB_STATUS_DELIVERING,
-    JobStatus.DELIVERED: common_pb2.JOB_STATUS_DELIVERED,
-    JobStatus.FAILED: common_pb2.JOB_STATUS_FAILED,
-    JobStatus.SUPPRESSED: common_pb2.JOB_STATUS_SUPPRESSED,
-    JobStatus.BOUNCED: common_pb2.JOB_STATUS_BOUNCED,
-    JobStatus.COMPLAINED: common_pb2.JOB_STATUS_COMPLAINED,
-}
-STATUS_FROM_PROTO = {v: k for k, v in STATUS_TO_PROTO.items()}
+K = TypeVar("K")
 
-CHANNEL_TO_PROTO = {
-    "webhook": common_pb2.CHANNEL_WEBHOOK,
-    "email": common_pb2.CHANNEL_EMAIL,
-    "platform_email": common_pb2.CHANNEL_PLATFORM_EMAIL,
-}
-CHANNEL_FROM_PROTO = {v: k for k, v in CHANNEL_TO_PROTO.items()}
 
-PRIORITY_TO_PROTO = {
-    "low": common_pb2.PRIORITY_LOW,
-    "normal": common_pb2.PRIORITY_NORMAL,
-    "critical": common_pb2.PRIORITY_CRITICAL,
-}
-PRIORITY_FROM_PROTO = {v: k for k, v in PRIORITY_TO_PROTO.items()}
+def spelled(prefix: str, *names: str) -> dict[str, int]:
+    """The proto value of each database name (an unknown name fails at import)."""
+    return {name: int(getattr(common_pb2, f"{prefix}_{name.upper()}")) for name in names}
 
-PLAN_TO_PROTO = {
-    "free": common_pb2.PLAN_FREE,
-    "indie": common_pb2.PLAN_INDIE,
-    "startup": common_pb2.PLAN_STARTUP,
-}
-PLAN_FROM_PROTO = {v: k for k, v in PLAN_TO_PROTO.items()}
 
-OUTCOME_TO_PROTO = {
-    "succeeded": common_pb2.ATTEMPT_OUTCOME_SUCCEEDED,
-    "transient_failure": common_pb2.ATTEMPT_OUTCOME_TRANSIENT_FAILURE,
-    "permanent_failure": common_pb2.ATTEMPT_OUTCOME_PERMANENT_FAILURE,
-    # Email: the provider's circuit was open, so it was not called.
-    "skipped": common_pb2.ATTEMPT_OUTCOME_SKIPPED,
-}
-OUTCOME_FROM_PROTO = {v: k for k, v in OUTCOME_TO_PROTO.items()}
+def reversed_codes(to_proto: dict[K, int]) -> dict[int, K]:
+    return {v: k for k, v in to_proto.items()}
+
+
+STATUS_TO_PROTO: dict[JobStatus, int] = {s: int(getattr(common_pb2, f"JOB_STATUS_{s.name}")) for s in JobStatus}
+STATUS_FROM_PROTO = reversed_codes(STATUS_TO_PROTO)
+CHANNEL_TO_PROTO = spelled("CHANNEL", "webhook", "email", "platform_email")
+CHANNEL_FROM_PROTO = reversed_codes(CHANNEL_TO_PROTO)
+PRIORITY_TO_PROTO = spelled("PRIORITY", "low", "normal", "critical")
+PRIORITY_FROM_PROTO = reversed_codes(PRIORITY_TO_PROTO)
+PLAN_TO_PROTO = spelled("PLAN", "free", "indie", "startup")
+PLAN_FROM_PROTO = reversed_codes(PLAN_TO_PROTO)
+# `skipped` (email): the provider's circuit was open, so it was not called.
+OUTCOME_TO_PROTO = spelled("ATTEMPT_OUTCOME", "succeeded", "transient_failure", "permanent_failure", "skipped")
+OUTCOME_FROM_PROTO = reversed_codes(OUTCOME_TO_PROTO)
+PROVIDER_TO_PROTO = spelled("EMAIL_PROVIDER", "sendgrid", "resend", "postmark", "smtp")
+PROVIDER_FROM_PROTO = reversed_codes(PROVIDER_TO_PROTO)
+TLS_TO_PROTO = spelled("SMTP_TLS_MODE", "starttls", "implicit", "none")
+TLS_FROM_PROTO = reversed_codes(TLS_TO_PROTO)

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy import and_, insert, select
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald_ledger.db.models import sending_domains
+from herald_ledger.store import rows
 
 
 async def create_domain(conn: AsyncConnection, values: dict[str, Any]) -> Row[Any] | None:
@@ -33,10 +34,7 @@ async def find_by_name(conn: AsyncConnection, tenant_id: uuid.UUID, name: str) -
 
 
 async def get_domain(conn: AsyncConnection, tenant_id: uuid.UUID, domain_id: uuid.UUID) -> Row[Any] | None:
-    query = select(sending_domains).where(
-        and_(sending_domains.c.id == domain_id, sending_domains.c.tenant_id == tenant_id)
-    )
-    return (await conn.execute(query)).first()
+    return await rows.get(conn, tenant_id, domain_id, sending_domains)
 
 
 async def list_domains(conn: AsyncConnection, tenant_id: uuid.UUID) -> list[Row[Any]]:
@@ -61,20 +59,11 @@ async def update_domain(
     values: dict[str, Any] = {"records": records, "provider_status": provider_status, "updated_at": now}
     if verified and not current.verified:
         values |= {"verified": True, "verified_at": now}
-    query = (
-        update(sending_domains)
-        .where(and_(sending_domains.c.id == domain_id, sending_domains.c.tenant_id == tenant_id))
-        .values(**values)
-        .returning(*sending_domains.c)
-    )
-    return (await conn.execute(query)).first()
+    return await rows.update_row(conn, tenant_id, domain_id, sending_domains, values)
 
 
 async def delete_domain(conn: AsyncConnection, tenant_id: uuid.UUID, domain_id: uuid.UUID) -> bool:
-    query = delete(sending_domains).where(
-        and_(sending_domains.c.id == domain_id, sending_domains.c.tenant_id == tenant_id)
-    )
-    return bool((await conn.execute(query)).rowcount)
+    return await rows.delete_row(conn, tenant_id, domain_id, sending_domains)
 
 
 async def unverified(conn: AsyncConnection, wanted: Sequence[tuple[uuid.UUID, str]]) -> set[tuple[uuid.UUID, str]]:

@@ -14,6 +14,7 @@ from sqlalchemy import and_, delete, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald_ledger.db.models import idempotency_keys
+from herald_ledger.store.driver import in_transaction
 
 IN_FLIGHT_TIMEOUT_S = 60
 RETENTION_S = 24 * 3600
@@ -129,37 +130,31 @@ class EarlierUse:
     same_as: int | None = None
 
 
-_CLAIM_FOR_JOBS = text(
-    """
+# On the driver (prepared once per connection), in the caller's transaction.
+_CLAIM_FOR_JOBS = """
     INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, status_code, job_id)
     SELECT t, k, h, 'job', 202, j
-    FROM unnest(CAST(:tenants AS uuid[]), CAST(:keys AS text[]), CAST(:hashes AS bytea[]), CAST(:jobs AS uuid[]))
-        AS u(t, k, h, j)
+    FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::uuid[]) AS u(t, k, h, j)
     ON CONFLICT (tenant_id, key) DO UPDATE SET
         request_hash = EXCLUDED.request_hash, state = 'job', status_code = 202, body = NULL,
         job_id = EXCLUDED.job_id, created_at = now(), updated_at = now()
     WHERE (idempotency_keys.state = 'in_flight'
-           AND idempotency_keys.updated_at < now() - make_interval(secs => :in_flight_s))
-       OR idempotency_keys.created_at < now() - make_interval(secs => :retention_s)
+           AND idempotency_keys.updated_at < now() - make_interval(secs => $5::float8))
+       OR idempotency_keys.created_at < now() - make_interval(secs => $6::float8)
     RETURNING tenant_id, key
-    """
-)
+"""
 
-_EARLIER_USES = text(
-    """
+_EARLIER_USES = """
     SELECT i.tenant_id, i.key, i.request_hash, i.state, i.job_id
     FROM idempotency_keys i
-    JOIN unnest(CAST(:tenants AS uuid[]), CAST(:keys AS text[])) AS u(t, k) ON i.tenant_id = u.t AND i.key = u.k
-    """
-)
+    JOIN unnest($1::uuid[], $2::text[]) AS u(t, k) ON i.tenant_id = u.t AND i.key = u.k
+"""
 
-_RELEASE = text(
-    """
+_RELEASE = """
     DELETE FROM idempotency_keys i
-    USING unnest(CAST(:tenants AS uuid[]), CAST(:keys AS text[])) AS u(t, k)
+    USING unnest($1::uuid[], $2::text[]) AS u(t, k)
     WHERE i.tenant_id = u.t AND i.key = u.k AND i.state = 'job'
-    """
-)
+"""
 
 
 async def claim_for_jobs(conn: AsyncConnection, drafts: dict[int, KeyedDraft]) -> dict[int, EarlierUse]:
@@ -183,32 +178,30 @@ async def claim_for_jobs(conn: AsyncConnection, drafts: dict[int, KeyedDraft]) -
     if not first:
         return earlier
     claiming = [drafts[i] for i in first.values()]
+    driver = await in_transaction(conn)
     claimed = {
-        (row.tenant_id, row.key)
-        for row in await conn.execute(
+        (row["tenant_id"], row["key"])
+        for row in await driver.fetch(
             _CLAIM_FOR_JOBS,
-            {
-                "tenants": [d.tenant_id for d in claiming],
-                "keys": [d.key for d in claiming],
-                "hashes": [d.request_hash for d in claiming],
-                "jobs": [d.job_id for d in claiming],
-                "in_flight_s": IN_FLIGHT_TIMEOUT_S,
-                "retention_s": RETENTION_S,
-            },
+            [d.tenant_id for d in claiming],
+            [d.key for d in claiming],
+            [d.request_hash for d in claiming],
+            [d.job_id for d in claiming],
+            IN_FLIGHT_TIMEOUT_S,
+            RETENTION_S,
         )
     }
     taken = {pair: index for pair, index in first.items() if pair not in claimed}
     if not taken:
         return earlier
-    rows = await conn.execute(_EARLIER_USES, {"tenants": [t for t, _ in taken], "keys": [k for _, k in taken]})
-    for row in rows:
-        index = taken.pop((row.tenant_id, row.key))
-        if not hmac.compare_digest(bytes(row.request_hash), drafts[index].request_hash):
+    for row in await driver.fetch(_EARLIER_USES, [t for t, _ in taken], [k for _, k in taken]):
+        index = taken.pop((row["tenant_id"], row["key"]))
+        if not hmac.compare_digest(bytes(row["request_hash"]), drafts[index].request_hash):
             earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
-        elif row.state != "job" or row.job_id is None:
+        elif row["state"] != "job" or row["job_id"] is None:
             earlier[index] = EarlierUse(in_flight=True)
         else:
-            earlier[index] = EarlierUse(job_id=row.job_id)
+            earlier[index] = EarlierUse(job_id=row["job_id"])
     for index in taken.values():  # claimed by a transaction that has since let it go: never guess
         earlier[index] = EarlierUse(in_flight=True)
     return earlier
@@ -218,4 +211,4 @@ async def release(conn: AsyncConnection, pairs: list[tuple[uuid.UUID, str]]) -> 
     """Drops keys claimed for drafts that were refused: nothing was written for them, so
     the client may send the same key again."""
     if pairs:
-        await conn.execute(_RELEASE, {"tenants": [t for t, _ in pairs], "keys": [k for _, k in pairs]})
+        await (await in_transaction(conn)).execute(_RELEASE, [t for t, _ in pairs], [k for _, k in pairs])

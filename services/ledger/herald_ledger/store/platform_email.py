@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from herald.crypto import API_KEY_PREFIX
 from herald_ledger.db.models import jobs as jobs_table
 from herald_ledger.db.models import platform_emails, tenants
-from herald_ledger.store.jobs import NewJob, create_jobs
+from herald_ledger.store.job_creation import NewJob, create_jobs
 
 log = logging.getLogger("herald.ledger.platform_email")
 

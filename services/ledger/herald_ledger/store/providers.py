@@ -6,12 +6,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.secrets import KeyRing, associated_data
 from herald_ledger.db.models import provider_credentials
+from herald_ledger.store import rows
 
 PURPOSE = "provider"
 
@@ -35,29 +36,17 @@ async def list_providers(conn: AsyncConnection, tenant_id: uuid.UUID) -> list[Ro
 
 
 async def get_provider(conn: AsyncConnection, tenant_id: uuid.UUID, provider_id: uuid.UUID) -> Row[Any] | None:
-    query = select(provider_credentials).where(
-        and_(provider_credentials.c.id == provider_id, provider_credentials.c.tenant_id == tenant_id)
-    )
-    return (await conn.execute(query)).first()
+    return await rows.get(conn, tenant_id, provider_id, provider_credentials)
 
 
 async def update_provider(
     conn: AsyncConnection, tenant_id: uuid.UUID, provider_id: uuid.UUID, values: dict[str, Any]
 ) -> Row[Any] | None:
-    query = (
-        update(provider_credentials)
-        .where(and_(provider_credentials.c.id == provider_id, provider_credentials.c.tenant_id == tenant_id))
-        .values(**values)
-        .returning(*provider_credentials.c)
-    )
-    return (await conn.execute(query)).first()
+    return await rows.update_row(conn, tenant_id, provider_id, provider_credentials, values)
 
 
 async def delete_provider(conn: AsyncConnection, tenant_id: uuid.UUID, provider_id: uuid.UUID) -> bool:
-    query = delete(provider_credentials).where(
-        and_(provider_credentials.c.id == provider_id, provider_credentials.c.tenant_id == tenant_id)
-    )
-    return bool((await conn.execute(query)).rowcount)
+    return await rows.delete_row(conn, tenant_id, provider_id, provider_credentials)
 
 
 def seal_credential(ring: KeyRing, tenant_id: uuid.UUID, provider: str, row_id: uuid.UUID, plaintext: bytes) -> Any:

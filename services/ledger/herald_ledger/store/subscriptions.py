@@ -22,11 +22,6 @@ async def create(conn: AsyncConnection, table: Table, values: dict[str, Any]) ->
     return (await conn.execute(insert(table).values(id=new_id(), **values).returning(*table.c))).one()
 
 
-async def get(conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, row_id: uuid.UUID) -> Row[Any] | None:
-    query = select(table).where(and_(table.c.id == row_id, table.c.tenant_id == tenant_id))
-    return (await conn.execute(query)).first()
-
-
 async def list_page(
     conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, page_size: int, after: uuid.UUID | None
 ) -> tuple[list[Row[Any]], str]:
@@ -37,23 +32,6 @@ async def list_page(
     rows = list((await conn.execute(query.order_by(table.c.id).limit(page_size + 1))).all())
     next_cursor = str(rows[page_size - 1].id) if len(rows) > page_size else ""
     return rows[:page_size], next_cursor
-
-
-async def update_row(
-    conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, row_id: uuid.UUID, values: dict[str, Any]
-) -> Row[Any] | None:
-    query = (
-        update(table)
-        .where(and_(table.c.id == row_id, table.c.tenant_id == tenant_id))
-        .values(**values, updated_at=datetime.now(UTC))
-        .returning(*table.c)
-    )
-    return (await conn.execute(query)).first()
-
-
-async def delete_row(conn: AsyncConnection, table: Table, tenant_id: uuid.UUID, row_id: uuid.UUID) -> bool:
-    query = delete(table).where(and_(table.c.id == row_id, table.c.tenant_id == tenant_id))
-    return bool((await conn.execute(query)).rowcount)
 
 
 async def active_subscriptions(conn: AsyncConnection, tenant_id: uuid.UUID) -> list[Row[Any]]:

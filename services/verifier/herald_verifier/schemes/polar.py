@@ -12,19 +12,10 @@ Payment events change a tenant's plan, so this is the scheme a forger would aim 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Final
 
 from herald_verifier.schemes import standard_webhooks
-from herald_verifier.schemes.common import (
-    SYSTEM_CLOCK,
-    TOLERANCE_S,
-    Clock,
-    HmacKey,
-    MalformedPayload,
-    Outcome,
-    header,
-)
+from herald_verifier.schemes.common import HmacKey, header
 
 PROVIDER: Final = "polar"
 ID_HEADER: Final = "webhook-id"
@@ -43,33 +34,9 @@ def load_secret(secret: str) -> HmacKey:
     return HmacKey(secret.encode("utf-8"))
 
 
-def verify(
-    headers: Mapping[str, str],
-    body: bytes,
-    key: HmacKey,
-    *,
-    now: Clock = SYSTEM_CLOCK,
-    tolerance_s: float = TOLERANCE_S,
-) -> Outcome:
-    """Verifies a Polar webhook against the raw body, before anything reads it."""
-    return standard_webhooks.verify_v1(
-        msg_id=header(headers, ID_HEADER),
-        timestamp=header(headers, TIMESTAMP_HEADER),
-        signatures=header(headers, SIGNATURE_HEADER),
-        body=body,
-        key=key,
-        now=now,
-        tolerance_s=tolerance_s,
-    )
-
-
-def event_ids(headers: Mapping[str, str], body: bytes) -> list[str]:
-    """One event per request, identified by `webhook-id`, which Standard Webhooks keeps across retries.
-
-    It de-duplicates deliveries, not business facts: ordering plan changes (an older event arriving late) is
-    the ledger's job, from the timestamps inside the payload. Call after `verify`.
-    """
-    msg_id = header(headers, ID_HEADER)
-    if not msg_id:
-        raise MalformedPayload("no webhook-id")
-    return [msg_id]
+# One event per request, identified by `webhook-id`, which Standard Webhooks keeps across retries. It
+# de-duplicates deliveries, not business facts: ordering plan changes (an older event arriving late) is the
+# ledger's job, from the timestamps inside the payload.
+_HEADERS: Final = standard_webhooks.Headers(header, ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER)
+verify = _HEADERS.verify
+event_ids = _HEADERS.event_ids

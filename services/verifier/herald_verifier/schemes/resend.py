@@ -17,15 +17,7 @@ from typing import Final
 
 from herald.inbound_keys import SVIX_SECRET_PREFIX, load_svix_secret
 from herald_verifier.schemes import standard_webhooks
-from herald_verifier.schemes.common import (
-    SYSTEM_CLOCK,
-    TOLERANCE_S,
-    Clock,
-    HmacKey,
-    MalformedPayload,
-    Outcome,
-    header,
-)
+from herald_verifier.schemes.common import header
 
 PROVIDER: Final = "resend"
 ID_HEADER: Final = "svix-id"
@@ -38,35 +30,13 @@ SECRET_PREFIX: Final = SVIX_SECRET_PREFIX
 load_secret = load_svix_secret
 
 
-def verify(
-    headers: Mapping[str, str],
-    body: bytes,
-    key: HmacKey,
-    *,
-    now: Clock = SYSTEM_CLOCK,
-    tolerance_s: float = TOLERANCE_S,
-) -> Outcome:
-    """Verifies a Resend webhook against the raw body, before anything reads it."""
-    return standard_webhooks.verify_v1(
-        msg_id=_svix_header(headers, ID_HEADER),
-        timestamp=_svix_header(headers, TIMESTAMP_HEADER),
-        signatures=_svix_header(headers, SIGNATURE_HEADER),
-        body=body,
-        key=key,
-        now=now,
-        tolerance_s=tolerance_s,
-    )
-
-
-def event_ids(headers: Mapping[str, str], body: bytes) -> list[str]:
-    """One event per request; Svix keeps `svix-id` across retries of the same message. Call after `verify`."""
-    msg_id = _svix_header(headers, ID_HEADER)
-    if not msg_id:
-        raise MalformedPayload("no svix-id")
-    return [msg_id]
-
-
 def _svix_header(headers: Mapping[str, str], name: str) -> str | None:
     """`svix-<x>`, or else `webhook-<x>`, header by header, as Svix's library reads them."""
     value = header(headers, name)
     return value if value is not None else header(headers, name.replace("svix-", "webhook-", 1))
+
+
+# One event per request; Svix keeps `svix-id` across retries of the same message.
+_HEADERS: Final = standard_webhooks.Headers(_svix_header, ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER)
+verify = _HEADERS.verify
+event_ids = _HEADERS.event_ids

@@ -12,11 +12,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from herald_verifier.schemes.common import (
+    SYSTEM_CLOCK,
+    TOLERANCE_S,
     VERIFIED,
     Clock,
     HmacKey,
+    MalformedPayload,
     Outcome,
     Reason,
     Rejected,
@@ -28,6 +33,9 @@ from herald_verifier.schemes.common import (
 
 # Ids are opaque to us but are signed and later stored as de-duplication keys: printable ASCII, bounded.
 _MESSAGE_ID = re.compile(r"[\x21-\x7e]{1,256}")
+
+# How a scheme reads one header.
+HeaderReader = Callable[[Mapping[str, str], str], str | None]
 
 
 def sign_v1(key: HmacKey, msg_id: str, timestamp: str, body: bytes) -> bytes:
@@ -66,6 +74,45 @@ def verify_v1(
     if not within_tolerance(seconds, now, tolerance_s):
         return Rejected(Reason.STALE_TIMESTAMP)
     return VERIFIED
+
+
+@dataclass(frozen=True)
+class Headers:
+    """A scheme's id, timestamp and signature headers, and how it reads one (Resend's falls back from
+    `svix-*` to `webhook-*`): with them, `verify` and `event_ids` are the scheme's own."""
+
+    read: HeaderReader
+    id: str
+    timestamp: str
+    signature: str
+
+    def verify(
+        self,
+        headers: Mapping[str, str],
+        body: bytes,
+        key: HmacKey,
+        *,
+        now: Clock = SYSTEM_CLOCK,
+        tolerance_s: float = TOLERANCE_S,
+    ) -> Outcome:
+        """Verifies a request against the raw body, before anything reads it."""
+        return verify_v1(
+            msg_id=self.read(headers, self.id),
+            timestamp=self.read(headers, self.timestamp),
+            signatures=self.read(headers, self.signature),
+            body=body,
+            key=key,
+            now=now,
+            tolerance_s=tolerance_s,
+        )
+
+    def event_ids(self, headers: Mapping[str, str], body: bytes) -> list[str]:
+        """One event per request, identified by the id header, which the sender keeps across retries.
+        Call after `verify`."""
+        msg_id = self.read(headers, self.id)
+        if not msg_id:
+            raise MalformedPayload(f"no {self.id}")
+        return [msg_id]
 
 
 def _v1_signatures(header_value: str) -> list[bytes]:

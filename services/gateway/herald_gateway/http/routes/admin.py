@@ -6,29 +6,37 @@ from datetime import datetime
 from typing import Annotated
 
 from email_validator import EmailNotValidError, validate_email
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from google.protobuf import json_format
 from starlette.responses import Response
 
-from herald.v1 import common_pb2, email_sender_pb2, ledger_pb2, webhook_sender_pb2
-from herald_gateway.errors import Invalid
-from herald_gateway.http.deps import HandlersDep, Operator
-from herald_gateway.http.schemas import (
-    PLAN_NAMES,
-    PLAN_VALUES,
-    STATUS_NAMES,
-    ApiKeyCreated,
-    ApiKeyIn,
-    ApiKeyList,
+from herald.ids import TenantId
+from herald.names import PLAN_NAMES, PLAN_VALUES, STATUS_NAMES
+from herald.v1 import common_pb2, email_sender_pb2, ledger_tenants_pb2, webhook_sender_pb2
+from herald_gateway.errors import Invalid, Unavailable
+from herald_gateway.http.deps import OperationsDep, Operator
+from herald_gateway.http.schemas.jobs import job_out
+from herald_gateway.http.schemas.operator import (
+    CircuitList,
+    CircuitOut,
     DeadLetterDetail,
     DeadLetterList,
-    LimitsPatch,
-    MasterKeyRotation,
     PlatformEmailKind,
     PlatformEmailList,
     RetryIn,
     RetryOutcomeList,
     RetryOutcomeOut,
+    StreamList,
+    StreamOut,
+    dead_letter_out,
+    platform_email_out,
+)
+from herald_gateway.http.schemas.tenants import (
+    ApiKeyCreated,
+    ApiKeyIn,
+    ApiKeyList,
+    LimitsPatch,
+    MasterKeyRotation,
     TenantCreated,
     TenantIn,
     TenantList,
@@ -36,12 +44,10 @@ from herald_gateway.http.schemas import (
     TenantPatch,
     UsageOut,
     api_key_out,
-    dead_letter_out,
-    job_out,
-    platform_email_out,
     tenant_out,
     usage_out,
 )
+from herald_gateway.invalidation import Bus
 
 router = APIRouter(prefix="/admin/v1", tags=["admin"], dependencies=[Operator])
 
@@ -57,56 +63,58 @@ def contact(value: str | None) -> str | None:
 
 
 @router.post("/tenants", status_code=201, response_model=TenantCreated)
-async def create_tenant(body: TenantIn, handlers: HandlersDep) -> TenantCreated:
-    tenant, api_key = await handlers.create_tenant(body.name, PLAN_VALUES[body.plan], contact(body.contact_email) or "")
+async def create_tenant(body: TenantIn, operations: OperationsDep) -> TenantCreated:
+    tenant, api_key = await operations.create_tenant(
+        body.name, PLAN_VALUES[body.plan], contact(body.contact_email) or ""
+    )
     return TenantCreated(tenant_id=tenant.id, name=tenant.name, plan=PLAN_NAMES[tenant.plan], api_key=api_key)
 
 
 @router.get("/tenants", response_model=TenantList)
 async def list_tenants(
-    handlers: HandlersDep,
+    operations: OperationsDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> TenantList:
-    tenants, next_cursor = await handlers.list_tenants(limit, cursor or "")
+    tenants, next_cursor = await operations.list_tenants(limit, cursor or "")
     return TenantList(data=[tenant_out(t) for t in tenants], next_cursor=next_cursor or None)
 
 
 @router.get("/tenants/{tenant_id}", response_model=TenantOut)
-async def get_tenant(tenant_id: str, handlers: HandlersDep) -> TenantOut:
-    return tenant_out(await handlers.get_tenant(tenant_id))
+async def get_tenant(tenant_id: str, operations: OperationsDep) -> TenantOut:
+    return tenant_out(await operations.get_tenant(tenant_id))
 
 
 @router.patch("/tenants/{tenant_id}", response_model=TenantOut)
-async def update_tenant(tenant_id: str, body: TenantPatch, handlers: HandlersDep) -> TenantOut:
+async def update_tenant(tenant_id: str, body: TenantPatch, operations: OperationsDep) -> TenantOut:
     plan = PLAN_VALUES[body.plan] if body.plan else 0
-    return tenant_out(await handlers.update_tenant(tenant_id, plan, body.disabled, contact(body.contact_email)))
+    return tenant_out(await operations.update_tenant(tenant_id, plan, body.disabled, contact(body.contact_email)))
 
 
 @router.post("/tenants/{tenant_id}/api-keys", status_code=201, response_model=ApiKeyCreated)
-async def create_api_key(tenant_id: str, body: ApiKeyIn, handlers: HandlersDep) -> ApiKeyCreated:
-    await handlers.get_tenant(tenant_id)
-    key, plaintext = await handlers.create_api_key(tenant_id, body.name)
+async def create_api_key(tenant_id: str, body: ApiKeyIn, operations: OperationsDep) -> ApiKeyCreated:
+    await operations.get_tenant(tenant_id)
+    key, plaintext = await operations.create_api_key(tenant_id, body.name)
     return ApiKeyCreated(**api_key_out(key).model_dump(), api_key=plaintext)
 
 
 @router.get("/tenants/{tenant_id}/api-keys", response_model=ApiKeyList)
-async def list_api_keys(tenant_id: str, handlers: HandlersDep) -> ApiKeyList:
-    await handlers.get_tenant(tenant_id)
-    return ApiKeyList(data=[api_key_out(k) for k in await handlers.list_api_keys(tenant_id)])
+async def list_api_keys(tenant_id: str, operations: OperationsDep) -> ApiKeyList:
+    await operations.get_tenant(tenant_id)
+    return ApiKeyList(data=[api_key_out(k) for k in await operations.list_api_keys(TenantId(tenant_id))])
 
 
 @router.delete("/tenants/{tenant_id}/api-keys/{key_id}", status_code=204)
-async def revoke_api_key(tenant_id: str, key_id: str, handlers: HandlersDep) -> Response:
-    await handlers.get_tenant(tenant_id)
-    await handlers.revoke_api_key(tenant_id, key_id)
+async def revoke_api_key(tenant_id: str, key_id: str, operations: OperationsDep) -> Response:
+    await operations.get_tenant(tenant_id)
+    await operations.revoke_api_key(TenantId(tenant_id), key_id)
     return Response(status_code=204)
 
 
 @router.patch("/tenants/{tenant_id}/limits", response_model=TenantOut)
-async def set_limits(tenant_id: str, body: LimitsPatch, handlers: HandlersDep) -> TenantOut:
+async def set_limits(tenant_id: str, body: LimitsPatch, operations: OperationsDep) -> TenantOut:
     """Overrides the plan's limits for one tenant (a number, "unlimited", or "plan")."""
-    request = ledger_pb2.SetTenantLimitsRequest()
+    request = ledger_tenants_pb2.SetTenantLimitsRequest()
     for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
         value = getattr(body, field)
         if value is None:
@@ -116,19 +124,19 @@ async def set_limits(tenant_id: str, body: LimitsPatch, handlers: HandlersDep) -
         setattr(
             request, field, {"unlimited": -1, "plan": -2}.get(str(value), value) if isinstance(value, str) else value
         )
-    return tenant_out(await handlers.set_limits(tenant_id, request))
+    return tenant_out(await operations.set_limits(tenant_id, request))
 
 
 @router.get("/tenants/{tenant_id}/usage", response_model=UsageOut)
-async def get_usage(tenant_id: str, handlers: HandlersDep) -> UsageOut:
-    await handlers.get_tenant(tenant_id)
-    return usage_out(await handlers.usage(tenant_id))
+async def get_usage(tenant_id: str, operations: OperationsDep) -> UsageOut:
+    await operations.get_tenant(tenant_id)
+    return usage_out(await operations.usage(tenant_id))
 
 
 @router.post("/master-key/rotate", response_model=MasterKeyRotation)
-async def rotate_master_key(handlers: HandlersDep) -> MasterKeyRotation:
+async def rotate_master_key(operations: OperationsDep) -> MasterKeyRotation:
     """Re-encrypts every stored secret under the active master key, while serving."""
-    result = await handlers.rotate_master_key()
+    result = await operations.rotate_master_key()
     return MasterKeyRotation(
         reencrypted=result.reencrypted,
         already_current=result.already_current,
@@ -139,7 +147,7 @@ async def rotate_master_key(handlers: HandlersDep) -> MasterKeyRotation:
 
 @router.get("/dead-letters", response_model=DeadLetterList)
 async def list_dead_letters(
-    handlers: HandlersDep,
+    operations: OperationsDep,
     since: datetime | None = None,
     tenant_id: Annotated[str | None, Query(max_length=64)] = None,
     include_retried: bool = False,
@@ -148,16 +156,16 @@ async def list_dead_letters(
 ) -> DeadLetterList:
     """Jobs that exhausted their attempts, newest first; by default only those still
     waiting (not retried). The ledger is the source of truth for this list."""
-    entries, next_cursor = await handlers.list_dead_letters(
+    entries, next_cursor = await operations.list_dead_letters(
         tenant_id or "", since, include_retried, limit, cursor or ""
     )
     return DeadLetterList(data=[dead_letter_out(e) for e in entries], next_cursor=next_cursor or None)
 
 
 @router.get("/dead-letters/{job_id}", response_model=DeadLetterDetail)
-async def get_dead_letter(job_id: str, handlers: HandlersDep) -> DeadLetterDetail:
+async def get_dead_letter(job_id: str, operations: OperationsDep) -> DeadLetterDetail:
     """One entry with the job and the work message as it was queued (from the stream)."""
-    entry, job = await handlers.get_dead_letter(job_id)
+    entry, job = await operations.get_dead_letter(job_id)
     return DeadLetterDetail(
         **dead_letter_out(entry).model_dump(),
         job=job_out(job),
@@ -167,10 +175,10 @@ async def get_dead_letter(job_id: str, handlers: HandlersDep) -> DeadLetterDetai
 
 
 @router.post("/dead-letters/retry", response_model=RetryOutcomeList)
-async def retry_dead_letters(body: RetryIn, handlers: HandlersDep) -> RetryOutcomeList:
+async def retry_dead_letters(body: RetryIn, operations: OperationsDep) -> RetryOutcomeList:
     """Runs dead-lettered jobs again from PENDING: the ones named, or all that wait
     (dead-lettered since `since`, when given). Nothing leaves the queue by itself."""
-    outcomes = await handlers.retry_dead_letters(body.job_ids, body.all, body.since)
+    outcomes = await operations.retry_dead_letters(body.job_ids, body.all, body.since)
     return RetryOutcomeList(
         data=[
             RetryOutcomeOut(
@@ -186,7 +194,7 @@ async def retry_dead_letters(body: RetryIn, handlers: HandlersDep) -> RetryOutco
 
 @router.get("/platform-emails", response_model=PlatformEmailList)
 async def list_platform_emails(
-    handlers: HandlersDep,
+    operations: OperationsDep,
     kind: PlatformEmailKind | None = None,
     tenant_id: Annotated[str | None, Query(max_length=64)] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
@@ -194,8 +202,30 @@ async def list_platform_emails(
 ) -> PlatformEmailList:
     """The platform email log (quota warnings, dead-letter alerts, key-created notices),
     newest first, with each message's status and the attempts its job spent."""
-    entries, next_cursor = await handlers.list_platform_emails(tenant_id or "", kind or "", limit, cursor or "")
+    entries, next_cursor = await operations.list_platform_emails(tenant_id or "", kind or "", limit, cursor or "")
     return PlatformEmailList(data=[platform_email_out(e) for e in entries], next_cursor=next_cursor or None)
+
+
+@router.get("/circuits", response_model=CircuitList)
+async def list_circuits(operations: OperationsDep) -> CircuitList:
+    """Providers' circuit breakers that are open or half-open (per tenant and provider). Breakers
+    live in each email-sender process: this is the view of the replica that answered."""
+    return CircuitList(
+        data=[
+            CircuitOut(tenant_id=c.tenant_id, provider_id=c.provider_id, provider=c.provider, state=c.state)
+            for c in await operations.provider_circuits()
+        ]
+    )
+
+
+@router.get("/streams", response_model=StreamList)
+async def list_streams(request: Request) -> StreamList:
+    """Depth and lag of the JetStream streams (intake, work, dead letters, inbound events)."""
+    bus: Bus | None = getattr(request.app.state, "bus", None)
+    reports = await bus.stream_reports() if bus is not None else None
+    if reports is None:
+        raise Unavailable("the gateway is not connected to NATS yet")
+    return StreamList(data=[StreamOut(**vars(r)) for r in reports])
 
 
 def work_payload(entry: common_pb2.DeadLetter) -> dict[str, object] | None:

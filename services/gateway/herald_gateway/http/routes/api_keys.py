@@ -5,25 +5,25 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from herald_gateway.http.deps import HandlersDep, Tenant
-from herald_gateway.http.schemas import ApiKeyCreated, ApiKeyIn, ApiKeyList, api_key_out
+from herald_gateway.http.deps import OperationsDep, Tenant
+from herald_gateway.http.schemas.tenants import ApiKeyCreated, ApiKeyIn, ApiKeyList, api_key_out
 
 router = APIRouter(prefix="/v1/api-keys", tags=["api keys"])
 
 
 @router.post("", status_code=201, response_model=ApiKeyCreated)
-async def create_api_key(body: ApiKeyIn, principal: Tenant, handlers: HandlersDep) -> ApiKeyCreated:
-    key, plaintext = await handlers.create_api_key(principal.tenant_id, body.name)
+async def create_api_key(body: ApiKeyIn, principal: Tenant, operations: OperationsDep) -> ApiKeyCreated:
+    key, plaintext = await operations.create_api_key(principal.tenant_id, body.name)
     return ApiKeyCreated(**api_key_out(key).model_dump(), api_key=plaintext)
 
 
 @router.get("", response_model=ApiKeyList)
-async def list_api_keys(principal: Tenant, handlers: HandlersDep) -> ApiKeyList:
-    return ApiKeyList(data=[api_key_out(k) for k in await handlers.list_api_keys(principal.tenant_id)])
+async def list_api_keys(principal: Tenant, operations: OperationsDep) -> ApiKeyList:
+    return ApiKeyList(data=[api_key_out(k) for k in await operations.list_api_keys(principal.tenant_id)])
 
 
 @router.delete("/{key_id}", status_code=204)
-async def revoke_api_key(key_id: str, principal: Tenant, handlers: HandlersDep) -> Response:
+async def revoke_api_key(key_id: str, principal: Tenant, operations: OperationsDep) -> Response:
     """Revoked keys stop working on every gateway within seconds."""
-    await handlers.revoke_api_key(principal.tenant_id, key_id)
+    await operations.revoke_api_key(principal.tenant_id, key_id)
     return Response(status_code=204)

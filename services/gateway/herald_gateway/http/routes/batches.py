@@ -17,18 +17,16 @@ from fastapi import APIRouter, Request
 from pydantic import ValidationError
 from starlette.responses import Response
 
+from herald.names import PRIORITY_VALUES, STATUS_NAMES
 from herald.v1 import common_pb2, router_pb2
+from herald_gateway.access import UNKEYED_PATHS
 from herald_gateway.auth import Principal
-from herald_gateway.batch import (
-    MAX_BATCH_ITEMS,
-    BatchSubmitter,
-    ItemOutcome,
-    refuse_non_public_targets,
-)
 from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unavailable
-from herald_gateway.handlers import email_submission, webhook_submission
-from herald_gateway.http.admission import UNKEYED_PATHS
-from herald_gateway.http.batch_schemas import (
+from herald_gateway.http.deps import OperationsDep, Tenant
+from herald_gateway.http.problems import PROBLEM_BASE
+from herald_gateway.http.routes.emails import email_request
+from herald_gateway.http.routes.webhooks import webhook_input
+from herald_gateway.http.schemas.batch import (
     BatchResults,
     EmailBatchIn,
     EmailBatchItem,
@@ -36,13 +34,15 @@ from herald_gateway.http.batch_schemas import (
     WebhookBatchItem,
     request_body,
 )
-from herald_gateway.http.deps import HandlersDep, Tenant
-from herald_gateway.http.problems import PROBLEM_BASE
-from herald_gateway.http.routes.emails import email_request
-from herald_gateway.http.routes.webhooks import webhook_input
-from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES
 from herald_gateway.idempotency import request_hash
-from herald_gateway.rate_limit import MAX_LOGGED_LIMIT, RateLimiter, RateLimiterUnavailable
+from herald_gateway.operations.batch import (
+    MAX_BATCH_ITEMS,
+    BatchSubmitter,
+    ItemOutcome,
+    refuse_non_public_targets,
+)
+from herald_gateway.operations.submit import email_submission, webhook_submission
+from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable
 
 router = APIRouter(tags=["batches"])
 WEBHOOKS_BATCH, EMAILS_BATCH = "/v1/webhooks/batch", "/v1/emails/batch"
@@ -77,7 +77,7 @@ async def _spend_rate(request: Request, principal: Principal, count: int) -> Non
     """`count` requests of the tenant's per-minute limit, all or none."""
     if principal.rate_per_min is None:
         return
-    limit = min(principal.rate_per_min, MAX_LOGGED_LIMIT)
+    limit = principal.rate_per_min
     if count > limit:
         raise RateLimited(
             f"a batch of {count} items counts as {count} requests and your limit is {limit} per minute; "
@@ -142,7 +142,7 @@ def result_of(index: int, outcome: ItemOutcome) -> dict[str, Any]:
 async def _answer(
     request: Request,
     principal: Principal,
-    handlers: HandlersDep,
+    operations: OperationsDep,
     route: str,
     build: Callable[[dict[str, Any], bytes], router_pb2.Submission],
 ) -> Response:
@@ -155,13 +155,14 @@ async def _answer(
         try:
             if not isinstance(item, dict):
                 raise Invalid([("item", "must be an object")])
-            prepared.append(build(item, _item_hash(route, item)))
+            # The digest only serves an idempotency key (the submission drops it without one).
+            prepared.append(build(item, _item_hash(route, item) if item.get("idempotency_key") else b""))
         except ValidationError as error:
             prepared.append(Invalid(_violations(error)))
         except GatewayError as error:
             prepared.append(error)
-    await refuse_non_public_targets(prepared, handlers.target_check)
-    outcomes = await BatchSubmitter(handlers.router).submit(prepared)
+    await refuse_non_public_targets(prepared, operations.target_check)
+    outcomes = await BatchSubmitter(operations.router).submit(prepared)
     results = [result_of(i, outcome) for i, outcome in enumerate(outcomes)]
     return Response(orjson.dumps({"results": results}), media_type="application/json")
 
@@ -172,7 +173,7 @@ async def _answer(
     openapi_extra=request_body(WebhookBatchIn),
     responses=REFUSED_BATCH,  # type: ignore[arg-type]
 )
-async def send_webhooks(request: Request, principal: Tenant, handlers: HandlersDep) -> Response:
+async def send_webhooks(request: Request, principal: Tenant, operations: OperationsDep) -> Response:
     """Accepts up to 1,000 webhooks, each the body of POST /v1/webhooks plus its own `idempotency_key`.
 
     Answers 200 with one result per item, in order: 202 and the job (durable) or the item's own
@@ -182,7 +183,7 @@ async def send_webhooks(request: Request, principal: Tenant, handlers: HandlersD
         body = WebhookBatchItem.model_validate(item)
         return webhook_submission(principal, webhook_input(body, body.idempotency_key or ""), digest)
 
-    return await _answer(request, principal, handlers, "/v1/webhooks", build)
+    return await _answer(request, principal, operations, "/v1/webhooks", build)
 
 
 @router.post(
@@ -191,7 +192,7 @@ async def send_webhooks(request: Request, principal: Tenant, handlers: HandlersD
     openapi_extra=request_body(EmailBatchIn),
     responses=REFUSED_BATCH,  # type: ignore[arg-type]
 )
-async def send_emails(request: Request, principal: Tenant, handlers: HandlersDep) -> Response:
+async def send_emails(request: Request, principal: Tenant, operations: OperationsDep) -> Response:
     """Accepts up to 1,000 emails, each the body of POST /v1/emails plus its own `idempotency_key`.
 
     Answers 200 with one result per item, in order: 202 and the job (durable) or the item's own
@@ -205,4 +206,4 @@ async def send_emails(request: Request, principal: Tenant, handlers: HandlersDep
             principal, email_request(body), priority, body.idempotency_key or "", body.ordering_key or "", digest
         )
 
-    return await _answer(request, principal, handlers, "/v1/emails", build)
+    return await _answer(request, principal, operations, "/v1/emails", build)

@@ -3,30 +3,39 @@
 from __future__ import annotations
 
 from email.utils import parseaddr
+from functools import lru_cache
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
 from starlette.responses import Response
 
+from herald.names import PRIORITY_VALUES, STATUS_NAMES
 from herald.v1 import common_pb2
-from herald_gateway.http.admission import Counted
-from herald_gateway.http.deps import HandlersDep
-from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, AddressIn, EmailIn, JobAccepted
+from herald_gateway.access import Counted
+from herald_gateway.http.deps import OperationsDep
+from herald_gateway.http.schemas.submit import AddressIn, EmailIn, JobAccepted
 from herald_gateway.idempotency import check_idempotency_key, request_hash
 
 router = APIRouter(tags=["emails"])
 
 
+@lru_cache(maxsize=8192)
+def _parsed(value: str) -> tuple[str, str]:
+    """(name, email) of "Ann <a@example.com>" (cached: addresses repeat; the parse is pure Python)."""
+    name, email = parseaddr(value)
+    return name, email or value
+
+
 def address(value: AddressIn) -> common_pb2.EmailAddress:
     """As given; the handler validates and normalizes every address."""
     if isinstance(value, str):
-        name, email = parseaddr(value)
-        return common_pb2.EmailAddress(email=email or value, name=name)
+        name, email = _parsed(value)
+        return common_pb2.EmailAddress(email=email, name=name)
     return common_pb2.EmailAddress(email=value.email, name=value.name)
 
 
 def email_request(body: EmailIn) -> common_pb2.EmailRequest:
-    """The request as the handlers take it (shared with POST /v1/emails/batch)."""
+    """The request as the operations take it (shared with POST /v1/emails/batch)."""
     email = common_pb2.EmailRequest(
         subject=body.subject,
         text=body.text or "",
@@ -50,7 +59,7 @@ def email_request(body: EmailIn) -> common_pb2.EmailRequest:
 async def send_email(
     body: EmailIn,
     principal: Counted,
-    handlers: HandlersDep,
+    operations: OperationsDep,
     response: Response,
     request: Request,
     idempotency_key: Annotated[str | None, Header()] = None,
@@ -65,7 +74,7 @@ async def send_email(
     if idempotency_key is not None:
         check_idempotency_key(idempotency_key)
         digest = request_hash("POST", "/v1/emails", await request.body())
-    sent = await handlers.send_email(
+    sent = await operations.send_email(
         principal,
         email_request(body),
         PRIORITY_VALUES.get(body.priority or "", common_pb2.PRIORITY_UNSPECIFIED),

@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Literal
 
-import grpc
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
@@ -21,11 +20,11 @@ from herald.inbound_keys import (
     resend_material,
     sendgrid_material,
 )
-from herald.v1 import ledger_pb2
+from herald.v1 import ledger_inbound_pb2
 from herald_gateway.errors import Invalid, NotFound
-from herald_gateway.handlers import Handlers, _translate
-from herald_gateway.http.deps import HandlersDep, Operator, Tenant
-from herald_gateway.http.schemas import Text
+from herald_gateway.http.deps import OperationsDep, Operator, Tenant
+from herald_gateway.http.schemas.common import Text
+from herald_gateway.operations import Operations
 
 router = APIRouter(tags=["inbound webhooks"])
 # Operators read any tenant's billing history.
@@ -90,7 +89,7 @@ class BillingEventList(BaseModel):
     data: list[BillingEventOut]
 
 
-def _config_out(tenant_id: str, config: ledger_pb2.InboundConfig) -> InboundConfigOut:
+def _config_out(tenant_id: str, config: ledger_inbound_pb2.InboundConfig) -> InboundConfigOut:
     return InboundConfigOut(
         provider=config.provider,
         webhook_path=f"/inbound/{config.provider}/{tenant_id}",
@@ -102,7 +101,7 @@ def _config_out(tenant_id: str, config: ledger_pb2.InboundConfig) -> InboundConf
 
 @router.put("/v1/inbound/{provider}", response_model=InboundConfigCreated, response_model_exclude_none=True)
 async def put_config(
-    provider: Provider, body: InboundConfigIn, principal: Tenant, handlers: HandlersDep
+    provider: Provider, body: InboundConfigIn, principal: Tenant, operations: OperationsDep
 ) -> InboundConfigCreated:
     """Sets (or replaces) what Herald checks this provider's webhooks with. Postmark: new credentials each
     time, the password shown only in this answer."""
@@ -132,36 +131,21 @@ async def put_config(
         material = postmark_material(issued.stored)
         public_info = issued.username
         password = issued.password
-    try:
-        saved = await handlers.ledger.PutInboundConfig(
-            ledger_pb2.PutInboundConfigRequest(
-                tenant_id=principal.tenant_id,
-                provider=provider,
-                material=material,
-                public_info=public_info,
-            )
-        )
-    except grpc.aio.AioRpcError as error:
-        raise _translate(error, "inbound configuration") from error
-    out = _config_out(principal.tenant_id, saved.config)
+    saved = await operations.put_inbound_config(principal.tenant_id, provider, material, public_info)
+    out = _config_out(principal.tenant_id, saved)
     return InboundConfigCreated(**out.model_dump(), password=password)
 
 
 @router.get("/v1/inbound", response_model=InboundConfigList, response_model_exclude_none=True)
-async def list_configs(principal: Tenant, handlers: HandlersDep) -> InboundConfigList:
+async def list_configs(principal: Tenant, operations: OperationsDep) -> InboundConfigList:
     """Which providers are configured; never a secret."""
-    try:
-        found = await handlers.ledger.ListInboundConfigs(
-            ledger_pb2.ListInboundConfigsRequest(tenant_id=principal.tenant_id)
-        )
-    except grpc.aio.AioRpcError as error:
-        raise _translate(error, "inbound configuration") from error
-    return InboundConfigList(data=[_config_out(principal.tenant_id, c) for c in found.configs])
+    found = await operations.list_inbound_configs(principal.tenant_id)
+    return InboundConfigList(data=[_config_out(principal.tenant_id, c) for c in found])
 
 
 @router.get("/v1/inbound/{provider}", response_model=InboundConfigOut, response_model_exclude_none=True)
-async def get_config(provider: Provider, principal: Tenant, handlers: HandlersDep) -> InboundConfigOut:
-    listed = await list_configs(principal, handlers)
+async def get_config(provider: Provider, principal: Tenant, operations: OperationsDep) -> InboundConfigOut:
+    listed = await list_configs(principal, operations)
     for config in listed.data:
         if config.provider == provider:
             return config
@@ -169,28 +153,16 @@ async def get_config(provider: Provider, principal: Tenant, handlers: HandlersDe
 
 
 @router.delete("/v1/inbound/{provider}", status_code=204)
-async def delete_config(provider: Provider, principal: Tenant, handlers: HandlersDep) -> Response:
+async def delete_config(provider: Provider, principal: Tenant, operations: OperationsDep) -> Response:
     """This provider's webhooks are refused (401 unknown_tenant) from then on (within the verifier's cache TTL)."""
-    try:
-        await handlers.ledger.DeleteInboundConfig(
-            ledger_pb2.DeleteInboundConfigRequest(tenant_id=principal.tenant_id, provider=provider)
-        )
-    except grpc.aio.AioRpcError as error:
-        raise _translate(error, "inbound configuration") from error
+    await operations.delete_inbound_config(principal.tenant_id, provider)
     return Response(status_code=204)
 
 
 @router.get("/v1/jobs/{job_id}/events", response_model=ProviderEventList)
-async def job_events(job_id: str, principal: Tenant, handlers: HandlersDep) -> ProviderEventList:
+async def job_events(job_id: str, principal: Tenant, operations: OperationsDep) -> ProviderEventList:
     """The provider events (delivered, bounced, opened, ...) recorded against this job, oldest first."""
-    if parse_id(job_id) is None:
-        raise NotFound("job not found")
-    try:
-        found = await handlers.ledger.ListJobEvents(
-            ledger_pb2.ListJobEventsRequest(tenant_id=principal.tenant_id, job_id=job_id)
-        )
-    except grpc.aio.AioRpcError as error:
-        raise _translate(error, "job") from error
+    found = await operations.job_events(principal.tenant_id, job_id)
     return ProviderEventList(
         data=[
             ProviderEventOut(
@@ -202,30 +174,27 @@ async def job_events(job_id: str, principal: Tenant, handlers: HandlersDep) -> P
                 occurred_at=e.occurred_at.ToDatetime(tzinfo=UTC),
                 received_at=e.received_at.ToDatetime(tzinfo=UTC),
             )
-            for e in found.events
+            for e in found
         ]
     )
 
 
 @router.get("/v1/billing", response_model=BillingEventList)
-async def billing(principal: Tenant, handlers: HandlersDep) -> BillingEventList:
+async def billing(principal: Tenant, operations: OperationsDep) -> BillingEventList:
     """Payment events naming this tenant, newest first."""
-    return await _billing(handlers, principal.tenant_id)
+    return await _billing(operations, principal.tenant_id)
 
 
 @admin_router.get("/tenants/{tenant_id}/billing", response_model=BillingEventList)
-async def tenant_billing(tenant_id: str, handlers: HandlersDep) -> BillingEventList:
+async def tenant_billing(tenant_id: str, operations: OperationsDep) -> BillingEventList:
     """A tenant's payment events, newest first (empty for an unknown tenant)."""
     if parse_id(tenant_id) is None:
         raise NotFound("tenant not found")
-    return await _billing(handlers, tenant_id)
+    return await _billing(operations, tenant_id)
 
 
-async def _billing(handlers: Handlers, tenant_id: str) -> BillingEventList:
-    try:
-        found = await handlers.ledger.ListBillingEvents(ledger_pb2.ListBillingEventsRequest(tenant_id=tenant_id))
-    except grpc.aio.AioRpcError as error:
-        raise _translate(error, "billing") from error
+async def _billing(operations: Operations, tenant_id: str) -> BillingEventList:
+    found = await operations.billing_events(tenant_id)
     return BillingEventList(
         data=[
             BillingEventOut(
@@ -237,6 +206,6 @@ async def _billing(handlers: Handlers, tenant_id: str) -> BillingEventList:
                 occurred_at=e.occurred_at.ToDatetime(tzinfo=UTC),
                 received_at=e.received_at.ToDatetime(tzinfo=UTC),
             )
-            for e in found.events
+            for e in found
         ]
     )

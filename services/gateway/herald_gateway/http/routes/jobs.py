@@ -7,32 +7,26 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from herald.v1 import ledger_pb2
-from herald_gateway.http.admission import Counted
-from herald_gateway.http.deps import HandlersDep, Tenant
-from herald_gateway.http.schemas import (
-    CHANNEL_VALUES,
-    STATUS_NAMES,
-    STATUS_VALUES,
-    JobAccepted,
-    JobList,
-    JobOut,
-    job_out,
-)
+from herald.names import CHANNEL_VALUES, STATUS_NAMES, STATUS_VALUES
+from herald.v1 import ledger_jobs_pb2
+from herald_gateway.access import Counted
+from herald_gateway.http.deps import OperationsDep, Tenant
+from herald_gateway.http.schemas.jobs import JobList, JobOut, job_out
+from herald_gateway.http.schemas.submit import JobAccepted
 
 router = APIRouter(tags=["jobs"])
 
 
 @router.get("/v1/jobs/{job_id}", response_model=JobOut)
-async def get_job(job_id: str, principal: Tenant, handlers: HandlersDep) -> JobOut:
-    job, attempts = await handlers.get_job(principal, job_id)
+async def get_job(job_id: str, principal: Tenant, operations: OperationsDep) -> JobOut:
+    job, attempts = await operations.get_job(principal, job_id)
     return job_out(job, attempts)
 
 
 @router.get("/v1/jobs", response_model=JobList)
 async def list_jobs(
     principal: Tenant,
-    handlers: HandlersDep,
+    operations: OperationsDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     status: Annotated[
@@ -41,24 +35,26 @@ async def list_jobs(
     channel: Annotated[str | None, Query(pattern="^(webhook|email|platform_email)$")] = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
+    url: Annotated[str | None, Query(max_length=2048, description="Webhook jobs to this URL only.")] = None,
 ) -> JobList:
-    request = ledger_pb2.ListJobsRequest(
+    request = ledger_jobs_pb2.ListJobsRequest(
         page_size=limit,
         cursor=cursor or "",
         status=STATUS_VALUES.get(status or "", 0),  # type: ignore[arg-type]
         channel=CHANNEL_VALUES.get(channel or "", 0),  # type: ignore[arg-type]
+        url=url or "",
     )
     if created_after is not None:
         request.created_after.FromDatetime(created_after)
     if created_before is not None:
         request.created_before.FromDatetime(created_before)
-    page = await handlers.list_jobs(principal, request)
+    page = await operations.list_jobs(principal, request)
     return JobList(data=[job_out(j) for j in page.jobs], next_cursor=page.next_cursor or None)
 
 
 @router.post("/v1/jobs/{job_id}/retry", status_code=202, response_model=JobAccepted)
-async def retry_job(job_id: str, principal: Counted, handlers: HandlersDep) -> JobAccepted:
+async def retry_job(job_id: str, principal: Counted, operations: OperationsDep) -> JobAccepted:
     """Runs a failed job again from PENDING with a fresh set of attempts (a dead-lettered
     job leaves the dead-letter queue this way). 409 unless the job is failed."""
-    outcome = await handlers.retry_job(principal, job_id)
+    outcome = await operations.retry_job(principal, job_id)
     return JobAccepted(id=outcome.job_id, status=STATUS_NAMES.get(outcome.status, "pending"))

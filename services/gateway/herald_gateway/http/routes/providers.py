@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from herald.v1 import ledger_pb2
+from herald.v1 import ledger_providers_pb2
 from herald_gateway.errors import Invalid
-from herald_gateway.http.deps import HandlersDep, Tenant
-from herald_gateway.http.schemas import (
+from herald_gateway.http.deps import OperationsDep, Tenant
+from herald_gateway.http.schemas.providers import (
     ProviderIn,
     ProviderList,
     ProviderOut,
@@ -22,7 +22,7 @@ router = APIRouter(prefix="/v1/providers", tags=["providers"])
 
 
 @router.post("", status_code=201, response_model=ProviderOut)
-async def create_provider(body: ProviderIn, principal: Tenant, handlers: HandlersDep) -> ProviderOut:
+async def create_provider(body: ProviderIn, principal: Tenant, operations: OperationsDep) -> ProviderOut:
     if (body.provider == "smtp") != (body.smtp is not None) or (body.provider != "smtp") != bool(body.api_key):
         raise Invalid([("api_key/smtp", "give api_key for sendgrid, resend and postmark; smtp settings for smtp")])
     if body.account_token is not None and body.provider != "postmark":
@@ -30,23 +30,23 @@ async def create_provider(body: ProviderIn, principal: Tenant, handlers: Handler
     credential = credential_from(body.provider, body.api_key, body.smtp)
     if body.account_token:
         credential.account_token = body.account_token
-    created = await handlers.create_provider(
+    created = await operations.create_provider(
         principal.tenant_id, credential, body.priority, body.base_url, body.options
     )
     return provider_out(created)
 
 
 @router.get("", response_model=ProviderList)
-async def list_providers(principal: Tenant, handlers: HandlersDep) -> ProviderList:
+async def list_providers(principal: Tenant, operations: OperationsDep) -> ProviderList:
     """Highest priority first: the order a send walks them."""
-    return ProviderList(data=[provider_out(p) for p in await handlers.list_providers(principal.tenant_id)])
+    return ProviderList(data=[provider_out(p) for p in await operations.list_providers(principal.tenant_id)])
 
 
 @router.patch("/{provider_id}", response_model=ProviderOut)
 async def update_provider(
-    provider_id: str, body: ProviderPatch, principal: Tenant, handlers: HandlersDep
+    provider_id: str, body: ProviderPatch, principal: Tenant, operations: OperationsDep
 ) -> ProviderOut:
-    request = ledger_pb2.UpdateProviderRequest()
+    request = ledger_providers_pb2.UpdateProviderRequest()
     if body.priority is not None:
         request.priority = body.priority
     if body.base_url is not None:
@@ -60,10 +60,10 @@ async def update_provider(
         request.credential.CopyFrom(credential_from("smtp" if body.smtp else "sendgrid", body.api_key, body.smtp))
     if body.account_token is not None:
         request.account_token = body.account_token
-    return provider_out(await handlers.update_provider(principal.tenant_id, provider_id, request))
+    return provider_out(await operations.update_provider(principal.tenant_id, provider_id, request))
 
 
 @router.delete("/{provider_id}", status_code=204)
-async def delete_provider(provider_id: str, principal: Tenant, handlers: HandlersDep) -> Response:
-    await handlers.delete_provider(principal.tenant_id, provider_id)
+async def delete_provider(provider_id: str, principal: Tenant, operations: OperationsDep) -> Response:
+    await operations.delete_provider(principal.tenant_id, provider_id)
     return Response(status_code=204)

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from herald_gateway.errors import Invalid
-from herald_gateway.http.deps import HandlersDep, Tenant
-from herald_gateway.http.schemas import SuppressionIn, SuppressionList, SuppressionOut, when
+from herald_gateway.http.deps import OperationsDep, Tenant
+from herald_gateway.http.schemas.common import when
+from herald_gateway.http.schemas.tenants import SuppressionIn, SuppressionList, SuppressionOut
 
 router = APIRouter(prefix="/v1/suppressions", tags=["suppressions"])
 
@@ -18,11 +19,11 @@ router = APIRouter(prefix="/v1/suppressions", tags=["suppressions"])
 @router.get("", response_model=SuppressionList)
 async def list_suppressions(
     principal: Tenant,
-    handlers: HandlersDep,
+    operations: OperationsDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: Annotated[str | None, Query(max_length=320)] = None,
 ) -> SuppressionList:
-    entries, next_cursor = await handlers.list_suppressions(principal.tenant_id, limit, cursor or "")
+    entries, next_cursor = await operations.list_suppressions(principal.tenant_id, limit, cursor or "")
     return SuppressionList(
         data=[
             SuppressionOut(
@@ -38,17 +39,17 @@ async def list_suppressions(
 
 
 @router.post("", status_code=201)
-async def add_suppression(body: SuppressionIn, principal: Tenant, handlers: HandlersDep) -> Response:
+async def add_suppression(body: SuppressionIn, principal: Tenant, operations: OperationsDep) -> Response:
     """Suppresses an address by hand (reason `manual`)."""
     try:
         address = validate_email(body.address, check_deliverability=False).normalized
     except EmailNotValidError as error:
         raise Invalid([("address", str(error))]) from error
-    added = await handlers.add_suppression(principal.tenant_id, address)
+    added = await operations.add_suppression(principal.tenant_id, address)
     return Response(status_code=201 if added else 200)
 
 
 @router.delete("/{address}", status_code=204)
-async def remove_suppression(address: str, principal: Tenant, handlers: HandlersDep) -> Response:
-    await handlers.remove_suppression(principal.tenant_id, address)
+async def remove_suppression(address: str, principal: Tenant, operations: OperationsDep) -> Response:
+    await operations.remove_suppression(principal.tenant_id, address)
     return Response(status_code=204)

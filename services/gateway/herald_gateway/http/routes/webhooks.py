@@ -2,38 +2,25 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
 from starlette.responses import Response
 
+from herald.names import PRIORITY_VALUES, STATUS_NAMES
 from herald.v1 import common_pb2
-from herald_gateway.errors import Invalid
-from herald_gateway.handlers import WebhookInput
-from herald_gateway.http.admission import Counted
-from herald_gateway.http.deps import HandlersDep
-from herald_gateway.http.schemas import PRIORITY_VALUES, STATUS_NAMES, JobAccepted, WebhookIn, compact_json
+from herald_gateway.access import Counted
+from herald_gateway.http.deps import OperationsDep
+from herald_gateway.http.schemas.submit import JobAccepted, WebhookIn, payload_of
 from herald_gateway.idempotency import check_idempotency_key, request_hash
+from herald_gateway.operations.submit import WebhookInput
 
 router = APIRouter(tags=["webhooks"])
 
 
 def webhook_input(body: WebhookIn, idempotency_key: str, digest: bytes = b"") -> WebhookInput:
-    """The request as the handlers take it (shared with POST /v1/webhooks/batch)."""
-    has_json = "payload" in body.model_fields_set
-    if has_json == (body.payload_base64 is not None):
-        raise Invalid([("payload", "give exactly one of payload and payload_base64")])
-    if body.payload_base64 is not None:
-        try:
-            raw = base64.b64decode(body.payload_base64, validate=True)
-        except (binascii.Error, ValueError) as error:
-            raise Invalid([("payload_base64", "is not valid base64")]) from error
-        content_type = body.content_type or "application/octet-stream"
-    else:
-        raw = compact_json(body.payload)
-        content_type = body.content_type or "application/json"
+    """The request as the operations take it (shared with POST /v1/webhooks/batch)."""
+    raw, content_type = payload_of(body)
     return WebhookInput(
         url=body.url,
         body=raw,
@@ -50,7 +37,7 @@ def webhook_input(body: WebhookIn, idempotency_key: str, digest: bytes = b"") ->
 async def send_webhook(
     body: WebhookIn,
     principal: Counted,
-    handlers: HandlersDep,
+    operations: OperationsDep,
     response: Response,
     request: Request,
     idempotency_key: Annotated[str | None, Header()] = None,
@@ -64,7 +51,7 @@ async def send_webhook(
     if idempotency_key is not None:
         check_idempotency_key(idempotency_key)
         digest = request_hash("POST", "/v1/webhooks", await request.body())
-    sent = await handlers.send_webhook(principal, webhook_input(body, idempotency_key or "", digest))
+    sent = await operations.send_webhook(principal, webhook_input(body, idempotency_key or "", digest))
     response.headers["Location"] = f"/v1/jobs/{sent.job.id}"
     if sent.replayed:
         response.headers["Idempotent-Replayed"] = "true"

@@ -1,7 +1,7 @@
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, Table, Text, func, text
+from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, Table, Text, text
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, metadata
 
 # One row per call to a receiver or provider. Email rows also name the tenant's provider
 # config, the provider's message id when it accepted, and the walk (pass over the
@@ -20,7 +20,7 @@ attempts = Table(
     Column("duration_ms", Integer, nullable=False),
     Column("error", Text),
     Column("started_at", DateTime(timezone=True), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
     Column("provider_id", Text),
     Column("provider_message_id", Text),
     Column("walk", Integer),

@@ -1,7 +1,7 @@
 from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Index, Integer, Table, Text, func, text
 from sqlalchemy.dialects.postgresql import UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import metadata, tenant_id_column
 
 # Jobs that exhausted their attempts: the source of truth for "dead-lettered" (the job row
 # says FAILED with the same reason; the dead-letter stream holds the payload at
@@ -12,7 +12,7 @@ dead_letters = Table(
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=True),
     Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True),
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    tenant_id_column(),
     Column("channel", Text, nullable=False),
     Column("run", Integer, nullable=False),
     Column("attempts", Integer, nullable=False),

@@ -1,16 +1,14 @@
-from sqlalchemy import Column, DateTime, ForeignKey, Table, Text, func
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy import Column, Text
+from sqlalchemy.dialects.postgresql import ARRAY
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, tenant_rows, updated_at_column
 
 # A list of event types, exact ("orders.created.v1") or prefix wildcards ("orders.*", "*").
-event_filters = Table(
+event_filters = tenant_rows(
     "event_filters",
-    metadata,
-    Column("id", UUID(as_uuid=True), primary_key=True),
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("description", Text, nullable=False, server_default=""),
     Column("event_types", ARRAY(Text), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
-    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
+    updated_at_column(),
+    tenant_index=True,
 )

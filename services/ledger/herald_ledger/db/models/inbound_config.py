@@ -1,19 +1,16 @@
-from sqlalchemy import Column, DateTime, ForeignKey, LargeBinary, Table, Text, func
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy import Column, LargeBinary, Text
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, per_tenant, updated_at_column
 
 # What the verifier needs to check a tenant's inbound provider webhooks: the SendGrid public key, the Resend
 # signing secret, the Postmark username and password digests; sealed (AES-256-GCM, associated data
 # `herald:inbound:<provider>:<tenant>`). `public_info` is what a tenant may read back.
-inbound_configs = Table(
+inbound_configs = per_tenant(
     "inbound_configs",
-    metadata,
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
     Column("provider", Text, primary_key=True),
     Column("sealed", LargeBinary, nullable=False),
     Column("key_id", Text, nullable=False),
     Column("public_info", Text, nullable=False, server_default=""),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
-    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
+    updated_at_column(),
 )

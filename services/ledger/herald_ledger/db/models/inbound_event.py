@@ -1,7 +1,7 @@
 from sqlalchemy import BigInteger, Boolean, Column, DateTime, ForeignKey, Index, Table, Text, UniqueConstraint, func
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import metadata, tenant_id_column
 
 # Verified provider events (delivery events, bounces, complaints, payments), normalised. The unique key is the
 # replay guard: a provider event is acted on once, whatever the number of deliveries.
@@ -10,7 +10,7 @@ inbound_events = Table(
     metadata,
     Column("id", BigInteger, primary_key=True, autoincrement=True),
     Column("provider", Text, nullable=False),
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    tenant_id_column(),
     Column("event_id", Text, nullable=False),
     Column("type", Text, nullable=False),
     Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="SET NULL"), index=True),

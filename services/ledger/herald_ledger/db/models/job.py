@@ -1,15 +1,12 @@
-from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, LargeBinary, Table, Text, func, text
+from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, LargeBinary, Text, text
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, tenant_rows, updated_at_column
 
 # `request` holds what the channel needs besides the body (URL, headers, content
 # type); `body` holds the opaque payload bytes exactly as the tenant sent them.
-jobs = Table(
+jobs = tenant_rows(
     "jobs",
-    metadata,
-    Column("id", UUID(as_uuid=True), primary_key=True),
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
     Column("channel", Text, nullable=False),
     Column("status", Text, nullable=False),
     Column("priority", Text, nullable=False),
@@ -18,8 +15,8 @@ jobs = Table(
     Column("idempotency_key", Text),
     Column("attempt_count", Integer, nullable=False, server_default="0"),
     Column("last_error", Text),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
-    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
+    updated_at_column(),
     # Set while one publisher owns republishing this PENDING job (outbox lease).
     Column("publish_claimed_until", DateTime(timezone=True)),
     Column("ordering_key", Text),
@@ -36,6 +33,9 @@ jobs = Table(
     Column("provider_delivered_at", DateTime(timezone=True)),
     Column("status_event_at", DateTime(timezone=True)),
     Column("status_event_id", Text),
+    # The order jobs sharing an ordering key go in: drawn from one database sequence as the row is
+    # inserted, not from the id's clock (two ledger replicas' clocks may differ). Migration 0016.
+    Column("seq", BigInteger, server_default=text("nextval('jobs_seq')")),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",
@@ -52,10 +52,10 @@ jobs = Table(
         postgresql_where=text("status = 'FAILED' AND target_id IS NOT NULL"),
     ),
     Index(
-        "ix_jobs_tenant_id_ordering_key_id",
+        "ix_jobs_tenant_id_ordering_key_seq",
         "tenant_id",
         "ordering_key",
-        "id",
+        "seq",
         postgresql_where=text("ordering_key IS NOT NULL"),
     ),
 )

@@ -1,7 +1,7 @@
-from sqlalchemy import BigInteger, Column, DateTime, ForeignKey, Table, Text, func
+from sqlalchemy import BigInteger, Column, ForeignKey, Table, Text
 from sqlalchemy.dialects.postgresql import UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, metadata
 
 # The history of a job: every status change with its reason.
 job_events = Table(
@@ -12,5 +12,5 @@ job_events = Table(
     Column("from_status", Text),
     Column("to_status", Text, nullable=False),
     Column("reason", Text),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
 )

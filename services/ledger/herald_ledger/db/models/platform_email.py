@@ -1,7 +1,7 @@
-from sqlalchemy import Column, DateTime, ForeignKey, Table, Text, func
+from sqlalchemy import Column, DateTime, ForeignKey, Table, Text
 from sqlalchemy.dialects.postgresql import UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, metadata
 
 # The platform email log: every email Herald sends on its own behalf (quota warnings,
 # key-created notices, dead-letter alerts), one row per message, with its outcome. The
@@ -22,6 +22,6 @@ platform_emails = Table(
     Column("status", Text, nullable=False, server_default="pending"),
     Column("provider_message_id", Text),
     Column("error", Text),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
     Column("finished_at", DateTime(timezone=True)),
 )

@@ -1,14 +1,11 @@
-from sqlalchemy import Boolean, Column, DateTime, ForeignKey, Table, func
+from sqlalchemy import Boolean, Column, ForeignKey
 from sqlalchemy.dialects.postgresql import UUID
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, tenant_rows, updated_at_column
 
 # A target + a filter. Deleting either deletes the subscriptions that use it.
-subscriptions = Table(
+subscriptions = tenant_rows(
     "subscriptions",
-    metadata,
-    Column("id", UUID(as_uuid=True), primary_key=True),
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False, index=True),
     Column(
         "target_id",
         UUID(as_uuid=True),
@@ -20,6 +17,7 @@ subscriptions = Table(
         "filter_id", UUID(as_uuid=True), ForeignKey("event_filters.id", ondelete="CASCADE"), nullable=False, index=True
     ),
     Column("active", Boolean, nullable=False, server_default="true"),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
-    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
+    updated_at_column(),
+    tenant_index=True,
 )

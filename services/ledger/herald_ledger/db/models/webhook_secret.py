@@ -1,19 +1,16 @@
-from sqlalchemy import Column, DateTime, ForeignKey, LargeBinary, Table, Text, func
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy import Column, DateTime, LargeBinary, Text
 
-from herald_ledger.db.models.base import metadata
+from herald_ledger.db.models.base import created_at_column, per_tenant
 
 # One signing secret per tenant, sealed; after a rotation the previous one keeps
 # signing until `previous_expires_at` so receivers can roll over.
-webhook_secrets = Table(
+webhook_secrets = per_tenant(
     "webhook_secrets",
-    metadata,
-    Column("tenant_id", UUID(as_uuid=True), ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
     Column("sealed_current", LargeBinary, nullable=False),
     Column("current_key_id", Text, nullable=False),
     Column("sealed_previous", LargeBinary),
     Column("previous_key_id", Text),
     Column("previous_expires_at", DateTime(timezone=True)),
-    Column("created_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    created_at_column(),
     Column("rotated_at", DateTime(timezone=True)),
 )

@@ -1,10 +1,7 @@
-"""idempotency keys name their job
+"""idempotency keys name their job (revision 0012).
 
 A key sent with a job is written in the job's own transaction (state "job") and
 names the job, so a repeat answers with that job instead of a stored response.
-
-Revision ID: 0012
-Revises: 0010
 """
 
 from __future__ import annotations
@@ -15,8 +12,6 @@ from sqlalchemy.dialects import postgresql
 
 revision = "0012"
 down_revision = "0010"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,0 +1,1 @@
+"""The gateway's gRPC surface: NotificationService and AdminService over the operations layer."""

@@ -1,0 +1,145 @@
+"""AdminService over gRPC: the operator's calls, over the same operations as /v1/admin."""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from herald.grpcio.context import Context
+from herald.ids import TenantId
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_tenants_pb2
+from herald_gateway.auth import OperatorAuthenticator
+from herald_gateway.errors import Invalid
+from herald_gateway.grpc.errors import answers_errors
+from herald_gateway.grpc.metadata import authorization
+from herald_gateway.operations import Operations
+
+
+@answers_errors("AdminService")
+class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
+    def __init__(self, operations: Operations, operators: OperatorAuthenticator) -> None:
+        self.operations = operations
+        self.operators = operators
+
+    async def CreateTenant(
+        self, request: gateway_pb2.AdminServiceCreateTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceCreateTenantResponse:
+        self.operators.authenticate(authorization(context))
+        if request.plan == common_pb2.PLAN_UNSPECIFIED or not request.name.strip():
+            raise Invalid([("name/plan", "a name and a plan are required")])
+        tenant, api_key = await self.operations.create_tenant(request.name, request.plan, request.contact_email)
+        return gateway_pb2.AdminServiceCreateTenantResponse(tenant=tenant, api_key=api_key)
+
+    async def _operator(self, context: Context) -> None:
+        self.operators.authenticate(authorization(context))
+
+    async def ListTenants(
+        self, request: gateway_pb2.AdminServiceListTenantsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListTenantsResponse:
+        await self._operator(context)
+        tenants, cursor = await self.operations.list_tenants(request.page_size or 50, request.cursor)
+        return gateway_pb2.AdminServiceListTenantsResponse(tenants=tenants, next_cursor=cursor)
+
+    async def GetTenant(
+        self, request: gateway_pb2.AdminServiceGetTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceGetTenantResponse:
+        await self._operator(context)
+        tenant = await self.operations.get_tenant(request.tenant_id)
+        return gateway_pb2.AdminServiceGetTenantResponse(tenant=tenant)
+
+    async def UpdateTenant(
+        self, request: gateway_pb2.AdminServiceUpdateTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceUpdateTenantResponse:
+        await self._operator(context)
+        disabled = request.disabled if request.HasField("disabled") else None
+        contact = request.contact_email if request.HasField("contact_email") else None
+        tenant = await self.operations.update_tenant(request.tenant_id, request.plan, disabled, contact)
+        return gateway_pb2.AdminServiceUpdateTenantResponse(tenant=tenant)
+
+    async def CreateApiKey(
+        self, request: gateway_pb2.AdminServiceCreateApiKeyRequest, context: Context
+    ) -> gateway_pb2.AdminServiceCreateApiKeyResponse:
+        await self._operator(context)
+        await self.operations.get_tenant(request.tenant_id)
+        key, plaintext = await self.operations.create_api_key(request.tenant_id, request.name or "default")
+        return gateway_pb2.AdminServiceCreateApiKeyResponse(key=key, api_key=plaintext)
+
+    async def ListApiKeys(
+        self, request: gateway_pb2.AdminServiceListApiKeysRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListApiKeysResponse:
+        await self._operator(context)
+        await self.operations.get_tenant(request.tenant_id)
+        keys = await self.operations.list_api_keys(TenantId(request.tenant_id))
+        return gateway_pb2.AdminServiceListApiKeysResponse(keys=keys)
+
+    async def RevokeApiKey(
+        self, request: gateway_pb2.AdminServiceRevokeApiKeyRequest, context: Context
+    ) -> gateway_pb2.AdminServiceRevokeApiKeyResponse:
+        await self._operator(context)
+        await self.operations.get_tenant(request.tenant_id)
+        key = await self.operations.revoke_api_key(TenantId(request.tenant_id), request.key_id)
+        return gateway_pb2.AdminServiceRevokeApiKeyResponse(key=key)
+
+    async def RotateMasterKey(
+        self, request: gateway_pb2.RotateMasterKeyRequest, context: Context
+    ) -> gateway_pb2.RotateMasterKeyResponse:
+        await self._operator(context)
+        result = await self.operations.rotate_master_key()
+        return gateway_pb2.RotateMasterKeyResponse(
+            reencrypted=result.reencrypted,
+            already_current=result.already_current,
+            active_key_id=result.active_key_id,
+            unreadable_ids=result.unreadable_ids,
+        )
+
+    async def SetTenantLimits(
+        self, request: gateway_pb2.AdminServiceSetTenantLimitsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceSetTenantLimitsResponse:
+        await self._operator(context)
+        forward = ledger_tenants_pb2.SetTenantLimitsRequest()
+        for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+            if request.HasField(field):
+                setattr(forward, field, getattr(request, field))
+        tenant = await self.operations.set_limits(request.tenant_id, forward)
+        return gateway_pb2.AdminServiceSetTenantLimitsResponse(tenant=tenant)
+
+    async def GetTenantUsage(
+        self, request: gateway_pb2.GetTenantUsageRequest, context: Context
+    ) -> gateway_pb2.GetTenantUsageResponse:
+        await self._operator(context)
+        await self.operations.get_tenant(request.tenant_id)
+        usage = await self.operations.usage(request.tenant_id)
+        return gateway_pb2.GetTenantUsageResponse(usage=usage)
+
+    async def ListDeadLetters(
+        self, request: gateway_pb2.AdminServiceListDeadLettersRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListDeadLettersResponse:
+        await self._operator(context)
+        since = request.since.ToDatetime(tzinfo=UTC) if request.HasField("since") else None
+        entries, cursor = await self.operations.list_dead_letters(
+            request.tenant_id, since, request.include_retried, request.page_size or 50, request.cursor
+        )
+        return gateway_pb2.AdminServiceListDeadLettersResponse(entries=entries, next_cursor=cursor)
+
+    async def GetDeadLetter(
+        self, request: gateway_pb2.AdminServiceGetDeadLetterRequest, context: Context
+    ) -> gateway_pb2.AdminServiceGetDeadLetterResponse:
+        await self._operator(context)
+        entry, job = await self.operations.get_dead_letter(request.job_id)
+        return gateway_pb2.AdminServiceGetDeadLetterResponse(entry=entry, job=job)
+
+    async def RetryDeadLetters(
+        self, request: gateway_pb2.RetryDeadLettersRequest, context: Context
+    ) -> gateway_pb2.RetryDeadLettersResponse:
+        await self._operator(context)
+        since = request.since.ToDatetime(tzinfo=UTC) if request.HasField("since") else None
+        outcomes = await self.operations.retry_dead_letters(list(request.job_ids), request.all, since)
+        return gateway_pb2.RetryDeadLettersResponse(outcomes=outcomes)
+
+    async def ListPlatformEmails(
+        self, request: gateway_pb2.AdminServiceListPlatformEmailsRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListPlatformEmailsResponse:
+        await self._operator(context)
+        entries, cursor = await self.operations.list_platform_emails(
+            request.tenant_id, request.kind, request.page_size or 50, request.cursor
+        )
+        return gateway_pb2.AdminServiceListPlatformEmailsResponse(entries=entries, next_cursor=cursor)

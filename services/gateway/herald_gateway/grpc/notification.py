@@ -1,0 +1,138 @@
+"""NotificationService over gRPC: the twin of the tenant HTTP routes, over the same operations.
+Submits, jobs and domains here; events and subscriptions in `grpc.subscriptions`, the streamed
+batches in `grpc.batch`."""
+
+from __future__ import annotations
+
+from herald.grpcio.context import Context
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_jobs_pb2
+from herald_gateway.access import rate_headers, refuse_spent, spend
+from herald_gateway.auth import ApiKeyAuthenticator, Principal
+from herald_gateway.grpc.batch import BatchGrpc
+from herald_gateway.grpc.errors import answers_errors
+from herald_gateway.grpc.metadata import authorization
+from herald_gateway.grpc.subscriptions import SubscriptionGrpc
+from herald_gateway.idempotency import Idempotency, check_idempotency_key, request_hash
+from herald_gateway.operations import Operations
+from herald_gateway.operations.submit import WebhookInput
+from herald_gateway.rate_limit import RateLimiter
+
+
+@answers_errors("NotificationService")
+class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.NotificationServiceServicer):
+    """Every RPC authenticates (`_principal`); those that create work spend the rate limit too
+    (`_spend_rate`), as the HTTP routes that depend on `Counted` do. A GatewayError raised in
+    any of them ends the call with its status (`answers_errors`)."""
+
+    def __init__(
+        self, operations: Operations, tenants: ApiKeyAuthenticator, limiter: RateLimiter, idempotency: Idempotency
+    ) -> None:
+        self.operations = operations
+        self.tenants = tenants
+        self.limiter = limiter
+        self.idempotency = idempotency
+
+    async def _spend_rate(self, context: Context, principal: Principal) -> None:
+        """The same per-tenant limit as HTTP (`herald_gateway.access`); the state travels in trailing metadata."""
+        state = await spend(self.limiter, principal)
+        if state is not None:
+            context.set_trailing_metadata(tuple((k.lower(), v) for k, v in rate_headers(state).items()))
+            refuse_spent(state)
+
+    async def _principal(self, context: Context) -> Principal:
+        return await self.tenants.authenticate(authorization(context))
+
+    async def SendWebhook(
+        self, request: gateway_pb2.SendWebhookRequest, context: Context
+    ) -> gateway_pb2.SendWebhookResponse:
+        """An idempotency key is written with the job (see herald_gateway.idempotency): a
+        repeat answers with the first job."""
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        item = WebhookInput.of_grpc(request, self._digest("SendWebhook", request))
+        sent = await self.operations.send_webhook(principal, item)
+        return gateway_pb2.SendWebhookResponse(id=sent.job.id, status=sent.job.status)
+
+    async def SendEmail(self, request: gateway_pb2.SendEmailRequest, context: Context) -> gateway_pb2.SendEmailResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        email = common_pb2.EmailRequest()
+        email.CopyFrom(request.email)
+        sent = await self.operations.send_email(
+            principal,
+            email,
+            request.priority,
+            request.idempotency_key,
+            request.ordering_key,
+            self._digest("SendEmail", request),
+        )
+        return gateway_pb2.SendEmailResponse(id=sent.job.id, status=sent.job.status)
+
+    @staticmethod
+    def _digest(method: str, request: gateway_pb2.SendWebhookRequest | gateway_pb2.SendEmailRequest) -> bytes:
+        if not request.idempotency_key:
+            return b""
+        check_idempotency_key(request.idempotency_key)
+        return request_hash("grpc", method, request.SerializeToString(deterministic=True))
+
+    async def RetryJob(self, request: gateway_pb2.RetryJobRequest, context: Context) -> gateway_pb2.RetryJobResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        outcome = await self.operations.retry_job(principal, request.id)
+        return gateway_pb2.RetryJobResponse(id=outcome.job_id, status=outcome.status)
+
+    async def GetJob(
+        self, request: gateway_pb2.NotificationServiceGetJobRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceGetJobResponse:
+        principal = await self._principal(context)
+        job, attempts = await self.operations.get_job(principal, request.id)
+        return gateway_pb2.NotificationServiceGetJobResponse(job=job, attempts=attempts)
+
+    async def ListJobs(
+        self, request: gateway_pb2.NotificationServiceListJobsRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceListJobsResponse:
+        principal = await self._principal(context)
+        query = ledger_jobs_pb2.ListJobsRequest(
+            page_size=request.page_size or 50,
+            cursor=request.cursor,
+            status=request.status,
+            channel=request.channel,
+        )
+        if request.HasField("created_after"):
+            query.created_after.CopyFrom(request.created_after)
+        if request.HasField("created_before"):
+            query.created_before.CopyFrom(request.created_before)
+        page = await self.operations.list_jobs(principal, query)
+        return gateway_pb2.NotificationServiceListJobsResponse(jobs=page.jobs, next_cursor=page.next_cursor)
+
+    # ---- sending domains (the twin of /v1/domains) ------------------------
+
+    async def CreateDomain(
+        self, request: gateway_pb2.NotificationServiceCreateDomainRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceCreateDomainResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        domain = await self.operations.register_domain(principal.tenant_id, request.domain, request.provider_id)
+        return gateway_pb2.NotificationServiceCreateDomainResponse(domain=domain)
+
+    async def VerifyDomain(
+        self, request: gateway_pb2.NotificationServiceVerifyDomainRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceVerifyDomainResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        domain = await self.operations.verify_domain(principal.tenant_id, request.id)
+        return gateway_pb2.NotificationServiceVerifyDomainResponse(domain=domain)
+
+    async def GetDomain(
+        self, request: gateway_pb2.NotificationServiceGetDomainRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceGetDomainResponse:
+        principal = await self._principal(context)
+        domain = await self.operations.get_domain(principal.tenant_id, request.id)
+        return gateway_pb2.NotificationServiceGetDomainResponse(domain=domain)
+
+    async def ListDomains(
+        self, request: gateway_pb2.NotificationServiceListDomainsRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceListDomainsResponse:
+        principal = await self._principal(context)
+        domains = await self.operations.list_domains(principal.tenant_id)
+        return gateway_pb2.NotificationServiceListDomainsResponse(domains=domains)

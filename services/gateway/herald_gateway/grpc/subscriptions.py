@@ -1,0 +1,92 @@
+"""NotificationService's event and subscription methods: the gRPC twins of POST /v1/events
+and /v1/webhooks/{targets,filters,subscriptions,retry-schedule}, over the same operations."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import TYPE_CHECKING
+
+from herald.grpcio.context import Context
+from herald.v1 import gateway_pb2
+from herald_gateway.auth import Principal
+from herald_gateway.errors import Invalid
+from herald_gateway.grpc.crud import crud_rpcs
+from herald_gateway.operations import Operations
+from herald_gateway.operations.subscriptions import FILTERS, SUBSCRIPTIONS, TARGETS, EventInput
+
+_TARGETS, _FILTERS, _SUBSCRIPTIONS = crud_rpcs(TARGETS), crud_rpcs(FILTERS), crud_rpcs(SUBSCRIPTIONS)
+
+
+class SubscriptionGrpc:
+    """Mixed into NotificationServicer, which provides authentication and the rate limit.
+    The CRUD of targets, filters and subscriptions is `crud_rpcs`', named here one by one."""
+
+    operations: Operations
+
+    CreateWebhookTarget = _TARGETS["CreateWebhookTarget"]
+    GetWebhookTarget = _TARGETS["GetWebhookTarget"]
+    ListWebhookTargets = _TARGETS["ListWebhookTargets"]
+    UpdateWebhookTarget = _TARGETS["UpdateWebhookTarget"]
+    DeleteWebhookTarget = _TARGETS["DeleteWebhookTarget"]
+    CreateEventFilter = _FILTERS["CreateEventFilter"]
+    GetEventFilter = _FILTERS["GetEventFilter"]
+    ListEventFilters = _FILTERS["ListEventFilters"]
+    UpdateEventFilter = _FILTERS["UpdateEventFilter"]
+    DeleteEventFilter = _FILTERS["DeleteEventFilter"]
+    CreateSubscription = _SUBSCRIPTIONS["CreateSubscription"]
+    GetSubscription = _SUBSCRIPTIONS["GetSubscription"]
+    ListSubscriptions = _SUBSCRIPTIONS["ListSubscriptions"]
+    UpdateSubscription = _SUBSCRIPTIONS["UpdateSubscription"]
+    DeleteSubscription = _SUBSCRIPTIONS["DeleteSubscription"]
+
+    if TYPE_CHECKING:  # provided by NotificationServicer; declared here for the type checker only
+
+        async def _principal(self, context: Context) -> Principal: ...
+
+        async def _spend_rate(self, context: Context, principal: Principal) -> None: ...
+
+    async def PublishEvent(
+        self, request: gateway_pb2.NotificationServicePublishEventRequest, context: Context
+    ) -> gateway_pb2.NotificationServicePublishEventResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        event = EventInput(
+            event_type=request.event_type,
+            payload=request.payload,
+            content_type=request.content_type or "application/json",
+            event_id=request.event_id,
+        )
+        accepted = await self.operations.publish_event(principal, event)
+        return gateway_pb2.NotificationServicePublishEventResponse(
+            event_id=accepted.event_id, replayed=accepted.replayed, deliveries=accepted.deliveries
+        )
+
+    async def RecoverWebhookTarget(
+        self, request: gateway_pb2.RecoverWebhookTargetRequest, context: Context
+    ) -> gateway_pb2.RecoverWebhookTargetResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        if not request.HasField("since"):
+            raise Invalid([("since", "is required")])
+        job_ids = await self.operations.recover_target(
+            principal.tenant_id, request.target_id, request.since.ToDatetime(tzinfo=UTC)
+        )
+        return gateway_pb2.RecoverWebhookTargetResponse(job_ids=job_ids)
+
+    # Retry schedule
+
+    async def GetWebhookRetrySchedule(
+        self, request: gateway_pb2.GetWebhookRetryScheduleRequest, context: Context
+    ) -> gateway_pb2.GetWebhookRetryScheduleResponse:
+        principal = await self._principal(context)
+        schedule = await self.operations.retry_schedule(principal.tenant_id)
+        return gateway_pb2.GetWebhookRetryScheduleResponse(schedule=schedule)
+
+    async def SetWebhookRetrySchedule(
+        self, request: gateway_pb2.SetWebhookRetryScheduleRequest, context: Context
+    ) -> gateway_pb2.SetWebhookRetryScheduleResponse:
+        principal = await self._principal(context)
+        schedule = await self.operations.set_retry_schedule(
+            principal.tenant_id, list(request.delays_s), list(request.retry_statuses)
+        )
+        return gateway_pb2.SetWebhookRetryScheduleResponse(schedule=schedule)

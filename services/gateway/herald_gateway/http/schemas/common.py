@@ -1,0 +1,53 @@
+"""What every request and response body shares: the text patterns refused at the door, timestamps, JSON payloads."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+import orjson
+from google.protobuf.timestamp_pb2 import Timestamp
+from pydantic import JsonValue, StringConstraints
+
+from herald_gateway.errors import Invalid
+
+# Refused at the door rather than downstream, where they would fail as 5xx: NUL (U+0000),
+# which PostgreSQL cannot store in text, in any string a request carries; anything but
+# printable ASCII in a credential Herald sends in an HTTP header; integers beyond the
+# int32 the protobuf messages and the database columns hold. The patterns run in
+# pydantic's core (no Python call per field) and are in the OpenAPI document.
+NO_NUL_PATTERN = r"^[^\x00]*$"
+
+
+HEADER_SAFE_PATTERN = r"^[\x20-\x7e]*$"
+
+
+PATTERN_MEANINGS = {
+    NO_NUL_PATTERN: "must not contain NUL (U+0000) characters",
+    HEADER_SAFE_PATTERN: "must be printable ASCII (it is sent in an HTTP header)",
+}
+
+
+INT32_MAX = 2**31 - 1
+
+
+Text = Annotated[str, StringConstraints(pattern=NO_NUL_PATTERN)]
+
+
+HeaderSafe = Annotated[str, StringConstraints(pattern=HEADER_SAFE_PATTERN)]
+
+
+PriorityName = Literal["low", "normal", "critical"]
+
+
+def compact_json(payload: JsonValue) -> bytes:
+    """A `payload` as delivered: compact UTF-8 JSON. What cannot be written so (an integer
+    beyond 64 bits, a lone surrogate) is the tenant's to fix: 422, not 500."""
+    try:
+        return orjson.dumps(payload)
+    except orjson.JSONEncodeError as error:
+        raise Invalid([("payload", f"cannot be delivered as JSON: {error}")]) from error
+
+
+def when(stamp: Timestamp, present: bool) -> datetime | None:
+    return stamp.ToDatetime(tzinfo=UTC) if present else None

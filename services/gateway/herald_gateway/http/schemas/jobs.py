@@ -1,0 +1,111 @@
+"""A job as GET /v1/jobs shows it, with its attempts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from herald.names import (
+    CHANNEL_NAMES,
+    OUTCOME_NAMES,
+    PRIORITY_VALUES,
+    STATUS_NAMES,
+)
+from herald.v1 import common_pb2
+from herald_gateway.http.schemas.common import when
+
+
+class AttemptOut(BaseModel):
+    number: int
+    target: str = Field(description="The URL called, or (email) the provider kind.")
+    outcome: str = Field(description="succeeded, transient_failure, permanent_failure, or (email) skipped.")
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    started_at: datetime | None
+    provider_id: str | None = Field(default=None, description="Email: which of your providers.")
+    provider_message_id: str | None = Field(default=None, description="Email: the provider's id for the message.")
+    walk: int | None = Field(default=None, description="Email: which pass over your providers (1, 2, 3).")
+    error_class: str | None = Field(
+        default=None,
+        description="Webhooks, on failure: http_status, timeout, connect, tls, dns, refused_by_guard, protocol, "
+        "network, invalid_url or other.",
+    )
+    response_headers: dict[str, str] | None = Field(
+        default=None, description="Webhooks: the receiver's response headers (capped; cookies left out)."
+    )
+    response_excerpt: str | None = Field(
+        default=None, description="Webhooks: the first 4 KiB of the receiver's response body."
+    )
+
+
+class JobOut(BaseModel):
+    id: str
+    channel: str
+    status: str
+    priority: str
+    attempt_count: int
+    last_error: str | None
+    idempotency_key: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    url: str | None = None
+    attempts: list[AttemptOut] | None = None
+    run: int = Field(default=0, description="How many explicit retries ran the job again.")
+    provider_id: str | None = Field(default=None, description="Email: the provider that accepted it.")
+    provider_message_id: str | None = Field(default=None, description="Email: the provider's id for the message.")
+    provider_delivered_at: datetime | None = Field(
+        default=None,
+        description="Email: when the provider reported it delivered to a recipient's mail server (its earliest "
+        "'delivered' event). Status 'delivered' alone means the provider accepted it.",
+    )
+    status_event_id: str | None = Field(
+        default=None,
+        description="'bounced' / 'complained': the provider event (provider:event id) that set the status; "
+        "see GET /v1/jobs/{id}/events.",
+    )
+
+
+class JobList(BaseModel):
+    data: list[JobOut]
+    next_cursor: str | None
+
+
+def attempt_out(attempt: common_pb2.Attempt) -> AttemptOut:
+    return AttemptOut(
+        number=attempt.number,
+        target=attempt.target,
+        outcome=OUTCOME_NAMES.get(attempt.outcome, "unknown"),
+        status_code=attempt.status_code or None,
+        duration_ms=attempt.duration_ms,
+        error=attempt.error or None,
+        started_at=when(attempt.started_at, attempt.HasField("started_at")),
+        provider_id=attempt.provider_id or None,
+        provider_message_id=attempt.provider_message_id or None,
+        walk=attempt.walk or None,
+        error_class=attempt.error_class or None,
+        response_headers=dict(attempt.response_headers) or None,
+        response_excerpt=attempt.response_excerpt or None,
+    )
+
+
+def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = None) -> JobOut:
+    return JobOut(
+        id=job.id,
+        channel=CHANNEL_NAMES.get(job.channel, "unknown"),
+        status=STATUS_NAMES.get(job.status, "unknown"),
+        priority={v: k for k, v in PRIORITY_VALUES.items()}.get(job.priority, "normal"),
+        attempt_count=job.attempt_count,
+        last_error=job.last_error or None,
+        idempotency_key=job.idempotency_key or None,
+        created_at=when(job.created_at, job.HasField("created_at")),
+        updated_at=when(job.updated_at, job.HasField("updated_at")),
+        url=job.webhook.url if job.HasField("webhook") else None,
+        attempts=[attempt_out(a) for a in attempts] if attempts is not None else None,
+        run=job.run,
+        provider_id=job.provider_id or None,
+        provider_message_id=job.provider_message_id or None,
+        provider_delivered_at=when(job.provider_delivered_at, job.HasField("provider_delivered_at")),
+        status_event_id=job.status_event_id or None,
+    )

@@ -1,0 +1,198 @@
+"""Webhook targets, event filters, subscriptions and the retry schedule."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from herald.v1 import common_pb2, gateway_pb2
+from herald_gateway.http.schemas.common import Text, when
+
+
+class TargetIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: Text = Field(max_length=2048, examples=["https://example.com/hooks/orders"])
+    description: Text = Field(default="", max_length=1000)
+    headers: dict[Text, Text] = Field(default_factory=dict)
+    rate_limit_per_min: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Deliveries per minute, spaced evenly; deliveries over it wait (they are not failures).",
+    )
+    enabled: bool = True
+    disabled_reason: Text | None = Field(default=None, max_length=1000)
+
+
+class TargetPatch(BaseModel):
+    """Only the fields given change. `headers` replaces all headers; `rate_limit_per_min`
+    null removes the limit; `enabled: true` clears the reason."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: Text | None = Field(default=None, max_length=2048)
+    description: Text | None = Field(default=None, max_length=1000)
+    headers: dict[Text, Text] | None = None
+    rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
+    enabled: bool | None = None
+    disabled_reason: Text | None = Field(default=None, max_length=1000)
+
+
+class TargetOut(BaseModel):
+    id: str
+    url: str
+    description: str
+    headers: dict[str, str]
+    rate_limit_per_min: int | None
+    enabled: bool
+    disabled_reason: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+    failing_since: datetime | None = Field(
+        default=None, description="The first failed delivery since the last success; null when not failing."
+    )
+
+
+class TargetList(BaseModel):
+    data: list[TargetOut]
+    next_cursor: str | None
+
+
+def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
+    return TargetOut(
+        id=target.id,
+        url=target.url,
+        description=target.description,
+        headers=dict(target.headers),
+        rate_limit_per_min=target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None,
+        enabled=target.enabled,
+        disabled_reason=target.disabled_reason or None,
+        created_at=when(target.created_at, target.HasField("created_at")),
+        updated_at=when(target.updated_at, target.HasField("updated_at")),
+        failing_since=when(target.failing_since, target.HasField("failing_since")),
+    )
+
+
+class RecoverIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: datetime = Field(description="Replay the deliveries to this target that failed at or after this time.")
+
+
+class RecoverOut(BaseModel):
+    target_id: str
+    recovered: int
+    job_ids: list[str] = Field(description="The jobs run again (GET /v1/jobs/{id} follows each).")
+
+
+class RetryScheduleIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    delays_s: list[float] | None = Field(
+        default=None,
+        max_length=20,
+        description="Seconds before each retry (1 s to 24 h each, 3 days in all); null or []: the default.",
+        examples=[[10, 60, 600, 3600]],
+    )
+    retry_statuses: list[int] = Field(
+        default_factory=list, max_length=100, description="4xx codes (not 410) to retry like 5xx."
+    )
+
+
+class RetryScheduleOut(BaseModel):
+    delays_s: list[float]
+    retry_statuses: list[int]
+    custom: bool = Field(description="False when the operator's default applies.")
+    max_attempts: int
+
+
+def retry_schedule_out(schedule: gateway_pb2.WebhookRetrySchedule) -> RetryScheduleOut:
+    return RetryScheduleOut(
+        delays_s=list(schedule.delays_s),
+        retry_statuses=list(schedule.retry_statuses),
+        custom=schedule.custom,
+        max_attempts=schedule.max_attempts,
+    )
+
+
+class FilterIn(BaseModel):
+    """Event types: exact (`orders.created.v1`), a prefix wildcard (`orders.*` matches any
+    type with at least one more token after `orders.`), or `*` (every type)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    event_types: list[Text] = Field(min_length=1, max_length=100, examples=[["orders.created.v1", "payments.*"]])
+    description: Text = Field(default="", max_length=1000)
+
+
+class FilterPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    event_types: list[Text] | None = Field(default=None, min_length=1, max_length=100)
+    description: Text | None = Field(default=None, max_length=1000)
+
+
+class FilterOut(BaseModel):
+    id: str
+    description: str
+    event_types: list[str]
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+class FilterList(BaseModel):
+    data: list[FilterOut]
+    next_cursor: str | None
+
+
+def filter_out(event_filter: common_pb2.EventFilter) -> FilterOut:
+    return FilterOut(
+        id=event_filter.id,
+        description=event_filter.description,
+        event_types=list(event_filter.event_types),
+        created_at=when(event_filter.created_at, event_filter.HasField("created_at")),
+        updated_at=when(event_filter.updated_at, event_filter.HasField("updated_at")),
+    )
+
+
+class SubscriptionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_id: Text = Field(max_length=64)
+    filter_id: Text = Field(max_length=64)
+    active: bool = True
+
+
+class SubscriptionPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target_id: Text | None = Field(default=None, max_length=64)
+    filter_id: Text | None = Field(default=None, max_length=64)
+    active: bool | None = None
+
+
+class SubscriptionOut(BaseModel):
+    id: str
+    target_id: str
+    filter_id: str
+    active: bool
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+class SubscriptionList(BaseModel):
+    data: list[SubscriptionOut]
+    next_cursor: str | None
+
+
+def subscription_out(subscription: common_pb2.Subscription) -> SubscriptionOut:
+    return SubscriptionOut(
+        id=subscription.id,
+        target_id=subscription.target_id,
+        filter_id=subscription.filter_id,
+        active=subscription.active,
+        created_at=when(subscription.created_at, subscription.HasField("created_at")),
+        updated_at=when(subscription.updated_at, subscription.HasField("updated_at")),
+    )

@@ -1,0 +1,26 @@
+"""The gateway's operations: what each request does, once, for the HTTP and the gRPC surfaces
+alike. One module per resource; each raises `GatewayError`s (herald_gateway.errors) and asks the
+ledger, the router and the email-sender through `ask`, which turns their statuses into those
+errors. A surface only reads its request, calls one operation and writes its answer."""
+
+from __future__ import annotations
+
+from herald_gateway.operations.domains import DomainOperations
+from herald_gateway.operations.inbound import InboundOperations
+from herald_gateway.operations.operator import OperatorOperations
+from herald_gateway.operations.providers import ProviderOperations
+from herald_gateway.operations.submit import SubmitOperations
+from herald_gateway.operations.subscriptions import SubscriptionOperations
+from herald_gateway.operations.tenants import TenantOperations
+
+
+class Operations(
+    SubmitOperations,
+    OperatorOperations,
+    TenantOperations,
+    DomainOperations,
+    ProviderOperations,
+    SubscriptionOperations,
+    InboundOperations,
+):
+    """All of them over one set of clients (see OperationsBase)."""

@@ -1,0 +1,50 @@
+"""What every operations module works with: the services the gateway calls, and the guard on
+where tenants aim outbound connections."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from herald.batching import Batcher
+from herald.grpcio.ledger import Ledger
+from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc
+from herald_gateway.operations.crud import Crud, ItemT, Resource
+from herald_gateway.target_check import TargetCheck
+
+# Reads a dead-letter entry from the stream by sequence: the payload operators inspect.
+StreamReader = Callable[[int], Awaitable[bytes | None]]
+
+
+class OperationsBase:
+    def __init__(
+        self,
+        ledger: Ledger,
+        router: router_pb2_grpc.RouterServiceAsyncStub,
+        email_sender: email_sender_pb2_grpc.EmailSenderServiceAsyncStub,
+        dead_letter_reader: StreamReader | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.router = router
+        self.email_sender = email_sender
+        # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs.
+        self.submitter: Batcher[router_pb2.Submission, ledger_jobs_pb2.DraftOutcome] = Batcher(
+            self._submit_many,
+            max_items=256,
+            max_wait=0.002,
+            size_of=lambda s: s.ByteSize(),
+            max_concurrent=4,
+        )
+        self.dead_letter_reader = dead_letter_reader
+        # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
+        self.target_check: TargetCheck | None = None
+
+    async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_jobs_pb2.DraftOutcome]:
+        response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))
+        return list(response.outcomes)
+
+    def crud(self, resource: Resource[ItemT]) -> Crud[ItemT]:
+        return Crud(self.ledger, resource)
+
+    async def _url_problems(self, url: str) -> list[tuple[str, str]]:
+        """The submit-time target verdict of a webhook URL (none without a target check)."""
+        return await self.target_check.problems(url) if self.target_check is not None else []

@@ -1,0 +1,122 @@
+"""Tenants (operators), their API keys, limits, usage and suppression lists."""
+
+from __future__ import annotations
+
+from herald.crypto import issue_api_key
+from herald.ids import TenantId, parse_id
+from herald.v1 import common_pb2, ledger_tenants_pb2
+from herald_gateway.errors import NotFound, ask
+from herald_gateway.operations.base import OperationsBase
+from herald_gateway.operations.crud import Resource
+
+API_KEYS: Resource[common_pb2.ApiKey] = Resource("api key", "tenants", "ApiKey", "key", "keys", "key_id")
+
+
+class TenantOperations(OperationsBase):
+    async def create_tenant(self, name: str, plan: int, contact_email: str = "") -> tuple[common_pb2.Tenant, str]:
+        """Creates the tenant and its first API key; the key is returned once, never stored."""
+        request = ledger_tenants_pb2.CreateTenantRequest(name=name, plan=plan, contact_email=contact_email)  # type: ignore[arg-type]
+        tenant: common_pb2.Tenant = (await ask(self.ledger.tenants.CreateTenant(request), "tenant")).tenant
+        _key, plaintext = await self.create_api_key(tenant.id, "initial")
+        return tenant, plaintext
+
+    async def list_tenants(self, page_size: int, cursor: str) -> tuple[list[common_pb2.Tenant], str]:
+        page = await ask(
+            self.ledger.tenants.ListTenants(ledger_tenants_pb2.ListTenantsRequest(page_size=page_size, cursor=cursor)),
+            "tenants",
+        )
+        return list(page.tenants), page.next_cursor
+
+    async def get_tenant(self, tenant_id: str) -> common_pb2.Tenant:
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        tenant: common_pb2.Tenant = (
+            await ask(self.ledger.tenants.GetTenant(ledger_tenants_pb2.GetTenantRequest(tenant_id=tenant_id)), "tenant")
+        ).tenant
+        return tenant
+
+    async def update_tenant(
+        self, tenant_id: str, plan: int, disabled: bool | None, contact_email: str | None = None
+    ) -> common_pb2.Tenant:
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        request = ledger_tenants_pb2.UpdateTenantRequest(tenant_id=tenant_id, plan=plan)  # type: ignore[arg-type]
+        if disabled is not None:
+            request.disabled = disabled
+        if contact_email is not None:
+            request.contact_email = contact_email
+        tenant: common_pb2.Tenant = (await ask(self.ledger.tenants.UpdateTenant(request), "tenant")).tenant
+        return tenant
+
+    async def set_limits(self, tenant_id: str, request: ledger_tenants_pb2.SetTenantLimitsRequest) -> common_pb2.Tenant:
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        request.tenant_id = tenant_id
+        tenant: common_pb2.Tenant = (await ask(self.ledger.tenants.SetTenantLimits(request), "tenant")).tenant
+        return tenant
+
+    async def usage(self, tenant_id: str) -> common_pb2.Usage:
+        found = await ask(
+            self.ledger.tenants.GetUsage(ledger_tenants_pb2.GetUsageRequest(tenant_id=tenant_id)), "tenant"
+        )
+        usage: common_pb2.Usage = found.usage
+        return usage
+
+    async def create_api_key(self, tenant_id: str, name: str) -> tuple[common_pb2.ApiKey, str]:
+        """A new key for the tenant; its plaintext is returned once and never stored."""
+        key = issue_api_key()
+        created = await ask(
+            self.ledger.tenants.CreateApiKey(
+                ledger_tenants_pb2.CreateApiKeyRequest(
+                    tenant_id=tenant_id, name=name, key_hash=key.sha256, public_id=key.public_id
+                )
+            ),
+            "tenant",
+        )
+        described = common_pb2.ApiKey(id=created.key_id, tenant_id=tenant_id, name=name, public_id=key.public_id)
+        described.created_at.CopyFrom(created.created_at)
+        return described, key.plaintext
+
+    async def list_api_keys(self, tenant_id: TenantId) -> list[common_pb2.ApiKey]:
+        return await self.crud(API_KEYS).all(tenant_id)
+
+    async def revoke_api_key(self, tenant_id: TenantId, key_id: str) -> common_pb2.ApiKey:
+        if parse_id(key_id) is None:
+            raise NotFound("api key not found")
+        revoked = await ask(
+            self.ledger.tenants.RevokeApiKey(
+                ledger_tenants_pb2.RevokeApiKeyRequest(tenant_id=tenant_id, key_id=key_id)
+            ),
+            "api key",
+        )
+        key: common_pb2.ApiKey = revoked.key
+        return key
+
+    async def list_suppressions(
+        self, tenant_id: str, page_size: int, cursor: str
+    ) -> tuple[list[common_pb2.SuppressionEntry], str]:
+        page = await ask(
+            self.ledger.tenants.ListSuppressions(
+                ledger_tenants_pb2.ListSuppressionsRequest(tenant_id=tenant_id, page_size=page_size, cursor=cursor)
+            ),
+            "suppressions",
+        )
+        return list(page.entries), page.next_cursor
+
+    async def add_suppression(self, tenant_id: str, address: str) -> bool:
+        entry = common_pb2.SuppressionEntry(address=address, reason="manual")
+        added = await ask(
+            self.ledger.tenants.AddSuppressions(
+                ledger_tenants_pb2.AddSuppressionsRequest(tenant_id=tenant_id, entries=[entry])
+            ),
+            "suppression",
+        )
+        return added.added > 0
+
+    async def remove_suppression(self, tenant_id: str, address: str) -> None:
+        await ask(
+            self.ledger.tenants.RemoveSuppression(
+                ledger_tenants_pb2.RemoveSuppressionRequest(tenant_id=tenant_id, address=address)
+            ),
+            "suppression",
+        )

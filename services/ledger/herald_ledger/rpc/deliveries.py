@@ -1,0 +1,238 @@
+"""Deliveries: the senders' one call per batch (AdvanceDeliveries for webhook attempts,
+AdvanceWalks for email walks: what finished is recorded first, then what begins is started, in
+one transaction), explicit retries and dead letters. A start waits a moment for a job this
+ledger is still committing, and what begins and ends is announced to every replica's readers
+(herald_ledger.inflight): a start writes nothing to the row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.ids import parse_id
+from herald.v1 import common_pb2, ledger_jobs_pb2
+from herald_ledger.convert import dead_letter_to_proto, from_timestamp, job_to_proto
+from herald_ledger.inflight import Committing, InFlight
+from herald_ledger.job_status import JobStatus
+from herald_ledger.notifications import DELIVERIES, Notifier
+from herald_ledger.outbox import Outbox
+from herald_ledger.rpc.common import Context, require_id, require_ids, require_page_size
+from herald_ledger.store import dead_letters as dead_letter_store
+from herald_ledger.store import deliveries as delivery_store
+from herald_ledger.store import jobs as job_store
+from herald_ledger.store.codes import OUTCOME_FROM_PROTO, STATUS_FROM_PROTO, STATUS_TO_PROTO
+
+# How long a start waits for the commit of a job this ledger is writing (see
+# inflight.Committing): long enough for a usual transaction's commit after its publishes,
+# short enough not to hold a sender's other steps behind a large batch (then: `wait`).
+COMMIT_WAIT_S = 0.25
+MAX_RETRY_BATCH = 1000
+# A retried job is leased to the call that publishes it; the outbox takes over after this.
+RETRY_LEASE_S = 10.0
+
+
+def start_to_proto(start: delivery_store.DeliveryStart) -> ledger_jobs_pb2.DeliveryStart:
+    return ledger_jobs_pb2.DeliveryStart(
+        job_id=str(start.job_id),
+        proceed=start.proceed,
+        status=STATUS_TO_PROTO[start.status] if start.status else common_pb2.JOB_STATUS_UNSPECIFIED,  # type: ignore[arg-type]
+        attempt_count=start.attempt_count,
+        wait=start.wait,
+    )
+
+
+async def new_attempts(
+    context: Context, items: Sequence[ledger_jobs_pb2.AttemptResult]
+) -> list[delivery_store.NewAttempt]:
+    results = []
+    for i, item in enumerate(items):
+        job_id = await require_id(context, item.attempt.job_id, f"results[{i}].attempt.job_id")
+        next_status = STATUS_FROM_PROTO.get(item.next_status)
+        outcome = OUTCOME_FROM_PROTO.get(item.attempt.outcome)
+        if next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED) or outcome is None:
+            await abort_invalid(
+                context,
+                [(f"results[{i}]", "next_status must be DELIVERED, FAILED or QUEUED; outcome set")],
+            )
+        results.append(
+            delivery_store.NewAttempt(
+                job_id=job_id,
+                target=item.attempt.target,
+                outcome=outcome,
+                status_code=item.attempt.status_code or None,
+                duration_ms=int(item.attempt.duration_ms),
+                error=item.attempt.error or None,
+                started_at=item.attempt.started_at.ToDatetime(tzinfo=UTC),
+                next_status=next_status,
+                job_error=item.error or None,
+                dead_lettered=item.dead_lettered,
+                dead_letter_sequence=item.dead_letter_sequence or None,
+                error_class=item.attempt.error_class or None,
+                response_headers=dict(item.attempt.response_headers) or None,
+                response_excerpt=item.attempt.response_excerpt or None,
+            )
+        )
+    return results
+
+
+async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord]) -> list[delivery_store.NewWalk]:
+    """The walks of an AdvanceWalks request, checked (INVALID_ARGUMENT otherwise)."""
+    walks = []
+    for i, item in enumerate(items):
+        job_id = await require_id(context, item.job_id, f"walks[{i}].job_id")
+        next_status = STATUS_FROM_PROTO.get(item.next_status)
+        if next_status not in (JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.QUEUED):
+            await abort_invalid(context, [(f"walks[{i}].next_status", "must be DELIVERED, FAILED or QUEUED")])
+        calls = []
+        for n, call in enumerate(item.calls):
+            outcome = OUTCOME_FROM_PROTO.get(call.outcome)
+            if outcome is None:
+                await abort_invalid(context, [(f"walks[{i}].calls[{n}].outcome", "must be set")])
+            calls.append(
+                delivery_store.ProviderCall(
+                    provider_id=call.provider_id,
+                    target=call.target,
+                    outcome=outcome,
+                    status_code=call.status_code or None,
+                    duration_ms=int(call.duration_ms),
+                    error=call.error or None,
+                    started_at=call.started_at.ToDatetime(tzinfo=UTC),
+                    provider_message_id=call.provider_message_id or None,
+                )
+            )
+        walks.append(
+            delivery_store.NewWalk(
+                job_id=job_id,
+                calls=calls,
+                next_status=next_status,
+                job_error=item.error or None,
+                provider_id=item.provider_id or None,
+                provider_message_id=item.provider_message_id or None,
+                dead_lettered=item.dead_lettered,
+                dead_letter_sequence=item.dead_letter_sequence or None,
+            )
+        )
+    return walks
+
+
+class DeliveryRpcs:
+    engine: AsyncEngine
+    outbox: Outbox
+    notifier: Notifier
+    inflight: InFlight
+    committing: Committing
+
+    async def AdvanceDeliveries(
+        self, request: ledger_jobs_pb2.AdvanceDeliveriesRequest, context: Context
+    ) -> ledger_jobs_pb2.AdvanceDeliveriesResponse:
+        results = await new_attempts(context, request.results)
+        ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
+        await self.committing.wait_for(ids, COMMIT_WAIT_S)
+        async with self.engine.begin() as conn:
+            recorded = await delivery_store.record_attempts(conn, results)
+            starts = await delivery_store.start_deliveries(conn, ids)
+        await self._announce(starts, results)
+        return ledger_jobs_pb2.AdvanceDeliveriesResponse(recorded=recorded, starts=[start_to_proto(s) for s in starts])
+
+    async def AdvanceWalks(
+        self, request: ledger_jobs_pb2.AdvanceWalksRequest, context: Context
+    ) -> ledger_jobs_pb2.AdvanceWalksResponse:
+        walks = await new_walks(context, request.walks)
+        ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
+        await self.committing.wait_for(ids, COMMIT_WAIT_S)
+        async with self.engine.begin() as conn:
+            recorded = await delivery_store.record_walks(conn, walks) if walks else 0
+            starts = await delivery_store.start_deliveries(conn, ids) if ids else []
+        await self._announce(starts, walks)
+        return ledger_jobs_pb2.AdvanceWalksResponse(recorded=recorded, starts=[start_to_proto(s) for s in starts])
+
+    async def _announce(
+        self,
+        starts: Sequence[delivery_store.DeliveryStart],
+        ended: Sequence[delivery_store.NewAttempt | delivery_store.NewWalk],
+    ) -> None:
+        """Deliveries that begin and end, for readers of any replica (herald_ledger.inflight)."""
+        begun = [(s.job_id, s.attempt_count) for s in starts if s.proceed]
+        done = [r.job_id for r in ended]
+        if not begun and not done:
+            return
+        self.inflight.ended(done)
+        self.inflight.started(begun)
+        await self.notifier.publish_raw(DELIVERIES, InFlight.encode(begun, done))
+
+    async def RetryJobs(
+        self, request: ledger_jobs_pb2.RetryJobsRequest, context: Context
+    ) -> ledger_jobs_pb2.RetryJobsResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id") if request.tenant_id else None
+        if request.all_dead_letters and request.job_ids:
+            await abort_invalid(context, [("job_ids", "give job ids or all_dead_letters, not both")])
+        if len(request.job_ids) > MAX_RETRY_BATCH:
+            await abort_invalid(context, [("job_ids", f"at most {MAX_RETRY_BATCH} at once")])
+        limit = min(request.limit or 500, MAX_RETRY_BATCH)
+        async with self.engine.begin() as conn:
+            if request.all_dead_letters:
+                since = from_timestamp(request.since, request.HasField("since"))
+                ids = await dead_letter_store.waiting_dead_letters(conn, tenant_id, since, limit)
+            else:
+                ids = await require_ids(context, list(request.job_ids), "job_ids")
+            outcomes, rows, released = await dead_letter_store.retry_jobs(conn, tenant_id, ids, RETRY_LEASE_S)
+        # Committed PENDING (leased to this call): published now, QUEUED once the bus took
+        # them; one the bus does not take stays PENDING and the outbox publishes it later.
+        published = await self.outbox.publish_committed([job_to_proto(r) for r in rows])
+        await self.outbox.publisher.release_dead_letters(released)
+        return ledger_jobs_pb2.RetryJobsResponse(
+            outcomes=[
+                ledger_jobs_pb2.RetryOutcome(
+                    job_id=o.job_id,
+                    retried=o.retried,
+                    status=common_pb2.JOB_STATUS_QUEUED  # type: ignore[arg-type]
+                    if o.retried and o.job_id in published
+                    else STATUS_TO_PROTO[o.status]
+                    if o.status
+                    else common_pb2.JOB_STATUS_UNSPECIFIED,
+                    detail=o.detail,
+                )
+                for o in outcomes
+            ],
+            released_dead_letter_sequences=released,
+        )
+
+    async def ListDeadLetters(
+        self, request: ledger_jobs_pb2.ListDeadLettersRequest, context: Context
+    ) -> ledger_jobs_pb2.ListDeadLettersResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id") if request.tenant_id else None
+        page_size = await require_page_size(context, request.page_size)
+        before = None
+        if request.cursor:
+            if not request.cursor.isdigit():
+                await abort_invalid(context, [("cursor", "is not a cursor this API returned")])
+            before = int(request.cursor)
+        async with self.engine.connect() as conn:
+            rows, next_cursor = await dead_letter_store.list_dead_letters(
+                conn,
+                tenant_id,
+                from_timestamp(request.since, request.HasField("since")),
+                request.include_retried,
+                page_size,
+                before,
+            )
+        return ledger_jobs_pb2.ListDeadLettersResponse(
+            entries=[dead_letter_to_proto(r) for r in rows], next_cursor=next_cursor
+        )
+
+    async def GetDeadLetter(
+        self, request: ledger_jobs_pb2.GetDeadLetterRequest, context: Context
+    ) -> ledger_jobs_pb2.GetDeadLetterResponse:
+        job_id = parse_id(request.job_id)
+        row = job = None
+        if job_id is not None:
+            async with self.engine.connect() as conn:
+                row = await dead_letter_store.latest_dead_letter(conn, job_id)
+                if row is not None:
+                    job = await job_store.get_job(conn, row.tenant_id, job_id, include_request=False)
+        if row is None or job is None:
+            await abort_not_found(context, "dead letter")
+        return ledger_jobs_pb2.GetDeadLetterResponse(entry=dead_letter_to_proto(row), job=job_to_proto(job))

@@ -1,0 +1,234 @@
+"""Jobs: creation (group-committed: the idempotency keys claimed, the quotas of store/quota.py
+decided, the rows of store/job_creation.py written and their work messages published before
+the commit), and the reads of jobs and their attempts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from herald.batching import Batcher
+from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.ids import parse_id
+from herald.telemetry.propagation import inject_headers
+from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2
+from herald_ledger.convert import (
+    attempt_to_proto,
+    email_request_to_row,
+    from_timestamp,
+    job_to_proto,
+    timestamp,
+    webhook_request_to_row,
+)
+from herald_ledger.inflight import Committing, InFlight
+from herald_ledger.job_status import JobStatus
+from herald_ledger.outbox import Outbox, new_job_proto, work_job
+from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size
+from herald_ledger.store import idempotency as idempotency_store
+from herald_ledger.store import job_creation
+from herald_ledger.store import jobs as job_store
+from herald_ledger.store.codes import CHANNEL_FROM_PROTO, PRIORITY_FROM_PROTO, STATUS_FROM_PROTO, STATUS_TO_PROTO
+from herald_ledger.store.idempotency import KeyedDraft
+from herald_ledger.store.platform_email import PlatformMail
+from herald_ledger.store.quota import admit
+
+
+def answered(job: job_creation.NewJob, queued: bool) -> common_pb2.Job:
+    """A job just written, as CreateJobs answers it: from what was written, not read back."""
+    if job.suppressed:
+        return new_job_proto(job, common_pb2.JOB_STATUS_SUPPRESSED)
+    return new_job_proto(job, common_pb2.JOB_STATUS_QUEUED if queued else common_pb2.JOB_STATUS_PENDING)
+
+
+class JobRpcs(Rpcs):
+    outbox: Outbox
+    inflight: InFlight
+    committing: Committing
+    platform: PlatformMail | None
+
+    def __init__(self) -> None:
+        self.job_creator: Batcher[list[job_creation.NewJob], list[ledger_jobs_pb2.DraftOutcome]] = Batcher(
+            self._create_many,
+            max_items=64,
+            max_wait=0.002,
+            size_of=lambda jobs: sum(len(j.body) for j in jobs),
+            max_bytes=32 * 1024 * 1024,
+            max_concurrent=2,
+        )
+
+    async def CreateJobs(
+        self, request: ledger_jobs_pb2.CreateJobsRequest, context: Context
+    ) -> ledger_jobs_pb2.CreateJobsResponse:
+        new_jobs = []
+        trace = inject_headers({}) or None
+        for i, draft in enumerate(request.drafts):
+            tenant_id = await require_id(context, draft.tenant_id, f"drafts[{i}].tenant_id")
+            channel = CHANNEL_FROM_PROTO.get(draft.channel)
+            priority = PRIORITY_FROM_PROTO.get(draft.priority)
+            if channel is None or priority is None:
+                await abort_invalid(context, [(f"drafts[{i}]", "channel and priority must be set")])
+            kind = draft.WhichOneof("request")
+            expected = "webhook" if channel == "webhook" else "email"
+            if kind != expected:
+                await abort_invalid(context, [(f"drafts[{i}].request", f"a {channel} job needs a {expected} request")])
+            if kind == "webhook":
+                fields, body = webhook_request_to_row(draft.webhook)
+            else:
+                fields, body = email_request_to_row(draft.email), b""
+            new_jobs.append(
+                job_creation.NewJob(
+                    tenant_id=tenant_id,
+                    channel=channel,
+                    priority=priority,
+                    request=fields,
+                    body=body,
+                    idempotency_key=draft.idempotency_key or None,
+                    ordering_key=draft.ordering_key or None,
+                    request_hash=draft.request_hash,
+                    draft=draft,
+                    trace=trace,
+                )
+            )
+        # Group commit: concurrent calls share one transaction (one fsync, one usage lock
+        # per tenant); each call still gets exactly its own outcomes back.
+        outcomes = await self.job_creator.submit(new_jobs)
+        return ledger_jobs_pb2.CreateJobsResponse(outcomes=outcomes)
+
+    async def _create_many(self, requests: list[list[job_creation.NewJob]]) -> list[list[ledger_jobs_pb2.DraftOutcome]]:
+        new_jobs = [job for request in requests for job in request]
+        keyed = {
+            i: KeyedDraft(j.tenant_id, j.idempotency_key, j.request_hash, j.id)
+            for i, j in enumerate(new_jobs)
+            if j.idempotency_key and j.request_hash
+        }
+        with self.committing.writing() as committing:
+            async with self.engine.begin() as conn:
+                # The keys first: a repeat waits for (then answers with) the job its key names.
+                earlier = await idempotency_store.claim_for_jobs(conn, keyed)
+                fresh = [j for i, j in enumerate(new_jobs) if i not in earlier]
+                verdicts = await admit(conn, fresh, self.platform)
+                for verdict in verdicts:
+                    if verdict.job is not None:
+                        verdict.job.suppressed = verdict.suppressed
+                admitted = [v.job for v in verdicts if v.job is not None]
+                # The caller has each request: the rows come back without it (see CreateJobsResponse).
+                publishing = self.outbox.ready
+                await job_creation.insert_jobs(conn, admitted, published=publishing)
+                refused = {id(job) for job, v in zip(fresh, verdicts, strict=True) if v.job is None}
+                await idempotency_store.release(
+                    conn,
+                    [(d.tenant_id, d.key) for i, d in keyed.items() if i not in earlier and id(new_jobs[i]) in refused],
+                )
+                replayed = await job_store.job_summaries(conn, [e.job_id for e in earlier.values() if e.job_id])
+                # Published before the commit (see herald_ledger.outbox); the refused ones are PENDING.
+                refused_by_bus: set[str] = set()
+                if publishing:
+                    sent = [j for j in admitted if not j.suppressed]
+                    committing(j.id for j in sent)
+                    work = [work_job(j) for j in sent]
+                    traces = {str(j.id): j.trace for j in sent if j.trace}
+                    acknowledged = await self.outbox.publish_in(conn, work, traces)
+                    refused_by_bus = {w.id for w in work if w.id not in acknowledged}
+        written_at = timestamp(datetime.now(UTC))
+        assert written_at is not None
+        outcomes: list[ledger_jobs_pb2.DraftOutcome | None] = []
+        fresh_verdicts = iter(verdicts)
+        for i in range(len(new_jobs)):
+            use = earlier.get(i)
+            if use is None:
+                verdict = next(fresh_verdicts)
+                if verdict.job is None:
+                    rejection = REJECTIONS.get(verdict.rejection_kind, ledger_pb2.REJECTION_QUOTA_EXCEEDED)
+                    outcomes.append(ledger_jobs_pb2.DraftOutcome(rejection=rejection, detail=verdict.rejection))  # type: ignore[arg-type]
+                else:
+                    job = answered(verdict.job, publishing and str(verdict.job.id) not in refused_by_bus)
+                    job.created_at.CopyFrom(written_at)
+                    job.updated_at.CopyFrom(written_at)
+                    outcomes.append(ledger_jobs_pb2.DraftOutcome(job=job))
+            elif use.in_flight:
+                outcomes.append(
+                    ledger_jobs_pb2.DraftOutcome(
+                        rejection=ledger_pb2.REJECTION_IDEMPOTENCY_IN_FLIGHT,
+                        detail="the first request with this key has not finished; retry shortly",
+                    )
+                )
+            elif use.mismatch:
+                outcomes.append(
+                    ledger_jobs_pb2.DraftOutcome(
+                        rejection=ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH, detail=use.mismatch
+                    )
+                )
+            elif use.job_id is not None and use.job_id in replayed:
+                outcomes.append(ledger_jobs_pb2.DraftOutcome(job=job_to_proto(replayed[use.job_id]), replayed=True))
+            elif use.job_id is not None:
+                detail = "the job this key named no longer exists"
+                outcomes.append(
+                    ledger_jobs_pb2.DraftOutcome(rejection=ledger_pb2.REJECTION_IDEMPOTENCY_MISMATCH, detail=detail)
+                )
+            else:
+                outcomes.append(None)  # the same as an earlier draft of this batch: filled below
+        for i, use in earlier.items():
+            if use.same_as is not None:
+                first = outcomes[use.same_as]
+                assert first is not None
+                repeat = ledger_jobs_pb2.DraftOutcome()
+                repeat.CopyFrom(first)
+                repeat.replayed = first.HasField("job")
+                outcomes[i] = repeat
+        complete = [o for o in outcomes if o is not None]
+        split, start = [], 0
+        for request in requests:
+            split.append(complete[start : start + len(request)])
+            start += len(request)
+        return split
+
+    async def GetJob(self, request: ledger_jobs_pb2.GetJobRequest, context: Context) -> ledger_jobs_pb2.GetJobResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        job_id = parse_id(request.job_id)
+        row = None
+        if job_id is not None:
+            async with self.engine.connect() as conn:
+                row = await job_store.get_job(conn, tenant_id, job_id, request.include_request)
+        if row is None:
+            await abort_not_found(context, "job")
+        return ledger_jobs_pb2.GetJobResponse(job=self._as_seen(row))
+
+    def _as_seen(self, row: Any) -> common_pb2.Job:
+        """The job as a reader sees it: the row, DELIVERING while a start is known in flight."""
+        job = job_to_proto(row)
+        seen = self.inflight.status(row.id, JobStatus(row.status), row.attempt_count)
+        if seen is not JobStatus(row.status):
+            job.status = STATUS_TO_PROTO[seen]  # type: ignore[assignment]
+        return job
+
+    async def ListJobs(
+        self, request: ledger_jobs_pb2.ListJobsRequest, context: Context
+    ) -> ledger_jobs_pb2.ListJobsResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        page_size = await require_page_size(context, request.page_size)
+        after = None
+        if request.cursor:
+            after = job_store.decode_cursor(request.cursor)
+            if after is None:
+                await abort_invalid(context, [("cursor", "is not a cursor this API returned")])
+        async with self.engine.connect() as conn:
+            rows, next_cursor = await job_store.list_jobs(
+                conn,
+                tenant_id,
+                page_size,
+                after,
+                STATUS_FROM_PROTO.get(request.status),  # type: ignore[call-overload]
+                self.inflight.delivering(),
+                CHANNEL_FROM_PROTO.get(request.channel),  # type: ignore[call-overload]
+                from_timestamp(request.created_after, request.HasField("created_after")),
+                from_timestamp(request.created_before, request.HasField("created_before")),
+                request.url,
+            )
+        return ledger_jobs_pb2.ListJobsResponse(jobs=[self._as_seen(r) for r in rows], next_cursor=next_cursor)
+
+    async def ListAttempts(
+        self, request: ledger_jobs_pb2.ListAttemptsRequest, context: Context
+    ) -> ledger_jobs_pb2.ListAttemptsResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        rows = await self.one(context, "job", tenant_id, request.job_id, "read", job_store.list_attempts)
+        return ledger_jobs_pb2.ListAttemptsResponse(attempts=[attempt_to_proto(r) for r in rows])

@@ -1,0 +1,127 @@
+"""Tenants and their API keys."""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.ids import parse_id
+from herald.v1 import ledger_tenants_pb2
+from herald_ledger.convert import api_key_to_proto, tenant_to_proto
+from herald_ledger.notifications import API_KEYS, TENANTS, Notifier
+from herald_ledger.rpc.common import Context, Rpcs, found, id_page, require_id
+from herald_ledger.store import tenants as tenant_store
+from herald_ledger.store.codes import PLAN_FROM_PROTO
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID, PlatformMail, queue_key_created
+
+
+def valid_contact(address: str) -> bool:
+    """A plausible address (the gateway validates properly; this guards the column)."""
+    local, _, domain = address.partition("@")
+    return bool(local) and "." in domain and len(address) <= 320 and not any(c.isspace() for c in address)
+
+
+class TenantRpcs(Rpcs):
+    notifier: Notifier
+    platform: PlatformMail | None
+
+    async def CreateTenant(
+        self, request: ledger_tenants_pb2.CreateTenantRequest, context: Context
+    ) -> ledger_tenants_pb2.CreateTenantResponse:
+        plan = PLAN_FROM_PROTO.get(request.plan)
+        name = request.name.strip()
+        if plan is None or not name or len(name) > 200:
+            await abort_invalid(context, [("name/plan", "a name of 1-200 characters and a plan are required")])
+        contact = request.contact_email.strip()
+        if contact and not valid_contact(contact):
+            await abort_invalid(context, [("contact_email", "must be an email address")])
+        row = await self.write(tenant_store.create_tenant, name, plan, contact or None)
+        return ledger_tenants_pb2.CreateTenantResponse(tenant=tenant_to_proto(row))
+
+    async def GetTenant(
+        self, request: ledger_tenants_pb2.GetTenantRequest, context: Context
+    ) -> ledger_tenants_pb2.GetTenantResponse:
+        row = await found(
+            context, "tenant", await self.tenant_read(context, request.tenant_id, tenant_store.get_tenant)
+        )
+        return ledger_tenants_pb2.GetTenantResponse(tenant=tenant_to_proto(row))
+
+    async def CreateApiKey(
+        self, request: ledger_tenants_pb2.CreateApiKeyRequest, context: Context
+    ) -> ledger_tenants_pb2.CreateApiKeyResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        if tenant_id == PLATFORM_TENANT_ID:
+            await abort_not_found(context, "tenant")
+        if len(request.key_hash) != 32:
+            await abort_invalid(context, [("key_hash", "must be a SHA-256 digest")])
+        async with self.engine.begin() as conn:
+            row = await tenant_store.create_api_key(
+                conn, tenant_id, request.name or "default", request.key_hash, request.public_id
+            )
+            # The tenant hears about every new key (name and prefix, never the secret).
+            await queue_key_created(conn, self.platform, tenant_id, row.id, row.name, request.public_id)
+        response = ledger_tenants_pb2.CreateApiKeyResponse(key_id=str(row.id))
+        response.created_at.FromDatetime(row.created_at)
+        return response
+
+    async def AuthenticateApiKey(
+        self, request: ledger_tenants_pb2.AuthenticateApiKeyRequest, context: Context
+    ) -> ledger_tenants_pb2.AuthenticateApiKeyResponse:
+        async with self.engine.connect() as conn:
+            found = await tenant_store.authenticate(conn, request.key_hash)
+        if found is None:
+            return ledger_tenants_pb2.AuthenticateApiKeyResponse(found=False)
+        row, key_id = found
+        return ledger_tenants_pb2.AuthenticateApiKeyResponse(
+            found=True, tenant=tenant_to_proto(row), key_id=str(key_id)
+        )
+
+    async def ListTenants(
+        self, request: ledger_tenants_pb2.ListTenantsRequest, context: Context
+    ) -> ledger_tenants_pb2.ListTenantsResponse:
+        page_size, after = await id_page(context, request.page_size, request.cursor)
+        rows, next_cursor = await self.read(tenant_store.list_tenants, page_size, after)
+        return ledger_tenants_pb2.ListTenantsResponse(
+            tenants=[tenant_to_proto(r) for r in rows], next_cursor=next_cursor
+        )
+
+    async def UpdateTenant(
+        self, request: ledger_tenants_pb2.UpdateTenantRequest, context: Context
+    ) -> ledger_tenants_pb2.UpdateTenantResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        plan = PLAN_FROM_PROTO.get(request.plan) if request.plan else None
+        disabled = request.disabled if request.HasField("disabled") else None
+        contact = request.contact_email.strip() if request.HasField("contact_email") else None
+        if contact and not valid_contact(contact):
+            await abort_invalid(context, [("contact_email", "must be an email address")])
+        row = await found(
+            context, "tenant", await self.write(tenant_store.update_tenant, tenant_id, plan, disabled, contact)
+        )
+        await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))
+        return ledger_tenants_pb2.UpdateTenantResponse(tenant=tenant_to_proto(row))
+
+    async def ListApiKeys(
+        self, request: ledger_tenants_pb2.ListApiKeysRequest, context: Context
+    ) -> ledger_tenants_pb2.ListApiKeysResponse:
+        rows = await self.tenant_read(context, request.tenant_id, tenant_store.list_api_keys)
+        return ledger_tenants_pb2.ListApiKeysResponse(keys=[api_key_to_proto(r) for r in rows])
+
+    async def RevokeApiKey(
+        self, request: ledger_tenants_pb2.RevokeApiKeyRequest, context: Context
+    ) -> ledger_tenants_pb2.RevokeApiKeyResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        row = await self.one(context, "api key", tenant_id, request.key_id, "write", tenant_store.revoke_api_key)
+        await self.notifier.publish(API_KEYS, key_id=str(row.id), tenant_id=str(tenant_id))
+        return ledger_tenants_pb2.RevokeApiKeyResponse(key=api_key_to_proto(row))
+
+    async def TouchApiKeys(
+        self, request: ledger_tenants_pb2.TouchApiKeysRequest, context: Context
+    ) -> ledger_tenants_pb2.TouchApiKeysResponse:
+        uses = {}
+        for use in request.uses:
+            key_id = parse_id(use.key_id)
+            if key_id is not None:
+                uses[key_id] = use.used_at.ToDatetime(tzinfo=UTC)
+        async with self.engine.begin() as conn:
+            await tenant_store.touch_api_keys(conn, uses)
+        return ledger_tenants_pb2.TouchApiKeysResponse()

@@ -1,0 +1,387 @@
+"""Deliveries: the senders' starts, and the attempts and email walks that end or retry a job
+(their outcomes applied in one statement per batch, a dead letter or platform email finished
+with them)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import bindparam, insert, text
+from sqlalchemy.dialects.postgresql import UUID as PG_UUID
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from herald.ids import created_at_of
+from herald_ledger.db.models import attempts
+from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
+from herald_ledger.store.driver import driver_of, in_transaction
+from herald_ledger.store.jobs import status_array
+
+
+@dataclass
+class NewAttempt:
+    job_id: uuid.UUID
+    target: str
+    outcome: str
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    started_at: datetime
+    next_status: JobStatus
+    job_error: str | None
+    dead_lettered: bool = False
+    dead_letter_sequence: int | None = None
+    # Webhooks: the failure's class and what the receiver answered (capped by the sender).
+    error_class: str | None = None
+    response_headers: dict[str, str] | None = None
+    response_excerpt: str | None = None
+
+
+@dataclass
+class ProviderCall:
+    """One provider in one email walk: a call, or a skip (outcome "skipped")."""
+
+    provider_id: str
+    target: str
+    outcome: str
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+    started_at: datetime
+    provider_message_id: str | None
+
+
+@dataclass
+class NewWalk:
+    job_id: uuid.UUID
+    calls: list[ProviderCall]
+    next_status: JobStatus
+    job_error: str | None
+    provider_id: str | None = None
+    provider_message_id: str | None = None
+    dead_lettered: bool = False
+    dead_letter_sequence: int | None = None
+
+
+@dataclass
+class DeliveryStart:
+    job_id: uuid.UUID
+    proceed: bool
+    status: JobStatus | None
+    attempt_count: int
+    wait: bool = False
+
+
+# A start reads and writes nothing: what a sender may do is decided from the row, and
+# "delivering" is what the ledger knows in flight (`herald_ledger.inflight`), so a
+# delivered webhook costs its row one update (the outcome), not two.
+# On the driver, like the outcome and attempt statements below (see store.driver).
+_STARTS = """
+    SELECT j.id, j.status, j.attempt_count, (j.ordering_key IS NOT NULL AND EXISTS (
+        SELECT 1 FROM jobs earlier
+        WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
+          AND earlier.seq < j.seq
+          AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED', 'BOUNCED', 'COMPLAINED')
+    )) AS blocked
+    FROM jobs j WHERE j.id = ANY($1::uuid[])
+"""
+
+# A work message can reach a sender before the transaction that wrote its job commits
+# (the ledger publishes inside it): an unknown job this young is waited for, not dropped.
+UNCOMMITTED_GRACE_S = 60.0
+
+
+async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> list[DeliveryStart]:
+    """Says which jobs may start (those a sender could legally deliver now). A job whose
+    ordering key has an unfinished earlier job waits (it holds its place; its message
+    comes back later); so does a job not committed yet (see UNCOMMITTED_GRACE_S)."""
+    if not job_ids:
+        return []
+    found = {row["id"]: row for row in await (await driver_of(conn)).fetch(_STARTS, list(job_ids))}
+    startable = allowed_sources(JobStatus.DELIVERING)
+    now = time.time()
+    starts = []
+    for job_id in job_ids:
+        row = found.get(job_id)
+        if row is None:
+            born = created_at_of(str(job_id))
+            young = born is not None and now - born < UNCOMMITTED_GRACE_S
+            starts.append(DeliveryStart(job_id, False, None, 0, wait=young))
+            continue
+        status = JobStatus(row["status"])
+        if status in startable and not row["blocked"]:
+            starts.append(DeliveryStart(job_id, True, JobStatus.DELIVERING, row["attempt_count"]))
+        else:
+            waiting = bool(row["blocked"]) and status not in TERMINAL
+            starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=waiting))
+    return starts
+
+
+# The attempt's number is its place among the job's rows (they survive explicit retries,
+# which start the attempt budget, attempt_count, from zero again). One statement for a
+# whole batch; only attempts of jobs that still exist are kept.
+_INSERT_ATTEMPTS = """
+    INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
+                          error_class, response_headers, response_excerpt)
+    SELECT a.job_id,
+           (SELECT count(*) FROM attempts p WHERE p.job_id = a.job_id)
+             + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
+           a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
+           a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::timestamptz[],
+                $8::text[], $9::text[], $10::text[])
+         WITH ORDINALITY AS a(job_id, target, outcome, status_code, duration_ms, error, started_at,
+                              error_class, response_headers, response_excerpt, ord)
+    WHERE EXISTS (SELECT 1 FROM jobs WHERE jobs.id = a.job_id)
+"""
+
+_REASONS = {
+    JobStatus.DELIVERED: "delivered",
+    JobStatus.QUEUED: "retry scheduled",
+    JobStatus.FAILED: "attempts exhausted or permanent failure",
+}
+
+
+@dataclass
+class _Outcome:
+    """What one recorded attempt (or walk) asks of its job once its rows are in."""
+
+    job_id: uuid.UUID
+    next_status: JobStatus
+    job_error: str | None
+    dead_lettered: bool = False
+    dead_letter_sequence: int | None = None
+    provider_id: str | None = None
+    provider_message_id: str | None = None
+
+
+async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) -> int:
+    """Records the attempts and moves each job to its next status, counting its attempts
+    in the same update: one new row version per job and batch."""
+    if not results:
+        return 0
+    bumps: dict[uuid.UUID, int] = {}
+    for r in results:
+        bumps[r.job_id] = bumps.get(r.job_id, 0) + 1
+    await _apply_outcomes(
+        conn,
+        [_Outcome(r.job_id, r.next_status, r.job_error, r.dead_lettered, r.dead_letter_sequence) for r in results],
+        bumps,
+    )
+    await (await in_transaction(conn)).execute(
+        _INSERT_ATTEMPTS,
+        [r.job_id for r in results],
+        [r.target for r in results],
+        [r.outcome for r in results],
+        [r.status_code for r in results],
+        [r.duration_ms for r in results],
+        [r.error for r in results],
+        [r.started_at for r in results],
+        [r.error_class for r in results],
+        [orjson.dumps(r.response_headers).decode() if r.response_headers else None for r in results],
+        [r.response_excerpt for r in results],
+    )
+    return len(results)
+
+
+_WALK_PLACE = text(
+    """
+    SELECT attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = jobs.id) AS rows
+    FROM jobs WHERE id = :job_id FOR UPDATE
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+
+async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
+    """Email: each walk spends one attempt (attempt_count + 1, in the same update as the
+    job's next status) and leaves one attempt row per provider it considered, numbered
+    after the job's earlier rows and tagged with the walk."""
+    if not walks:
+        return 0
+    rows: list[dict[str, Any]] = []
+    bumps: dict[uuid.UUID, int] = {}
+    seen_rows: dict[uuid.UUID, int] = {}
+    for walk in walks:
+        place = (await conn.execute(_WALK_PLACE, {"job_id": walk.job_id})).first()
+        if place is None:
+            continue  # the job is gone (its tenant was deleted): nothing to record
+        earlier_walks = bumps.get(walk.job_id, 0)
+        earlier_rows = seen_rows.get(walk.job_id, 0)
+        bumps[walk.job_id] = earlier_walks + 1
+        seen_rows[walk.job_id] = earlier_rows + len(walk.calls)
+        rows.extend(
+            {
+                "job_id": walk.job_id,
+                "number": place.rows + earlier_rows + i,
+                "target": call.target,
+                "outcome": call.outcome,
+                "status_code": call.status_code,
+                "duration_ms": call.duration_ms,
+                "error": call.error,
+                "started_at": call.started_at,
+                "provider_id": call.provider_id or None,
+                "provider_message_id": call.provider_message_id or None,
+                "walk": place.attempt_count + earlier_walks + 1,
+            }
+            for i, call in enumerate(walk.calls, start=1)
+        )
+    if rows:
+        await conn.execute(insert(attempts), rows)
+    await _apply_outcomes(
+        conn,
+        [
+            _Outcome(
+                w.job_id,
+                w.next_status,
+                w.job_error,
+                w.dead_lettered,
+                w.dead_letter_sequence,
+                w.provider_id,
+                w.provider_message_id,
+            )
+            for w in walks
+            if w.job_id in bumps
+        ],
+        bumps,
+    )
+    return len(walks)
+
+
+_DEAD_LETTER = text(
+    """
+    INSERT INTO dead_letters (job_id, tenant_id, channel, run, attempts, error, stream_sequence)
+    SELECT id, tenant_id, channel, run, attempt_count, COALESCE(last_error, ''), :sequence FROM jobs WHERE id = :job_id
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+_FINISH_PLATFORM_EMAIL = text(
+    """
+    UPDATE platform_emails SET status = :status, provider_message_id = :message_id, error = :error,
+        finished_at = now()
+    WHERE id = :job_id
+    """
+).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+
+# Which report about one job wins when one batch holds several (two copies of one work
+# message delivered at once): a success is final, then a failure, then a retry.
+_PRECEDENCE = {JobStatus.DELIVERED: 0, JobStatus.FAILED: 1, JobStatus.QUEUED: 2}
+
+# The statuses an outcome may move a job from: any a sender may be delivering it in (a
+# start writes nothing, so that is the status it was published with: QUEUED, or PENDING
+# when its "queued" mark lagged behind the outbox's republish; DELIVERING for rows written
+# before starts stopped writing). Never from an end: a report after a success moves nothing.
+_IN_DELIVERY = frozenset({JobStatus.PENDING, JobStatus.QUEUED, JobStatus.DELIVERING})
+
+_OUTCOME_SOURCES = {
+    JobStatus.QUEUED: _IN_DELIVERY,
+    JobStatus.DELIVERED: _IN_DELIVERY,
+    JobStatus.FAILED: _IN_DELIVERY,
+}
+
+
+def _deciding(outcomes: Sequence[_Outcome]) -> list[_Outcome]:
+    """One outcome per job, the same whatever the order of the batch (the first of equals)."""
+    chosen: dict[uuid.UUID, _Outcome] = {}
+    for o in outcomes:
+        held = chosen.get(o.job_id)
+        if held is None or _PRECEDENCE.get(o.next_status, 3) < _PRECEDENCE.get(held.next_status, 3):
+            chosen[o.job_id] = o
+    return list(chosen.values())
+
+
+# Every job of a batch in one statement: its attempts counted (`bump`) and, where the
+# table allows it from the status it has, its next status; the history row only when the
+# status changed. Sources travel as one comma-separated string per job.
+_OUTCOMES = """
+    WITH input AS (
+        SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])
+            AS i(id, bump, target, sources, error, reason)
+    ), current AS (
+        SELECT jobs.id, jobs.status, jobs.status = ANY(string_to_array(input.sources, ',')) AS legal
+        FROM jobs JOIN input ON jobs.id = input.id ORDER BY jobs.id FOR UPDATE OF jobs
+    ), changed AS (
+        UPDATE jobs SET attempt_count = jobs.attempt_count + input.bump, updated_at = now(),
+            status = CASE WHEN c.legal THEN input.target ELSE jobs.status END,
+            last_error = CASE WHEN c.legal THEN COALESCE(input.error, jobs.last_error) ELSE jobs.last_error END
+        FROM input JOIN current c ON c.id = input.id
+        WHERE jobs.id = input.id
+        RETURNING jobs.id, c.status AS from_status, jobs.status AS to_status, c.legal, jobs.channel, input.reason
+    ), logged AS (
+        INSERT INTO job_events (job_id, from_status, to_status, reason)
+        SELECT id, from_status, to_status, reason FROM changed WHERE legal AND from_status <> to_status
+    )
+    SELECT id, legal, channel FROM changed
+"""
+
+
+def _outcome_sources(target: JobStatus) -> str:
+    """The statuses an outcome to `target` may move a job from, comma-separated."""
+    sources = _SOURCES_TEXT.get(target)
+    if sources is None:
+        allowed = allowed_sources(target) & _OUTCOME_SOURCES.get(target, frozenset({JobStatus.DELIVERING}))
+        sources = _SOURCES_TEXT[target] = ",".join(status_array(allowed))
+    return sources
+
+
+_SOURCES_TEXT: dict[JobStatus, str] = {}
+
+
+async def _apply_outcomes(
+    conn: AsyncConnection, outcomes: Sequence[_Outcome], bumps: dict[uuid.UUID, int] | None = None
+) -> None:
+    """Moves each job to its next status (one statement for the batch, which also adds
+    `bumps[job]` to its attempt count), then: a delivered email keeps its provider message
+    id, a dead-lettered job gets its dead-letter row, and a platform email's log row its
+    outcome. A job that did not move (a late or duplicate report: a retry or failure after
+    a success) gets none of these; its attempt is counted and recorded all the same."""
+    outcomes = _deciding(outcomes)
+    if not outcomes:
+        return
+    counts = bumps or {}
+    done = await (await in_transaction(conn)).fetch(
+        _OUTCOMES,
+        [o.job_id for o in outcomes],
+        [counts.get(o.job_id, 0) for o in outcomes],
+        [o.next_status.value for o in outcomes],
+        [_outcome_sources(o.next_status) for o in outcomes],
+        [o.job_error if o.next_status is not JobStatus.DELIVERED else None for o in outcomes],
+        [_REASONS.get(o.next_status, "attempt recorded") for o in outcomes],
+    )
+    moved = {row["id"] for row in done if row["legal"]}
+    platform_mail = {row["id"] for row in done if row["legal"] and row["channel"] == "platform_email"}
+    finished = [o for o in outcomes if o.job_id in moved]
+    delivered = [o for o in finished if o.next_status is JobStatus.DELIVERED and o.provider_message_id]
+    if delivered:
+        await conn.execute(
+            text(
+                "UPDATE jobs SET provider_id = :provider_id, provider_message_id = :message_id WHERE id = :job_id"
+            ).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True))),
+            [
+                {"job_id": o.job_id, "provider_id": o.provider_id or None, "message_id": o.provider_message_id}
+                for o in delivered
+            ],
+        )
+    dead = [o for o in finished if o.next_status is JobStatus.FAILED and o.dead_lettered]
+    if dead:
+        await conn.execute(_DEAD_LETTER, [{"job_id": o.job_id, "sequence": o.dead_letter_sequence} for o in dead])
+    ended = [
+        o for o in finished if o.next_status in (JobStatus.DELIVERED, JobStatus.FAILED) and o.job_id in platform_mail
+    ]
+    if ended:
+        await conn.execute(
+            _FINISH_PLATFORM_EMAIL,
+            [
+                {
+                    "job_id": o.job_id,
+                    "status": "delivered" if o.next_status is JobStatus.DELIVERED else "failed",
+                    "message_id": o.provider_message_id,
+                    "error": o.job_error if o.next_status is JobStatus.FAILED else None,
+                }
+                for o in ended
+            ],
+        )

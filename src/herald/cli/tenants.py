@@ -1,0 +1,219 @@
+"""`herald tenant` and `herald apikey`: tenants, their plans and limits, their API keys (operator)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from herald.cli.admin import PLANS, AdminClient, data_dir_option, emit, json_option, stamp
+
+
+@click.group()
+def tenant() -> None:
+    """Manage tenants (operator)."""
+
+
+def _tenant_dict(tenant: Any) -> dict[str, Any]:
+    from herald.names import PLAN_NAMES
+
+    return {
+        "tenant_id": tenant.id,
+        "name": tenant.name,
+        "plan": PLAN_NAMES.get(tenant.plan, "free"),
+        "disabled": tenant.disabled,
+        "created_at": stamp(tenant, "created_at"),
+    }
+
+
+def _key_dict(key: Any) -> dict[str, Any]:
+    return {
+        "key_id": key.id,
+        "name": key.name,
+        "public_id": key.public_id,
+        "created_at": stamp(key, "created_at"),
+        "revoked_at": stamp(key, "revoked_at"),
+        "last_used_at": stamp(key, "last_used_at"),
+    }
+
+
+@tenant.command("create")
+@click.argument("name")
+@click.option("--plan", type=click.Choice(PLANS), required=True)
+@click.option("--contact-email", default="", help="Where Herald's own mail (quota warnings, key-created notices) goes.")
+@json_option
+@data_dir_option
+def tenant_create(name: str, plan: str, contact_email: str, as_json: bool, data_dir: Path) -> None:
+    """Create a tenant and print its id and API key (shown once)."""
+    from herald.names import PLAN_VALUES
+    from herald.v1 import gateway_pb2
+
+    created = AdminClient(data_dir).call(
+        "CreateTenant",
+        gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=PLAN_VALUES[plan], contact_email=contact_email),  # type: ignore[arg-type]
+    )
+    if as_json:
+        click.echo(json.dumps({"tenant_id": created.tenant.id, "api_key": created.api_key}))
+    else:
+        click.echo(f"tenant_id: {created.tenant.id}")
+        click.echo(f"api_key:   {created.api_key}   (shown once; store it now)")
+
+
+@tenant.command("list")
+@json_option
+@data_dir_option
+def tenant_list(as_json: bool, data_dir: Path) -> None:
+    """List tenants."""
+    from herald.v1 import gateway_pb2
+
+    client, cursor, rows = AdminClient(data_dir), "", list[dict[str, Any]]()
+    while True:
+        page = client.call("ListTenants", gateway_pb2.AdminServiceListTenantsRequest(page_size=200, cursor=cursor))
+        rows.extend(_tenant_dict(t) for t in page.tenants)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    if as_json:
+        click.echo(json.dumps({"tenants": rows}))
+    else:
+        for row in rows:
+            state = " (disabled)" if row["disabled"] else ""
+            click.echo(f"{row['tenant_id']}  {row['plan']:<8} {row['name']}{state}")
+
+
+@tenant.command("show")
+@click.argument("tenant_id")
+@json_option
+@data_dir_option
+def tenant_show(tenant_id: str, as_json: bool, data_dir: Path) -> None:
+    """Show one tenant."""
+    from herald.v1 import gateway_pb2
+
+    found = AdminClient(data_dir).call("GetTenant", gateway_pb2.AdminServiceGetTenantRequest(tenant_id=tenant_id))
+    emit(_tenant_dict(found.tenant), as_json)
+
+
+@tenant.command("set-plan")
+@click.argument("tenant_id")
+@click.argument("plan", type=click.Choice(PLANS))
+@json_option
+@data_dir_option
+def tenant_set_plan(tenant_id: str, plan: str, as_json: bool, data_dir: Path) -> None:
+    """Change a tenant's plan."""
+    from herald.names import PLAN_VALUES
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceUpdateTenantRequest(tenant_id=tenant_id, plan=PLAN_VALUES[plan])  # type: ignore[arg-type]
+    emit(_tenant_dict(AdminClient(data_dir).call("UpdateTenant", request).tenant), as_json)
+
+
+@tenant.command("disable")
+@click.argument("tenant_id")
+@click.option("--enable", is_flag=True, help="Enable a disabled tenant again.")
+@json_option
+@data_dir_option
+def tenant_disable(tenant_id: str, enable: bool, as_json: bool, data_dir: Path) -> None:
+    """Disable a tenant: its API keys stop working at once."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceUpdateTenantRequest(tenant_id=tenant_id, disabled=not enable)
+    emit(_tenant_dict(AdminClient(data_dir).call("UpdateTenant", request).tenant), as_json)
+
+
+def _limit_value(value: str | None, name: str) -> int | None:
+    if value is None:
+        return None
+    if value == "unlimited":
+        return -1
+    if value == "plan":
+        return -2
+    if not value.isdigit():
+        raise click.BadParameter("a number, 'unlimited' or 'plan'", param_hint=name)
+    return int(value)
+
+
+@tenant.command("set-limits")
+@click.argument("tenant_id")
+@click.option("--rate-per-min", help="Requests per minute: N, 'unlimited' or 'plan'.")
+@click.option("--webhooks-per-month", help="N, 'unlimited' or 'plan'.")
+@click.option("--emails-per-month", help="N, 'unlimited' or 'plan'.")
+@json_option
+@data_dir_option
+def tenant_set_limits(
+    tenant_id: str,
+    rate_per_min: str | None,
+    webhooks_per_month: str | None,
+    emails_per_month: str | None,
+    as_json: bool,
+    data_dir: Path,
+) -> None:
+    """Override a tenant's plan limits."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceSetTenantLimitsRequest(tenant_id=tenant_id)
+    for field, value in (
+        ("rate_per_min", _limit_value(rate_per_min, "--rate-per-min")),
+        ("webhooks_per_month", _limit_value(webhooks_per_month, "--webhooks-per-month")),
+        ("emails_per_month", _limit_value(emails_per_month, "--emails-per-month")),
+    ):
+        if value is not None:
+            setattr(request, field, value)
+    tenant = AdminClient(data_dir).call("SetTenantLimits", request).tenant
+    record = _tenant_dict(tenant)
+    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        if tenant.HasField(field):
+            value = getattr(tenant, field)
+            record[field] = "unlimited" if value < 0 else value
+    emit(record, as_json)
+
+
+@click.group()
+def apikey() -> None:
+    """Manage tenants' API keys (operator)."""
+
+
+@apikey.command("create")
+@click.argument("tenant_id")
+@click.option("--name", default="default", show_default=True)
+@json_option
+@data_dir_option
+def apikey_create(tenant_id: str, name: str, as_json: bool, data_dir: Path) -> None:
+    """Create an API key for a tenant (shown once)."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceCreateApiKeyRequest(tenant_id=tenant_id, name=name)
+    created = AdminClient(data_dir).call("CreateApiKey", request)
+    emit({**_key_dict(created.key), "api_key": created.api_key}, as_json)
+
+
+@apikey.command("list")
+@click.argument("tenant_id")
+@json_option
+@data_dir_option
+def apikey_list(tenant_id: str, as_json: bool, data_dir: Path) -> None:
+    """List a tenant's API keys (never the keys themselves)."""
+    from herald.v1 import gateway_pb2
+
+    found = AdminClient(data_dir).call("ListApiKeys", gateway_pb2.AdminServiceListApiKeysRequest(tenant_id=tenant_id))
+    rows = [_key_dict(k) for k in found.keys]
+    if as_json:
+        click.echo(json.dumps({"keys": rows}))
+    else:
+        for row in rows:
+            state = f"revoked {row['revoked_at']}" if row["revoked_at"] else "active"
+            click.echo(f"{row['key_id']}  hk_live_{row['public_id']}_…  {row['name']:<16} {state}")
+
+
+@apikey.command("revoke")
+@click.argument("tenant_id")
+@click.argument("key_id")
+@json_option
+@data_dir_option
+def apikey_revoke(tenant_id: str, key_id: str, as_json: bool, data_dir: Path) -> None:
+    """Revoke a key; every gateway refuses it within seconds."""
+    from herald.v1 import gateway_pb2
+
+    request = gateway_pb2.AdminServiceRevokeApiKeyRequest(tenant_id=tenant_id, key_id=key_id)
+    emit(_key_dict(AdminClient(data_dir).call("RevokeApiKey", request).key), as_json)

@@ -1,0 +1,1 @@
+"""The delivery loop the webhook- and email-senders share (`herald.sender.loop`)."""

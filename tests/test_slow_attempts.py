@@ -1,0 +1,57 @@
+"""An attempt that keeps its sender busy for longer than the bus's AckWait (a slow receiver, a
+wait for a free slot) still runs once: the sender keeps the message in progress from its pull
+to its acknowledgement, so JetStream never hands a second copy to run beside the first."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from herald.cli.stack import Stack
+from tests.conftest import start_stack
+from tests.support.api import create_tenant, wait_for_status
+from tests.support.receiver import Receiver
+
+ACK_WAIT_S = 1.5
+RECEIVER_DELAY_S = 1.0
+
+
+@pytest.fixture(scope="module")
+def slow_stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
+    """One delivery slot, AckWait 1.5 s: a job waits up to a second for the slot, then a second
+    for the receiver, so its time in hand is well past AckWait."""
+    stack = start_stack(
+        work_dir / "slow-stack",
+        infra,
+        prefix_suffix="s",
+        HERALD_WEBHOOK_ACK_WAIT_S=str(ACK_WAIT_S),
+        HERALD_WEBHOOK_TIMEOUT_S="1.4",
+        HERALD_WEBHOOK_CONCURRENCY="1",
+    )
+    yield stack
+    stack.stop()
+
+
+def test_an_attempt_longer_than_ack_wait_is_made_once(slow_stack: Stack, receiver: Receiver) -> None:
+    gateway = slow_stack.endpoints["gateway_http"]
+    token = Path(slow_stack.endpoints["operator_token_file"]).read_text().strip()
+    tenant = create_tenant(gateway, token, "slow-receiver")
+    receiver.behaviour.delay_path = ("/slow", RECEIVER_DELAY_S)
+    sent = [
+        httpx.post(
+            f"{gateway}/v1/webhooks",
+            json={"url": f"{receiver.url}/slow", "payload": {"n": n}},
+            headers=tenant.headers,
+            timeout=10,
+        )
+        for n in range(5)
+    ]
+    assert all(r.status_code == 202 for r in sent), [r.text for r in sent]
+    job_ids = [r.json()["id"] for r in sent]
+    jobs = [wait_for_status(gateway, tenant, job_id, timeout=60) for job_id in job_ids]
+    assert [job["status"] for job in jobs] == ["delivered"] * 5
+    assert [len(job["attempts"]) for job in jobs] == [1] * 5, "each job's one attempt is recorded once"
+    assert [len(receiver.for_job(job_id)) for job_id in job_ids] == [1] * 5, "each job reached the receiver once"
