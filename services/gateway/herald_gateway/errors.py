@@ -9,8 +9,8 @@ answered is turned into one of them by `from_rpc` (through `ask`), once, never b
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 import grpc
 
@@ -22,87 +22,143 @@ Code = grpc.StatusCode
 
 
 class GatewayError(Exception):
-    status = 500
-    title = "Internal error"
-    kind = "internal"
-    code = Code.UNAVAILABLE
+    """The base of every error an operation raises. A subclass names its answers once, as class
+    keywords (`class NotFound(GatewayError, status=404, ...)`); `code` defaults to UNAVAILABLE."""
+
+    status: ClassVar[int] = 500
+    title: ClassVar[str] = "Internal error"
+    kind: ClassVar[str] = "internal"
+    code: ClassVar[grpc.StatusCode] = Code.UNAVAILABLE
+
+    def __init_subclass__(
+        cls, *, status: int, title: str, kind: str, code: grpc.StatusCode = Code.UNAVAILABLE, **rest: Any
+    ) -> None:
+        super().__init_subclass__(**rest)
+        cls.status, cls.title, cls.kind, cls.code = status, title, kind, code
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
         self.detail = detail
 
 
-class Unauthenticated(GatewayError):
-    status, title, kind, code = 401, "Unauthenticated", "unauthenticated", Code.UNAUTHENTICATED
+class Unauthenticated(
+    GatewayError, status=401, title="Unauthenticated", kind="unauthenticated", code=Code.UNAUTHENTICATED
+):
+    pass
 
 
-class NotFound(GatewayError):
-    status, title, kind, code = 404, "Not found", "not-found", Code.NOT_FOUND
+class NotFound(GatewayError, status=404, title="Not found", kind="not-found", code=Code.NOT_FOUND):
+    pass
 
 
-class Invalid(GatewayError):
-    status, title, kind, code = 422, "Invalid request", "invalid-request", Code.INVALID_ARGUMENT
-
+class Invalid(GatewayError, status=422, title="Invalid request", kind="invalid-request", code=Code.INVALID_ARGUMENT):
     def __init__(self, violations: list[tuple[str, str]]) -> None:
         super().__init__("; ".join(f"{field}: {why}" for field, why in violations))
         self.violations = violations
 
 
-class Unavailable(GatewayError):
-    status, title, kind = 503, "Temporarily unavailable", "unavailable"
+def refuse_invalid(problems: Sequence[tuple[str, str]]) -> None:
+    """Raises Invalid with the problems, if there are any: where every check of a request ends."""
+    if problems:
+        raise Invalid(list(problems))
 
 
-class Conflict(GatewayError):
-    status, title, kind, code = 409, "Conflict", "conflict", Code.ALREADY_EXISTS
+class Unavailable(GatewayError, status=503, title="Temporarily unavailable", kind="unavailable"):
+    pass
 
 
-class InvalidCredential(GatewayError):
-    status, title, kind = 422, "The provider rejected the credential", "invalid-credential"
-    code = Code.FAILED_PRECONDITION
+class Conflict(GatewayError, status=409, title="Conflict", kind="conflict", code=Code.ALREADY_EXISTS):
+    pass
 
 
-class ProviderUnreachable(GatewayError):
-    status, title, kind = 503, "The provider could not be reached", "provider-unreachable"
+class InvalidCredential(
+    GatewayError,
+    status=422,
+    title="The provider rejected the credential",
+    kind="invalid-credential",
+    code=Code.FAILED_PRECONDITION,
+):
+    pass
 
 
-class RateLimited(GatewayError):
-    status, title, kind, code = 429, "Too many requests", "rate-limited", Code.RESOURCE_EXHAUSTED
+class ProviderUnreachable(
+    GatewayError, status=503, title="The provider could not be reached", kind="provider-unreachable"
+):
+    pass
 
+
+class RateLimited(
+    GatewayError, status=429, title="Too many requests", kind="rate-limited", code=Code.RESOURCE_EXHAUSTED
+):
     def __init__(self, detail: str, retry_after_s: int) -> None:
         super().__init__(detail)
         self.retry_after_s = retry_after_s
 
 
-class QuotaExceeded(GatewayError):
-    status, title, kind, code = 429, "Monthly quota exceeded", "quota-exceeded", Code.RESOURCE_EXHAUSTED
+class QuotaExceeded(
+    GatewayError, status=429, title="Monthly quota exceeded", kind="quota-exceeded", code=Code.RESOURCE_EXHAUSTED
+):
+    pass
 
 
-class IdempotencyConflict(GatewayError):
-    status, title, kind = 409, "A request with this Idempotency-Key is in progress", "idempotency-in-flight"
-    code = Code.ABORTED
+class IdempotencyConflict(
+    GatewayError,
+    status=409,
+    title="A request with this Idempotency-Key is in progress",
+    kind="idempotency-in-flight",
+    code=Code.ABORTED,
+):
+    pass
 
 
-class IdempotencyMismatch(GatewayError):
-    status, title, kind = 422, "This Idempotency-Key was used with a different request", "idempotency-mismatch"
-    code = Code.FAILED_PRECONDITION
+class IdempotencyMismatch(
+    GatewayError,
+    status=422,
+    title="This Idempotency-Key was used with a different request",
+    kind="idempotency-mismatch",
+    code=Code.FAILED_PRECONDITION,
+):
+    pass
 
 
-class SenderDomainUnverified(GatewayError):
-    status, title, kind = 422, "The sending domain is not verified", "sender-domain-unverified"
-    code = Code.FAILED_PRECONDITION
+class SenderDomainUnverified(
+    GatewayError,
+    status=422,
+    title="The sending domain is not verified",
+    kind="sender-domain-unverified",
+    code=Code.FAILED_PRECONDITION,
+):
+    pass
 
 
-class ProviderRefused(GatewayError):
-    status, title, kind = 422, "The provider refused the request", "provider-refused"
-    code = Code.FAILED_PRECONDITION
+class ProviderRefused(
+    GatewayError,
+    status=422,
+    title="The provider refused the request",
+    kind="provider-refused",
+    code=Code.FAILED_PRECONDITION,
+):
+    pass
 
 
-class NotRetryable(GatewayError):
-    status, title, kind, code = 409, "Only a failed job can be retried", "not-retryable", Code.FAILED_PRECONDITION
+class NotRetryable(
+    GatewayError,
+    status=409,
+    title="Only a failed job can be retried",
+    kind="not-retryable",
+    code=Code.FAILED_PRECONDITION,
+):
+    pass
 
 
-class TargetDisabled(GatewayError):
-    status, title, kind, code = 409, "The webhook target is disabled", "target-disabled", Code.FAILED_PRECONDITION
+class TargetDisabled(
+    GatewayError,
+    status=409,
+    title="The webhook target is disabled",
+    kind="target-disabled",
+    code=Code.FAILED_PRECONDITION,
+):
+    pass
 
 
 # The error a ledger rejection (herald.rejections) is, by its problem kind.

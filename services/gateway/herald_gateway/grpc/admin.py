@@ -11,6 +11,7 @@ from herald_gateway.auth import OperatorAuthenticator
 from herald_gateway.errors import Invalid
 from herald_gateway.grpc.errors import answers_errors
 from herald_gateway.grpc.metadata import authorization
+from herald_gateway.grpc.unary import operator_rpc
 from herald_gateway.operations import Operations
 
 
@@ -32,19 +33,41 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
     async def _operator(self, context: Context) -> None:
         self.operators.authenticate(authorization(context))
 
+    # The RPCs that are one operation (`operator_rpc`); the others check or convert first.
+
+    GetTenant = operator_rpc(
+        lambda operations, request: operations.get_tenant(request.tenant_id),
+        gateway_pb2.AdminServiceGetTenantResponse,
+        "tenant",
+    )
+
+    ListApiKeys = operator_rpc(
+        lambda operations, request: operations.list_api_keys(TenantId(request.tenant_id)),
+        gateway_pb2.AdminServiceListApiKeysResponse,
+        "keys",
+        of_tenant=True,
+    )
+
+    RevokeApiKey = operator_rpc(
+        lambda operations, request: operations.revoke_api_key(TenantId(request.tenant_id), request.key_id),
+        gateway_pb2.AdminServiceRevokeApiKeyResponse,
+        "key",
+        of_tenant=True,
+    )
+
+    GetTenantUsage = operator_rpc(
+        lambda operations, request: operations.usage(request.tenant_id),
+        gateway_pb2.GetTenantUsageResponse,
+        "usage",
+        of_tenant=True,
+    )
+
     async def ListTenants(
         self, request: gateway_pb2.AdminServiceListTenantsRequest, context: Context
     ) -> gateway_pb2.AdminServiceListTenantsResponse:
         await self._operator(context)
         tenants, cursor = await self.operations.list_tenants(request.page_size or 50, request.cursor)
         return gateway_pb2.AdminServiceListTenantsResponse(tenants=tenants, next_cursor=cursor)
-
-    async def GetTenant(
-        self, request: gateway_pb2.AdminServiceGetTenantRequest, context: Context
-    ) -> gateway_pb2.AdminServiceGetTenantResponse:
-        await self._operator(context)
-        tenant = await self.operations.get_tenant(request.tenant_id)
-        return gateway_pb2.AdminServiceGetTenantResponse(tenant=tenant)
 
     async def UpdateTenant(
         self, request: gateway_pb2.AdminServiceUpdateTenantRequest, context: Context
@@ -62,22 +85,6 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
         await self.operations.get_tenant(request.tenant_id)
         key, plaintext = await self.operations.create_api_key(request.tenant_id, request.name or "default")
         return gateway_pb2.AdminServiceCreateApiKeyResponse(key=key, api_key=plaintext)
-
-    async def ListApiKeys(
-        self, request: gateway_pb2.AdminServiceListApiKeysRequest, context: Context
-    ) -> gateway_pb2.AdminServiceListApiKeysResponse:
-        await self._operator(context)
-        await self.operations.get_tenant(request.tenant_id)
-        keys = await self.operations.list_api_keys(TenantId(request.tenant_id))
-        return gateway_pb2.AdminServiceListApiKeysResponse(keys=keys)
-
-    async def RevokeApiKey(
-        self, request: gateway_pb2.AdminServiceRevokeApiKeyRequest, context: Context
-    ) -> gateway_pb2.AdminServiceRevokeApiKeyResponse:
-        await self._operator(context)
-        await self.operations.get_tenant(request.tenant_id)
-        key = await self.operations.revoke_api_key(TenantId(request.tenant_id), request.key_id)
-        return gateway_pb2.AdminServiceRevokeApiKeyResponse(key=key)
 
     async def RotateMasterKey(
         self, request: gateway_pb2.RotateMasterKeyRequest, context: Context
@@ -101,14 +108,6 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
                 setattr(forward, field, getattr(request, field))
         tenant = await self.operations.set_limits(request.tenant_id, forward)
         return gateway_pb2.AdminServiceSetTenantLimitsResponse(tenant=tenant)
-
-    async def GetTenantUsage(
-        self, request: gateway_pb2.GetTenantUsageRequest, context: Context
-    ) -> gateway_pb2.GetTenantUsageResponse:
-        await self._operator(context)
-        await self.operations.get_tenant(request.tenant_id)
-        usage = await self.operations.usage(request.tenant_id)
-        return gateway_pb2.GetTenantUsageResponse(usage=usage)
 
     async def ListDeadLetters(
         self, request: gateway_pb2.AdminServiceListDeadLettersRequest, context: Context

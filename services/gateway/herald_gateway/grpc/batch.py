@@ -37,6 +37,7 @@ MAX_GATHER_S = 0.05
 # Items read ahead of the chunk being submitted: past this, the stream's flow control holds the client.
 READ_AHEAD_ITEMS = 2 * FLUSH_ITEMS
 Request = TypeVar("Request", gateway_pb2.SubmitWebhooksRequest, gateway_pb2.SubmitEmailsRequest)
+AnswerT = TypeVar("AnswerT", gateway_pb2.SubmitWebhooksResponse, gateway_pb2.SubmitEmailsResponse)
 END = object()
 
 
@@ -61,6 +62,19 @@ def email_item(principal: Principal, request: gateway_pb2.SubmitEmailsRequest) -
     return email_submission(principal, email, send.priority, send.idempotency_key, send.ordering_key, digest)
 
 
+def _submit_rpc(
+    build: Callable[[Principal, Request], router_pb2.Submission], answer: Callable[..., AnswerT]
+) -> Callable[[Any, AsyncIterator[Request], Context], AsyncIterator[AnswerT]]:
+    """SubmitWebhooks or SubmitEmails: the same stream, with its own items and answers."""
+
+    async def submit(self: Any, request_iterator: AsyncIterator[Request], context: Context) -> AsyncIterator[AnswerT]:
+        principal = await self._principal(context)
+        async for index, outcome in self._submit_stream(request_iterator, context, principal, build):
+            yield _answer(answer(index=index), outcome)
+
+    return submit
+
+
 class BatchGrpc:
     """Mixed into NotificationServicer, which provides authentication."""
 
@@ -71,19 +85,8 @@ class BatchGrpc:
 
         async def _principal(self, context: Context) -> Principal: ...
 
-    async def SubmitWebhooks(
-        self, request_iterator: AsyncIterator[gateway_pb2.SubmitWebhooksRequest], context: Context
-    ) -> AsyncIterator[gateway_pb2.SubmitWebhooksResponse]:
-        principal = await self._principal(context)
-        async for index, outcome in self._submit_stream(request_iterator, context, principal, webhook_item):
-            yield _answer(gateway_pb2.SubmitWebhooksResponse(index=index), outcome)
-
-    async def SubmitEmails(
-        self, request_iterator: AsyncIterator[gateway_pb2.SubmitEmailsRequest], context: Context
-    ) -> AsyncIterator[gateway_pb2.SubmitEmailsResponse]:
-        principal = await self._principal(context)
-        async for index, outcome in self._submit_stream(request_iterator, context, principal, email_item):
-            yield _answer(gateway_pb2.SubmitEmailsResponse(index=index), outcome)
+    SubmitWebhooks = _submit_rpc(webhook_item, gateway_pb2.SubmitWebhooksResponse)
+    SubmitEmails = _submit_rpc(email_item, gateway_pb2.SubmitEmailsResponse)
 
     async def _submit_stream(
         self,
@@ -182,9 +185,6 @@ def _drain(queue: asyncio.Queue[Any], chunk: list[Any]) -> bool:
             return True
         chunk.append(item)
     return False
-
-
-AnswerT = TypeVar("AnswerT", gateway_pb2.SubmitWebhooksResponse, gateway_pb2.SubmitEmailsResponse)
 
 
 def _answer(answer: AnswerT, outcome: ItemOutcome) -> AnswerT:

@@ -12,6 +12,7 @@ from herald_gateway.grpc.batch import BatchGrpc
 from herald_gateway.grpc.errors import answers_errors
 from herald_gateway.grpc.metadata import authorization
 from herald_gateway.grpc.subscriptions import SubscriptionGrpc
+from herald_gateway.grpc.unary import tenant_rpc
 from herald_gateway.idempotency import Idempotency, check_idempotency_key, request_hash
 from herald_gateway.operations import Operations
 from herald_gateway.operations.submit import WebhookInput
@@ -107,32 +108,27 @@ class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.Notific
 
     # ---- sending domains (the twin of /v1/domains) ------------------------
 
-    async def CreateDomain(
-        self, request: gateway_pb2.NotificationServiceCreateDomainRequest, context: Context
-    ) -> gateway_pb2.NotificationServiceCreateDomainResponse:
-        principal = await self._principal(context)
-        await self._spend_rate(context, principal)
-        domain = await self.operations.register_domain(principal.tenant_id, request.domain, request.provider_id)
-        return gateway_pb2.NotificationServiceCreateDomainResponse(domain=domain)
-
-    async def VerifyDomain(
-        self, request: gateway_pb2.NotificationServiceVerifyDomainRequest, context: Context
-    ) -> gateway_pb2.NotificationServiceVerifyDomainResponse:
-        principal = await self._principal(context)
-        await self._spend_rate(context, principal)
-        domain = await self.operations.verify_domain(principal.tenant_id, request.id)
-        return gateway_pb2.NotificationServiceVerifyDomainResponse(domain=domain)
-
-    async def GetDomain(
-        self, request: gateway_pb2.NotificationServiceGetDomainRequest, context: Context
-    ) -> gateway_pb2.NotificationServiceGetDomainResponse:
-        principal = await self._principal(context)
-        domain = await self.operations.get_domain(principal.tenant_id, request.id)
-        return gateway_pb2.NotificationServiceGetDomainResponse(domain=domain)
-
-    async def ListDomains(
-        self, request: gateway_pb2.NotificationServiceListDomainsRequest, context: Context
-    ) -> gateway_pb2.NotificationServiceListDomainsResponse:
-        principal = await self._principal(context)
-        domains = await self.operations.list_domains(principal.tenant_id)
-        return gateway_pb2.NotificationServiceListDomainsResponse(domains=domains)
+    CreateDomain = tenant_rpc(
+        lambda operations, tenant_id, request: operations.register_domain(
+            tenant_id, request.domain, request.provider_id
+        ),
+        gateway_pb2.NotificationServiceCreateDomainResponse,
+        "domain",
+        spends=True,
+    )
+    VerifyDomain = tenant_rpc(
+        lambda operations, tenant_id, request: operations.verify_domain(tenant_id, request.id),
+        gateway_pb2.NotificationServiceVerifyDomainResponse,
+        "domain",
+        spends=True,
+    )
+    GetDomain = tenant_rpc(
+        lambda operations, tenant_id, request: operations.get_domain(tenant_id, request.id),
+        gateway_pb2.NotificationServiceGetDomainResponse,
+        "domain",
+    )
+    ListDomains = tenant_rpc(
+        lambda operations, tenant_id, _request: operations.list_domains(tenant_id),
+        gateway_pb2.NotificationServiceListDomainsResponse,
+        "domains",
+    )

@@ -11,6 +11,7 @@ from herald.v1 import gateway_pb2
 from herald_gateway.auth import Principal
 from herald_gateway.errors import Invalid
 from herald_gateway.grpc.crud import crud_rpcs
+from herald_gateway.grpc.unary import tenant_rpc
 from herald_gateway.operations import Operations
 from herald_gateway.operations.subscriptions import FILTERS, SUBSCRIPTIONS, TARGETS, EventInput
 
@@ -75,18 +76,15 @@ class SubscriptionGrpc:
 
     # Retry schedule
 
-    async def GetWebhookRetrySchedule(
-        self, request: gateway_pb2.GetWebhookRetryScheduleRequest, context: Context
-    ) -> gateway_pb2.GetWebhookRetryScheduleResponse:
-        principal = await self._principal(context)
-        schedule = await self.operations.retry_schedule(principal.tenant_id)
-        return gateway_pb2.GetWebhookRetryScheduleResponse(schedule=schedule)
-
-    async def SetWebhookRetrySchedule(
-        self, request: gateway_pb2.SetWebhookRetryScheduleRequest, context: Context
-    ) -> gateway_pb2.SetWebhookRetryScheduleResponse:
-        principal = await self._principal(context)
-        schedule = await self.operations.set_retry_schedule(
-            principal.tenant_id, list(request.delays_s), list(request.retry_statuses)
-        )
-        return gateway_pb2.SetWebhookRetryScheduleResponse(schedule=schedule)
+    GetWebhookRetrySchedule = tenant_rpc(
+        lambda operations, tenant_id, _request: operations.retry_schedule(tenant_id),
+        gateway_pb2.GetWebhookRetryScheduleResponse,
+        "schedule",
+    )
+    SetWebhookRetrySchedule = tenant_rpc(
+        lambda operations, tenant_id, request: operations.set_retry_schedule(
+            tenant_id, list(request.delays_s), list(request.retry_statuses)
+        ),
+        gateway_pb2.SetWebhookRetryScheduleResponse,
+        "schedule",
+    )

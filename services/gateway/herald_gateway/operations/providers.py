@@ -8,7 +8,15 @@ import grpc
 
 from herald.ids import TenantId, parse_id
 from herald.v1 import common_pb2, email_sender_pb2, ledger_providers_pb2
-from herald_gateway.errors import Conflict, Invalid, InvalidCredential, NotFound, ProviderUnreachable, ask
+from herald_gateway.errors import (
+    Conflict,
+    Invalid,
+    InvalidCredential,
+    NotFound,
+    ProviderUnreachable,
+    ask,
+    refuse_invalid,
+)
 from herald_gateway.operations.base import OperationsBase
 from herald_gateway.operations.crud import Resource
 from herald_gateway.operations.validation import base_url_problems
@@ -49,8 +57,7 @@ class ProviderOperations(OperationsBase):
         problems = base_url_problems(base_url) or await self._endpoint_problems(
             base_url, credential.smtp if credential.HasField("smtp") else None
         )
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(problems)
         await self._validate_credential(credential, base_url)
         request = ledger_providers_pb2.CreateProviderRequest(
             tenant_id=tenant_id, credential=credential, priority=priority, base_url=base_url, options=options
@@ -76,8 +83,7 @@ class ProviderOperations(OperationsBase):
             request.base_url if request.HasField("base_url") else "",
             request.credential.smtp if request.credential.HasField("smtp") else None,
         )
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(problems)
         new_token = request.account_token if request.HasField("account_token") else ""
         if request.HasField("credential") or new_token:
             current = [p for p in await self.list_providers(tenant_id) if p.id == provider_id]

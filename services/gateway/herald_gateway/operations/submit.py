@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from herald.v1 import common_pb2, gateway_pb2, ledger_jobs_pb2, router_pb2
 from herald_gateway.auth import Principal
-from herald_gateway.errors import Invalid, ask, refused
+from herald_gateway.errors import ask, refuse_invalid, refused
 from herald_gateway.idempotency import MAX_KEY_LENGTH
 from herald_gateway.operations.base import OperationsBase
 from herald_gateway.operations.validation import email_problems, keys_problems, nul_fields, webhook_problems
@@ -62,8 +62,7 @@ def webhook_submission(principal: Principal, item: WebhookInput, request_hash: b
         url=item.url, headers=item.headers, body=item.body, content_type=item.content_type
     )
     problems += [(name, "must not contain NUL") for name in nul_fields(request)]
-    if problems:
-        raise Invalid(problems)
+    refuse_invalid(problems)
     submission = _submission(principal, item.priority, item.idempotency_key, item.ordering_key, request_hash)
     submission.channel = common_pb2.CHANNEL_WEBHOOK
     submission.webhook.CopyFrom(request)
@@ -83,8 +82,7 @@ def email_submission(
     if len(idempotency_key) > MAX_KEY_LENGTH:
         problems.append(("idempotency_key", f"must be at most {MAX_KEY_LENGTH} characters"))
     problems += [(name, "must not contain NUL") for name in nul_fields(email)]
-    if problems:
-        raise Invalid(problems)
+    refuse_invalid(problems)
     submission = _submission(principal, priority, idempotency_key, ordering_key, request_hash)
     submission.channel = common_pb2.CHANNEL_EMAIL
     submission.email.CopyFrom(email)
@@ -110,8 +108,7 @@ class SubmitOperations(OperationsBase):
         submission = webhook_submission(principal, item, item.request_hash)
         if self.target_check is not None:
             problems = await self.target_check.problems(item.url)
-            if problems:
-                raise Invalid(problems)
+            refuse_invalid(problems)
         return await self._submit_one(submission, "webhook")
 
     async def send_email(

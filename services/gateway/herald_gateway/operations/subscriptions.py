@@ -15,7 +15,7 @@ from herald.ids import TenantId, parse_id
 from herald.v1 import common_pb2, gateway_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2
 from herald.webhooks.retry_policy import retry_status_problems, schedule_problems
 from herald_gateway.auth import Principal
-from herald_gateway.errors import Invalid, NotFound, TargetDisabled, ask, refused
+from herald_gateway.errors import NotFound, TargetDisabled, ask, refuse_invalid, refused
 from herald_gateway.operations.base import OperationsBase
 from herald_gateway.operations.crud import Resource
 from herald_gateway.operations.validation import MAX_BODY_BYTES, webhook_problems
@@ -94,8 +94,7 @@ class SubscriptionOperations(OperationsBase):
 
     async def create_target(self, tenant_id: TenantId, target: common_pb2.WebhookTarget) -> common_pb2.WebhookTarget:
         problems = target_problems(target.url, dict(target.headers)) or await self._url_problems(target.url)
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(problems)
         return await self.crud(TARGETS).create(tenant_id, target)
 
     async def update_target(
@@ -107,8 +106,7 @@ class SubscriptionOperations(OperationsBase):
         problems = target_problems(url, headers)
         if not problems and request.HasField("url"):
             problems = await self._url_problems(url)
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(problems)
         return await self.crud(TARGETS).update(tenant_id, request)
 
     async def recover_target(self, tenant_id: TenantId, target_id: str, since: datetime) -> list[str]:
@@ -151,8 +149,7 @@ class SubscriptionOperations(OperationsBase):
         """Empty delays: back to the operator's default. Bounded (see retry_policy)."""
         problems = [("delays_s", why) for why in schedule_problems(delays_s)] if delays_s else []
         problems += [("retry_statuses", why) for why in retry_status_problems(retry_statuses)]
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(problems)
         request = ledger_subscriptions_pb2.SetWebhookSettingsRequest(
             tenant_id=tenant_id,
             settings=ledger_subscriptions_pb2.WebhookSettings(retry_schedule_s=delays_s, retry_statuses=retry_statuses),
@@ -163,18 +160,14 @@ class SubscriptionOperations(OperationsBase):
     # Filters
 
     async def create_filter(self, tenant_id: TenantId, event_filter: common_pb2.EventFilter) -> common_pb2.EventFilter:
-        problems = event_types_problems(list(event_filter.event_types))
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(event_types_problems(list(event_filter.event_types)))
         return await self.crud(FILTERS).create(tenant_id, event_filter)
 
     async def update_filter(
         self, tenant_id: TenantId, request: ledger_subscriptions_pb2.UpdateEventFilterRequest
     ) -> common_pb2.EventFilter:
         if request.replace_event_types:
-            problems = event_types_problems(list(request.event_types))
-            if problems:
-                raise Invalid(problems)
+            refuse_invalid(event_types_problems(list(request.event_types)))
         return await self.crud(FILTERS).update(tenant_id, request)
 
     # Subscriptions: both the target and the filter must be the tenant's own.
@@ -201,8 +194,7 @@ class SubscriptionOperations(OperationsBase):
             problems.append(("payload", f"must be at most {MAX_BODY_BYTES} bytes"))
         if any(c in event.content_type for c in "\r\n\0") or len(event.content_type) > 255:
             problems.append(("content_type", "one line of at most 255 characters"))
-        if problems:
-            raise Invalid(problems)
+        refuse_invalid(problems)
         response = await ask(
             self.router.PublishEvent(
                 router_pb2.PublishEventRequest(
