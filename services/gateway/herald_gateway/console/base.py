@@ -3,7 +3,7 @@ needs, CSRF checks on every POST, and the API client bound to the session's cred
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -33,6 +33,14 @@ class SignedOut(Exception):
 
 class CsrfRefused(Exception):
     """A POST without the session's CSRF token: refused with 403, nothing done."""
+
+
+class Shown(Exception):
+    """A page that is already the answer (the API refused what it needed): `guarded` sends it."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
 
 
 @dataclass
@@ -112,14 +120,13 @@ class Console:
                 raise CsrfRefused
         return Visit(request, session, form)
 
-    async def fetch(
-        self, visit: Visit, title: str, path: str, params: dict[str, str] | None = None
-    ) -> Answer | Response:
-        """GET `path` for the page `title`: the answer, or that page with the API's problem (and its status)."""
+    async def fetch(self, visit: Visit, title: str, path: str, params: dict[str, str] | None = None) -> Answer:
+        """GET `path` for the page `title`: the answer; when the API refuses, that page with the
+        API's problem (and its status) is the visit's answer (raised as `Shown`)."""
         async with visit.api() as api:
             answer = await api.get(path, params)
         if not answer.ok:
-            return self.show(visit, title, "", error=answer.problem, status=answer.status)
+            raise Shown(self.show(visit, title, "", error=answer.problem, status=answer.status))
         return answer
 
     def show(
@@ -199,6 +206,11 @@ class Console:
         router.add_api_route(f"{path}/login", self.login, methods=["POST"], include_in_schema=False)
         router.add_api_route(f"{path}/logout", self.guarded(self.logout), methods=["POST"], include_in_schema=False)
 
+    def add_pages(self, router: APIRouter, pages: Iterable[tuple[str, Render, str]]) -> None:
+        """Adds each page (path, handler, method) to the router, every one `guarded`."""
+        for path, handler, method in pages:
+            router.add_api_route(path, self.guarded(handler), methods=[method])
+
     def guarded(self, handler: Render) -> Render:
         """Signed-out visitors go to the sign-in form; a POST without its CSRF token gets 403."""
 
@@ -211,6 +223,8 @@ class Console:
                 return respond(tag("p", "Signed out."), 401)
             except CsrfRefused:
                 return respond(tag("p", "Refused: this form is missing its CSRF token. Reload the page."), 403)
+            except Shown as shown:
+                return shown.response
 
         run.__name__ = handler.__name__
         return run

@@ -263,8 +263,6 @@ async def dead_letters(request: Request) -> Response:
     answer = await CONSOLE.fetch(
         visit, "Dead letters", "/v1/jobs", {"status": "failed", "limit": "100", "cursor": visit.value("cursor")}
     )
-    if isinstance(answer, Response):
-        return answer
     intro = tag(
         "p",
         "Jobs that used up their attempts. Nothing leaves here by itself: Retry runs a job again from pending.",
@@ -272,7 +270,7 @@ async def dead_letters(request: Request) -> Response:
     return CONSOLE.show(visit, "Dead letters", [intro, job_rows(answer.body["data"], visit.session.csrf)])
 
 
-for path, handler, method in (
+PAGES = (
     ("/console/jobs", jobs_page, "GET"),
     ("/console/jobs/rows", jobs_rows, "GET"),
     ("/console/jobs/send", send_webhook, "POST"),
@@ -280,5 +278,5 @@ for path, handler, method in (
     ("/console/jobs/{job_id}/live", job_live, "GET"),
     ("/console/jobs/{job_id}/retry", retry_job, "POST"),
     ("/console/dead-letters", dead_letters, "GET"),
-):
-    router.add_api_route(path, CONSOLE.guarded(handler), methods=[method])
+)
+CONSOLE.add_pages(router, PAGES)

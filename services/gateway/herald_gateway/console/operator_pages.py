@@ -27,8 +27,6 @@ async def show_tenants(
     answer = await CONSOLE.fetch(
         visit, "Tenants", "/admin/v1/tenants", {"limit": "200", "cursor": visit.value("cursor")}
     )
-    if isinstance(answer, Response):
-        return answer
     csrf = visit.session.csrf
     rows = [
         [
@@ -110,8 +108,6 @@ async def show_dead_letters(
         "cursor": visit.value("cursor"),
     }
     answer = await CONSOLE.fetch(visit, "Dead letters", "/admin/v1/dead-letters", params)
-    if isinstance(answer, Response):
-        return answer
     csrf = visit.session.csrf
     rows = [
         [
@@ -216,8 +212,6 @@ async def dead_letter_page(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
     job_id = request.path_params["item_id"]
     answer = await CONSOLE.fetch(visit, "Dead letter", f"/admin/v1/dead-letters/{job_id}")
-    if isinstance(answer, Response):
-        return answer
     entry = answer.body
     facts = [
         ("Tenant", entry["tenant_id"]),
@@ -266,8 +260,6 @@ async def platform_emails_page(request: Request) -> Response:
         "/admin/v1/platform-emails",
         {"tenant_id": visit.value("tenant_id"), "limit": "200", "cursor": visit.value("cursor")},
     )
-    if isinstance(answer, Response):
-        return answer
     rows = [
         [
             stamp(e.get("created_at")),
@@ -367,7 +359,7 @@ async def system_page(request: Request) -> Response:
     return CONSOLE.show(visit, "Circuits and streams", body)
 
 
-for path, handler, method in (
+PAGES = (
     ("/admin/console/tenants", tenants_page, "GET"),
     ("/admin/console/tenants", create_tenant, "POST"),
     ("/admin/console/tenants/{item_id}/plan", set_plan, "POST"),
@@ -376,5 +368,5 @@ for path, handler, method in (
     ("/admin/console/dead-letters/{item_id}", dead_letter_page, "GET"),
     ("/admin/console/platform-emails", platform_emails_page, "GET"),
     ("/admin/console/system", system_page, "GET"),
-):
-    router.add_api_route(path, CONSOLE.guarded(handler), methods=[method])
+)
+CONSOLE.add_pages(router, PAGES)

@@ -22,8 +22,6 @@ async def show_secret(
     visit: Visit, shown: str | None = None, notice: str | None = None, error: str | None = None, status: int = 200
 ) -> Response:
     answer = await CONSOLE.fetch(visit, "Signing secret", "/v1/webhook-secret")
-    if isinstance(answer, Response):
-        return answer
     state = answer.body
     csrf = visit.session.csrf
     facts = [
@@ -245,8 +243,6 @@ async def show_suppressions(
     answer = await CONSOLE.fetch(
         visit, "Suppressions", "/v1/suppressions", {"limit": "500", "cursor": visit.value("cursor")}
     )
-    if isinstance(answer, Response):
-        return answer
     csrf = visit.session.csrf
     rows = [
         [
@@ -310,8 +306,6 @@ def meter(label: str, used: int, limit: int | None) -> Html:
 async def usage_page(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
     answer = await CONSOLE.fetch(visit, "Usage", "/v1/usage")
-    if isinstance(answer, Response):
-        return answer
     usage = answer.body
     meters = (
         [meter("Emails and webhooks", usage["webhooks"] + usage["emails"], usage["shared_limit"])]
@@ -339,7 +333,7 @@ async def usage_page(request: Request) -> Response:
     return CONSOLE.show(visit, "Usage", body)
 
 
-for path, handler, method in (
+PAGES = (
     ("/console/secret", secret_page, "GET"),
     ("/console/secret/generate", secret_action("POST", "/v1/webhook-secret", "Secret generated."), "POST"),
     ("/console/secret/rotate", secret_action("POST", "/v1/webhook-secret/rotate", "Secret rotated."), "POST"),
@@ -354,5 +348,5 @@ for path, handler, method in (
     ("/console/suppressions", add_suppression, "POST"),
     ("/console/suppressions/remove", remove_suppression, "POST"),
     ("/console/usage", usage_page, "GET"),
-):
-    router.add_api_route(path, CONSOLE.guarded(handler), methods=[method])
+)
+CONSOLE.add_pages(router, PAGES)

@@ -232,8 +232,6 @@ def deleter(kind: str, label: str) -> Any:
 async def target_view(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     target_id = visit.request.path_params["item_id"]
     answer = await CONSOLE.fetch(visit, "Target", f"/v1/webhooks/targets/{target_id}")
-    if isinstance(answer, Response):
-        return answer
     t = answer.body
     csrf = visit.session.csrf
     body = [
@@ -315,8 +313,6 @@ async def filter_page(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
     filter_id = request.path_params["item_id"]
     answer = await CONSOLE.fetch(visit, "Filter", f"/v1/webhooks/filters/{filter_id}")
-    if isinstance(answer, Response):
-        return answer
     f = answer.body
     body = [
         form(
@@ -332,7 +328,7 @@ async def filter_page(request: Request) -> Response:
     return CONSOLE.show(visit, f"Filter {filter_id}", body)
 
 
-for path, handler, method in (
+PAGES = (
     ("/console/webhooks", webhooks_page, "GET"),
     ("/console/targets", create_target, "POST"),
     ("/console/targets/{item_id}", target_page, "GET"),
@@ -347,5 +343,5 @@ for path, handler, method in (
     ("/console/subscriptions/{item_id}", subscription_page, "GET"),
     ("/console/subscriptions/{item_id}/update", update_subscription, "POST"),
     ("/console/subscriptions/{item_id}/delete", deleter("subscriptions", "Subscription"), "POST"),
-):
-    router.add_api_route(path, CONSOLE.guarded(handler), methods=[method])
+)
+CONSOLE.add_pages(router, PAGES)

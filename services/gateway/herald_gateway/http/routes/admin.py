@@ -14,6 +14,7 @@ from herald.ids import TenantId
 from herald.names import PLAN_NAMES, PLAN_VALUES, STATUS_NAMES
 from herald.v1 import common_pb2, email_sender_pb2, ledger_tenants_pb2, webhook_sender_pb2
 from herald_gateway.errors import Invalid, Unavailable
+from herald_gateway.http.crud import Limit
 from herald_gateway.http.deps import OperationsDep, Operator
 from herald_gateway.http.schemas.jobs import job_out
 from herald_gateway.http.schemas.operator import (
@@ -73,7 +74,7 @@ async def create_tenant(body: TenantIn, operations: OperationsDep) -> TenantCrea
 @router.get("/tenants", response_model=TenantList)
 async def list_tenants(
     operations: OperationsDep,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: Limit = 50,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> TenantList:
     tenants, next_cursor = await operations.list_tenants(limit, cursor or "")
@@ -151,7 +152,7 @@ async def list_dead_letters(
     since: datetime | None = None,
     tenant_id: Annotated[str | None, Query(max_length=64)] = None,
     include_retried: bool = False,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: Limit = 50,
     cursor: Annotated[str | None, Query(max_length=40)] = None,
 ) -> DeadLetterList:
     """Jobs that exhausted their attempts, newest first; by default only those still
@@ -197,7 +198,7 @@ async def list_platform_emails(
     operations: OperationsDep,
     kind: PlatformEmailKind | None = None,
     tenant_id: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    limit: Limit = 50,
     cursor: Annotated[str | None, Query(max_length=40)] = None,
 ) -> PlatformEmailList:
     """The platform email log (quota warnings, dead-letter alerts, key-created notices),

@@ -10,11 +10,11 @@ all at once before anything is submitted: a batch the limit has no room for is r
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from fastapi import APIRouter, Request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from herald.names import PRIORITY_VALUES, STATUS_NAMES
@@ -45,6 +45,7 @@ from herald_gateway.operations.submit import email_submission, webhook_submissio
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable
 
 router = APIRouter(tags=["batches"])
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 WEBHOOKS_BATCH, EMAILS_BATCH = "/v1/webhooks/batch", "/v1/emails/batch"
 assert {WEBHOOKS_BATCH, EMAILS_BATCH} <= UNKEYED_PATHS
 REFUSED_BATCH = {
@@ -167,12 +168,17 @@ async def _answer(
     return Response(orjson.dumps({"results": results}), media_type="application/json")
 
 
-@router.post(
-    WEBHOOKS_BATCH,
-    response_model=BatchResults,
-    openapi_extra=request_body(WebhookBatchIn),
-    responses=REFUSED_BATCH,  # type: ignore[arg-type]
-)
+def _batch_route(path: str, body: type[BaseModel]) -> Callable[[Endpoint], Endpoint]:
+    """Declares a batch route: the same answers (BatchResults, REFUSED_BATCH), its own body."""
+    return router.post(
+        path,
+        response_model=BatchResults,
+        openapi_extra=request_body(body),
+        responses=REFUSED_BATCH,  # type: ignore[arg-type]
+    )
+
+
+@_batch_route(WEBHOOKS_BATCH, WebhookBatchIn)
 async def send_webhooks(request: Request, principal: Tenant, operations: OperationsDep) -> Response:
     """Accepts up to 1,000 webhooks, each the body of POST /v1/webhooks plus its own `idempotency_key`.
 
@@ -186,12 +192,7 @@ async def send_webhooks(request: Request, principal: Tenant, operations: Operati
     return await _answer(request, principal, operations, "/v1/webhooks", build)
 
 
-@router.post(
-    EMAILS_BATCH,
-    response_model=BatchResults,
-    openapi_extra=request_body(EmailBatchIn),
-    responses=REFUSED_BATCH,  # type: ignore[arg-type]
-)
+@_batch_route(EMAILS_BATCH, EmailBatchIn)
 async def send_emails(request: Request, principal: Tenant, operations: OperationsDep) -> Response:
     """Accepts up to 1,000 emails, each the body of POST /v1/emails plus its own `idempotency_key`.
 

@@ -9,12 +9,12 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request
 from starlette.responses import Response
 
-from herald.names import PRIORITY_VALUES, STATUS_NAMES
+from herald.names import PRIORITY_VALUES
 from herald.v1 import common_pb2
 from herald_gateway.access import Counted
 from herald_gateway.http.deps import OperationsDep
+from herald_gateway.http.routes.webhooks import job_accepted, keyed_digest
 from herald_gateway.http.schemas.submit import AddressIn, EmailIn, JobAccepted
-from herald_gateway.idempotency import check_idempotency_key, request_hash
 
 router = APIRouter(tags=["emails"])
 
@@ -70,10 +70,7 @@ async def send_email(
     Refused with 422 (`sender-domain-unverified`) when the from-domain is one of your
     sending domains that is not verified yet; a domain you never registered is not
     checked by Herald (your provider enforces its own sender identity)."""
-    digest = b""
-    if idempotency_key is not None:
-        check_idempotency_key(idempotency_key)
-        digest = request_hash("POST", "/v1/emails", await request.body())
+    digest = await keyed_digest(request, "/v1/emails", idempotency_key)
     sent = await operations.send_email(
         principal,
         email_request(body),
@@ -82,7 +79,4 @@ async def send_email(
         body.ordering_key or "",
         digest,
     )
-    response.headers["Location"] = f"/v1/jobs/{sent.job.id}"
-    if sent.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return JobAccepted(id=sent.job.id, status=STATUS_NAMES.get(sent.job.status, "pending"))
+    return job_accepted(sent, response)

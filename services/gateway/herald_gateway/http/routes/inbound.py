@@ -4,8 +4,9 @@ billing history (payment events from Paystack and Polar)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
@@ -89,6 +90,17 @@ class BillingEventList(BaseModel):
     data: list[BillingEventOut]
 
 
+def _event_fields(event: ledger_inbound_pb2.ProviderEvent) -> dict[str, Any]:
+    """The fields a provider event and a billing event answer alike."""
+    return {
+        "event_id": event.event_id,
+        "provider": event.provider,
+        "type": event.type,
+        "occurred_at": event.occurred_at.ToDatetime(tzinfo=UTC),
+        "received_at": event.received_at.ToDatetime(tzinfo=UTC),
+    }
+
+
 def _config_out(tenant_id: str, config: ledger_inbound_pb2.InboundConfig) -> InboundConfigOut:
     return InboundConfigOut(
         provider=config.provider,
@@ -99,6 +111,17 @@ def _config_out(tenant_id: str, config: ledger_inbound_pb2.InboundConfig) -> Inb
     )
 
 
+def _loadable(field: str, given: str | None, other: str | None, needs: str, load: Callable[[str], object]) -> str:
+    """The one field this provider takes, refused (422) unless it loads as the verifier will load it."""
+    if not given or other is not None:
+        raise Invalid([(field, needs)])
+    try:
+        load(given)
+    except ValueError as error:
+        raise Invalid([(field, str(error))]) from None
+    return given
+
+
 @router.put("/v1/inbound/{provider}", response_model=InboundConfigCreated, response_model_exclude_none=True)
 async def put_config(
     provider: Provider, body: InboundConfigIn, principal: Tenant, operations: OperationsDep
@@ -107,23 +130,13 @@ async def put_config(
     time, the password shown only in this answer."""
     password = None
     if provider == "sendgrid":
-        if not body.public_key or body.secret is not None:
-            raise Invalid([("public_key", "SendGrid needs its verification public key (and nothing else)")])
-        try:
-            load_sendgrid_public_key(body.public_key)
-        except ValueError as error:
-            raise Invalid([("public_key", str(error))]) from None
-        material = sendgrid_material(body.public_key)
-        public_info = body.public_key.strip()
+        needs = "SendGrid needs its verification public key (and nothing else)"
+        public_key = _loadable("public_key", body.public_key, body.secret, needs, load_sendgrid_public_key)
+        material, public_info = sendgrid_material(public_key), public_key.strip()
     elif provider == "resend":
-        if not body.secret or body.public_key is not None:
-            raise Invalid([("secret", "Resend needs its webhook signing secret (and nothing else)")])
-        try:
-            load_svix_secret(body.secret)
-        except ValueError as error:
-            raise Invalid([("secret", str(error))]) from None
-        material = resend_material(body.secret)
-        public_info = ""
+        needs = "Resend needs its webhook signing secret (and nothing else)"
+        secret = _loadable("secret", body.secret, body.public_key, needs, load_svix_secret)
+        material, public_info = resend_material(secret), ""
     else:
         if body.secret is not None or body.public_key is not None:
             raise Invalid([("body", "Postmark credentials are issued by Herald; send an empty object")])
@@ -165,16 +178,7 @@ async def job_events(job_id: str, principal: Tenant, operations: OperationsDep) 
     found = await operations.job_events(principal.tenant_id, job_id)
     return ProviderEventList(
         data=[
-            ProviderEventOut(
-                event_id=e.event_id,
-                provider=e.provider,
-                type=e.type,
-                recipient=e.recipient or None,
-                job_id=e.job_id or None,
-                occurred_at=e.occurred_at.ToDatetime(tzinfo=UTC),
-                received_at=e.received_at.ToDatetime(tzinfo=UTC),
-            )
-            for e in found
+            ProviderEventOut(**_event_fields(e), recipient=e.recipient or None, job_id=e.job_id or None) for e in found
         ]
     )
 
@@ -196,16 +200,5 @@ async def tenant_billing(tenant_id: str, operations: OperationsDep) -> BillingEv
 async def _billing(operations: Operations, tenant_id: str) -> BillingEventList:
     found = await operations.billing_events(tenant_id)
     return BillingEventList(
-        data=[
-            BillingEventOut(
-                event_id=e.event_id,
-                provider=e.provider,
-                type=e.type,
-                plan=e.plan or None,
-                applied=e.applied,
-                occurred_at=e.occurred_at.ToDatetime(tzinfo=UTC),
-                received_at=e.received_at.ToDatetime(tzinfo=UTC),
-            )
-            for e in found
-        ]
+        data=[BillingEventOut(**_event_fields(e), plan=e.plan or None, applied=e.applied) for e in found]
     )

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from herald.names import CHANNEL_VALUES, STATUS_NAMES, STATUS_VALUES
 from herald.v1 import ledger_jobs_pb2
 from herald_gateway.access import Counted
+from herald_gateway.http.crud import Cursor, Limit
 from herald_gateway.http.deps import OperationsDep, Tenant
 from herald_gateway.http.schemas.jobs import JobList, JobOut, job_out
 from herald_gateway.http.schemas.submit import JobAccepted
@@ -27,8 +28,8 @@ async def get_job(job_id: str, principal: Tenant, operations: OperationsDep) -> 
 async def list_jobs(
     principal: Tenant,
     operations: OperationsDep,
-    limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
     status: Annotated[
         str | None, Query(pattern="^(pending|queued|delivering|delivered|failed|suppressed|bounced|complained)$")
     ] = None,

@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from herald_gateway.errors import Invalid
 from herald_gateway.http.deps import OperationsDep, Tenant
-from herald_gateway.http.schemas.common import when
+from herald_gateway.http.schemas.common import time_of
 from herald_gateway.http.schemas.tenants import SuppressionIn, SuppressionList, SuppressionOut
 
 router = APIRouter(prefix="/v1/suppressions", tags=["suppressions"])
@@ -30,7 +30,7 @@ async def list_suppressions(
                 address=e.address,
                 reason=e.reason,
                 source_event_id=e.source_event_id or None,
-                created_at=when(e.created_at, e.HasField("created_at")),
+                created_at=time_of(e, "created_at"),
             )
             for e in entries
         ],

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Generic, Literal, TypeVar
 
 import orjson
-from google.protobuf.timestamp_pb2 import Timestamp
-from pydantic import JsonValue, StringConstraints
+from google.protobuf.message import Message
+from pydantic import BaseModel, JsonValue, StringConstraints
 
 from herald_gateway.errors import Invalid
 
@@ -49,5 +49,17 @@ def compact_json(payload: JsonValue) -> bytes:
         raise Invalid([("payload", f"cannot be delivered as JSON: {error}")]) from error
 
 
-def when(stamp: Timestamp, present: bool) -> datetime | None:
-    return stamp.ToDatetime(tzinfo=UTC) if present else None
+def time_of(message: Message, field: str) -> datetime | None:
+    """A Timestamp field of the message as a datetime, or None when it is unset."""
+    return getattr(message, field).ToDatetime(tzinfo=UTC) if message.HasField(field) else None
+
+
+ItemT = TypeVar("ItemT")
+
+
+class Page(BaseModel, Generic[ItemT]):
+    """A page of a cursor-paginated list; each list subclasses it (`class TargetList(Page[TargetOut])`)
+    so its schema keeps its own name in the OpenAPI document."""
+
+    data: list[ItemT]
+    next_cursor: str | None

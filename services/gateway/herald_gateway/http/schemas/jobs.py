@@ -13,7 +13,7 @@ from herald.names import (
     STATUS_NAMES,
 )
 from herald.v1 import common_pb2
-from herald_gateway.http.schemas.common import when
+from herald_gateway.http.schemas.common import Page, time_of
 
 
 class AttemptOut(BaseModel):
@@ -67,9 +67,8 @@ class JobOut(BaseModel):
     )
 
 
-class JobList(BaseModel):
-    data: list[JobOut]
-    next_cursor: str | None
+class JobList(Page[JobOut]):
+    pass
 
 
 def attempt_out(attempt: common_pb2.Attempt) -> AttemptOut:
@@ -80,7 +79,7 @@ def attempt_out(attempt: common_pb2.Attempt) -> AttemptOut:
         status_code=attempt.status_code or None,
         duration_ms=attempt.duration_ms,
         error=attempt.error or None,
-        started_at=when(attempt.started_at, attempt.HasField("started_at")),
+        started_at=time_of(attempt, "started_at"),
         provider_id=attempt.provider_id or None,
         provider_message_id=attempt.provider_message_id or None,
         walk=attempt.walk or None,
@@ -99,13 +98,13 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         attempt_count=job.attempt_count,
         last_error=job.last_error or None,
         idempotency_key=job.idempotency_key or None,
-        created_at=when(job.created_at, job.HasField("created_at")),
-        updated_at=when(job.updated_at, job.HasField("updated_at")),
+        created_at=time_of(job, "created_at"),
+        updated_at=time_of(job, "updated_at"),
         url=job.webhook.url if job.HasField("webhook") else None,
         attempts=[attempt_out(a) for a in attempts] if attempts is not None else None,
         run=job.run,
         provider_id=job.provider_id or None,
         provider_message_id=job.provider_message_id or None,
-        provider_delivered_at=when(job.provider_delivered_at, job.HasField("provider_delivered_at")),
+        provider_delivered_at=time_of(job, "provider_delivered_at"),
         status_event_id=job.status_event_id or None,
     )

@@ -12,7 +12,7 @@ from herald.names import (
     STATUS_NAMES,
 )
 from herald.v1 import common_pb2
-from herald_gateway.http.schemas.common import Text, when
+from herald_gateway.http.schemas.common import Page, Text, time_of
 from herald_gateway.http.schemas.jobs import JobOut
 
 
@@ -28,9 +28,8 @@ class DeadLetterOut(BaseModel):
     stream_sequence: int | None = None
 
 
-class DeadLetterList(BaseModel):
-    data: list[DeadLetterOut]
-    next_cursor: str | None
+class DeadLetterList(Page[DeadLetterOut]):
+    pass
 
 
 class DeadLetterDetail(DeadLetterOut):
@@ -68,8 +67,8 @@ def dead_letter_out(entry: common_pb2.DeadLetter) -> DeadLetterOut:
         error=entry.error,
         attempts=entry.attempts,
         run=entry.run,
-        dead_lettered_at=when(entry.dead_lettered_at, entry.HasField("dead_lettered_at")),
-        retried_at=when(entry.retried_at, entry.HasField("retried_at")),
+        dead_lettered_at=time_of(entry, "dead_lettered_at"),
+        retried_at=time_of(entry, "retried_at"),
         stream_sequence=entry.stream_sequence or None,
     )
 
@@ -94,9 +93,8 @@ class PlatformEmailOut(BaseModel):
     finished_at: datetime | None
 
 
-class PlatformEmailList(BaseModel):
-    data: list[PlatformEmailOut]
-    next_cursor: str | None
+class PlatformEmailList(Page[PlatformEmailOut]):
+    pass
 
 
 def platform_email_out(entry: common_pb2.PlatformEmail) -> PlatformEmailOut:
@@ -111,8 +109,8 @@ def platform_email_out(entry: common_pb2.PlatformEmail) -> PlatformEmailOut:
         job_status=STATUS_NAMES.get(entry.job_status),
         provider_message_id=entry.provider_message_id or None,
         error=entry.error or None,
-        created_at=when(entry.created_at, entry.HasField("created_at")),
-        finished_at=when(entry.finished_at, entry.HasField("finished_at")),
+        created_at=time_of(entry, "created_at"),
+        finished_at=time_of(entry, "finished_at"),
     )
 
 

@@ -14,7 +14,7 @@ from herald.names import (
     TLS_VALUES,
 )
 from herald.v1 import common_pb2
-from herald_gateway.http.schemas.common import HeaderSafe, Text, when
+from herald_gateway.http.schemas.common import HeaderSafe, Text, time_of
 
 ProviderName = Literal["sendgrid", "resend", "postmark", "smtp"]
 
@@ -118,8 +118,8 @@ def provider_out(provider: common_pb2.ProviderConfig) -> ProviderOut:
         secret_error=provider.secret_error or None,
         masked_account_token=provider.masked_account_token or None,
         smtp=smtp,
-        created_at=when(provider.created_at, provider.HasField("created_at")),
-        updated_at=when(provider.updated_at, provider.HasField("updated_at")),
+        created_at=time_of(provider, "created_at"),
+        updated_at=time_of(provider, "updated_at"),
     )
 
 
@@ -143,9 +143,9 @@ def credential_from(provider: str, api_key: str | None, smtp: SmtpIn | None) -> 
 def secret_status_out(status: common_pb2.WebhookSecretStatus) -> WebhookSecretStatusOut:
     return WebhookSecretStatusOut(
         exists=status.exists,
-        created_at=when(status.created_at, status.HasField("created_at")),
-        rotated_at=when(status.rotated_at, status.HasField("rotated_at")),
-        previous_expires_at=when(status.previous_expires_at, status.HasField("previous_expires_at")),
+        created_at=time_of(status, "created_at"),
+        rotated_at=time_of(status, "rotated_at"),
+        previous_expires_at=time_of(status, "previous_expires_at"),
     )
 
 
@@ -218,7 +218,7 @@ def domain_out(domain: common_pb2.SendingDomain) -> DomainOut:
             )
             for r in domain.records
         ],
-        created_at=when(domain.created_at, domain.HasField("created_at")),
-        updated_at=when(domain.updated_at, domain.HasField("updated_at")),
-        verified_at=when(domain.verified_at, domain.HasField("verified_at")),
+        created_at=time_of(domain, "created_at"),
+        updated_at=time_of(domain, "updated_at"),
+        verified_at=time_of(domain, "verified_at"),
     )

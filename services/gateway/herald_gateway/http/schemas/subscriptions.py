@@ -7,7 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from herald.v1 import common_pb2, gateway_pb2
-from herald_gateway.http.schemas.common import Text, when
+from herald_gateway.http.schemas.common import Page, Text, time_of
 
 
 class TargetIn(BaseModel):
@@ -55,9 +55,8 @@ class TargetOut(BaseModel):
     )
 
 
-class TargetList(BaseModel):
-    data: list[TargetOut]
-    next_cursor: str | None
+class TargetList(Page[TargetOut]):
+    pass
 
 
 def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
@@ -69,9 +68,9 @@ def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
         rate_limit_per_min=target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None,
         enabled=target.enabled,
         disabled_reason=target.disabled_reason or None,
-        created_at=when(target.created_at, target.HasField("created_at")),
-        updated_at=when(target.updated_at, target.HasField("updated_at")),
-        failing_since=when(target.failing_since, target.HasField("failing_since")),
+        created_at=time_of(target, "created_at"),
+        updated_at=time_of(target, "updated_at"),
+        failing_since=time_of(target, "failing_since"),
     )
 
 
@@ -142,9 +141,8 @@ class FilterOut(BaseModel):
     updated_at: datetime | None
 
 
-class FilterList(BaseModel):
-    data: list[FilterOut]
-    next_cursor: str | None
+class FilterList(Page[FilterOut]):
+    pass
 
 
 def filter_out(event_filter: common_pb2.EventFilter) -> FilterOut:
@@ -152,8 +150,8 @@ def filter_out(event_filter: common_pb2.EventFilter) -> FilterOut:
         id=event_filter.id,
         description=event_filter.description,
         event_types=list(event_filter.event_types),
-        created_at=when(event_filter.created_at, event_filter.HasField("created_at")),
-        updated_at=when(event_filter.updated_at, event_filter.HasField("updated_at")),
+        created_at=time_of(event_filter, "created_at"),
+        updated_at=time_of(event_filter, "updated_at"),
     )
 
 
@@ -182,9 +180,8 @@ class SubscriptionOut(BaseModel):
     updated_at: datetime | None
 
 
-class SubscriptionList(BaseModel):
-    data: list[SubscriptionOut]
-    next_cursor: str | None
+class SubscriptionList(Page[SubscriptionOut]):
+    pass
 
 
 def subscription_out(subscription: common_pb2.Subscription) -> SubscriptionOut:
@@ -193,6 +190,6 @@ def subscription_out(subscription: common_pb2.Subscription) -> SubscriptionOut:
         target_id=subscription.target_id,
         filter_id=subscription.filter_id,
         active=subscription.active,
-        created_at=when(subscription.created_at, subscription.HasField("created_at")),
-        updated_at=when(subscription.updated_at, subscription.HasField("updated_at")),
+        created_at=time_of(subscription, "created_at"),
+        updated_at=time_of(subscription, "updated_at"),
     )

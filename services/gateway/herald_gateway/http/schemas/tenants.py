@@ -11,7 +11,7 @@ from herald.names import (
     PLAN_NAMES,
 )
 from herald.v1 import common_pb2
-from herald_gateway.http.schemas.common import INT32_MAX, Text, when
+from herald_gateway.http.schemas.common import INT32_MAX, Page, Text, time_of
 
 
 class UsageOut(BaseModel):
@@ -36,9 +36,8 @@ class SuppressionOut(BaseModel):
     created_at: datetime | None
 
 
-class SuppressionList(BaseModel):
-    data: list[SuppressionOut]
-    next_cursor: str | None
+class SuppressionList(Page[SuppressionOut]):
+    pass
 
 
 # A tenant limit: the ledger keeps it in an int32 (protobuf) and an integer column.
@@ -119,9 +118,8 @@ class TenantOut(BaseModel):
     contact_email: str | None = None
 
 
-class TenantList(BaseModel):
-    data: list[TenantOut]
-    next_cursor: str | None
+class TenantList(Page[TenantOut]):
+    pass
 
 
 class TenantPatch(BaseModel):
@@ -146,9 +144,9 @@ def api_key_out(key: common_pb2.ApiKey) -> ApiKeyOut:
         id=key.id,
         name=key.name,
         public_id=key.public_id,
-        created_at=when(key.created_at, key.HasField("created_at")),
-        revoked_at=when(key.revoked_at, key.HasField("revoked_at")),
-        last_used_at=when(key.last_used_at, key.HasField("last_used_at")),
+        created_at=time_of(key, "created_at"),
+        revoked_at=time_of(key, "revoked_at"),
+        last_used_at=time_of(key, "last_used_at"),
     )
 
 
@@ -163,7 +161,7 @@ def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
         name=tenant.name,
         plan=PLAN_NAMES.get(tenant.plan, "free"),
         disabled=tenant.disabled,
-        created_at=when(tenant.created_at, tenant.HasField("created_at")),
+        created_at=time_of(tenant, "created_at"),
         limits=limits,
         contact_email=tenant.contact_email or None,
     )
