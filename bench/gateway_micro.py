@@ -149,7 +149,7 @@ async def main(n: int) -> None:
     )
     for path, body in BODIES.items():
         await measure(app, path, body, n)
-    await measure_grpc(NotificationServicer(operations, tenants, RateLimiter(False), Idempotency(ledger)), n)
+    await measure_grpc(NotificationServicer(operations, tenants, RateLimiter(False)), n)
 
 
 if __name__ == "__main__":

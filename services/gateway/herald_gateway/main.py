@@ -47,7 +47,7 @@ async def build(runtime: ServiceRuntime) -> None:
     idempotency = Idempotency(ledger)
 
     gateway_pb2_grpc.add_NotificationServiceServicer_to_server(
-        NotificationServicer(operations, tenants, rate_limiter, idempotency), runtime.grpc.server
+        NotificationServicer(operations, tenants, rate_limiter), runtime.grpc.server
     )
     gateway_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(operations, operators), runtime.grpc.server)
     runtime.grpc.register(

@@ -206,6 +206,15 @@ class Console:
         router.add_api_route(f"{path}/login", self.login, methods=["POST"], include_in_schema=False)
         router.add_api_route(f"{path}/logout", self.guarded(self.logout), methods=["POST"], include_in_schema=False)
 
+    def page_of(self, show: Show) -> Render:
+        """The GET of a page that forms show again (`show(visit, notice=...)`): the page as it is."""
+
+        async def shown(request: Request) -> Response:
+            return await show(await self.visit(request))
+
+        shown.__name__ = show.__name__.removeprefix("show_") + "_page"
+        return shown
+
     def add_pages(self, router: APIRouter, pages: Iterable[tuple[str, Render, str]]) -> None:
         """Adds each page (path, handler, method) to the router, every one `guarded`."""
         for path, handler, method in pages:

@@ -72,10 +72,6 @@ async def show_tenants(
     return CONSOLE.show(visit, "Tenants", body, notice=notice, error=error, status=status)
 
 
-async def tenants_page(request: Request) -> Response:
-    return await show_tenants(await CONSOLE.visit(request))
-
-
 async def create_tenant(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
     body = {
@@ -184,10 +180,6 @@ async def show_dead_letters(
         ),
     ]
     return CONSOLE.show(visit, "Dead letters", body, notice=notice, error=error, status=status)
-
-
-async def dead_letters_page(request: Request) -> Response:
-    return await show_dead_letters(await CONSOLE.visit(request))
 
 
 async def redrive(request: Request) -> Response:
@@ -360,10 +352,10 @@ async def system_page(request: Request) -> Response:
 
 
 PAGES = (
-    ("/admin/console/tenants", tenants_page, "GET"),
+    ("/admin/console/tenants", CONSOLE.page_of(show_tenants), "GET"),
     ("/admin/console/tenants", create_tenant, "POST"),
     ("/admin/console/tenants/{item_id}/plan", set_plan, "POST"),
-    ("/admin/console/dead-letters", dead_letters_page, "GET"),
+    ("/admin/console/dead-letters", CONSOLE.page_of(show_dead_letters), "GET"),
     ("/admin/console/dead-letters/redrive", redrive, "POST"),
     ("/admin/console/dead-letters/{item_id}", dead_letter_page, "GET"),
     ("/admin/console/platform-emails", platform_emails_page, "GET"),

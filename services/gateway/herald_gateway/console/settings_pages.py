@@ -64,10 +64,6 @@ async def show_secret(
     return CONSOLE.show(visit, "Signing secret", body, notice=notice, error=error, status=status)
 
 
-async def secret_page(request: Request) -> Response:
-    return await show_secret(await CONSOLE.visit(request))
-
-
 def secret_action(method: str, path: str, done: str) -> Any:
     async def act(request: Request) -> Response:
         visit = await CONSOLE.visit(request)
@@ -275,10 +271,6 @@ async def show_suppressions(
     return CONSOLE.show(visit, "Suppressions", body, notice=notice, error=error, status=status)
 
 
-async def suppressions_page(request: Request) -> Response:
-    return await show_suppressions(await CONSOLE.visit(request))
-
-
 async def add_suppression(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
     body = {"address": visit.value("address")}
@@ -334,7 +326,7 @@ async def usage_page(request: Request) -> Response:
 
 
 PAGES = (
-    ("/console/secret", secret_page, "GET"),
+    ("/console/secret", CONSOLE.page_of(show_secret), "GET"),
     ("/console/secret/generate", secret_action("POST", "/v1/webhook-secret", "Secret generated."), "POST"),
     ("/console/secret/rotate", secret_action("POST", "/v1/webhook-secret/rotate", "Secret rotated."), "POST"),
     ("/console/secret/delete", secret_action("DELETE", "/v1/webhook-secret", "Secret deleted."), "POST"),
@@ -344,7 +336,7 @@ PAGES = (
     ("/console/providers/{item_id}/delete", delete_provider, "POST"),
     ("/console/domains", register_domain, "POST"),
     ("/console/domains/{item_id}/verify", verify_domain, "POST"),
-    ("/console/suppressions", suppressions_page, "GET"),
+    ("/console/suppressions", CONSOLE.page_of(show_suppressions), "GET"),
     ("/console/suppressions", add_suppression, "POST"),
     ("/console/suppressions/remove", remove_suppression, "POST"),
     ("/console/usage", usage_page, "GET"),

@@ -13,7 +13,7 @@ from herald_gateway.grpc.errors import answers_errors
 from herald_gateway.grpc.metadata import authorization
 from herald_gateway.grpc.subscriptions import SubscriptionGrpc
 from herald_gateway.grpc.unary import tenant_rpc
-from herald_gateway.idempotency import Idempotency, check_idempotency_key, request_hash
+from herald_gateway.idempotency import check_idempotency_key, request_hash
 from herald_gateway.operations import Operations
 from herald_gateway.operations.submit import WebhookInput
 from herald_gateway.rate_limit import RateLimiter
@@ -25,13 +25,11 @@ class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.Notific
     (`_spend_rate`), as the HTTP routes that depend on `Counted` do. A GatewayError raised in
     any of them ends the call with its status (`answers_errors`)."""
 
-    def __init__(
-        self, operations: Operations, tenants: ApiKeyAuthenticator, limiter: RateLimiter, idempotency: Idempotency
-    ) -> None:
+    def __init__(self, operations: Operations, tenants: ApiKeyAuthenticator, limiter: RateLimiter) -> None:
+        # No Idempotency here: a gRPC submit's key is written with its job (`_digest`), not held in front of it.
         self.operations = operations
         self.tenants = tenants
         self.limiter = limiter
-        self.idempotency = idempotency
 
     async def _spend_rate(self, context: Context, principal: Principal) -> None:
         """The same per-tenant limit as HTTP (`herald_gateway.access`); the state travels in trailing metadata."""
