@@ -207,7 +207,7 @@ class Console:
         router.add_api_route(f"{path}/logout", self.guarded(self.logout), methods=["POST"], include_in_schema=False)
 
     def page_of(self, show: Show) -> Render:
-        """The GET of a page that forms show again (`show(visit, notice=...)`): the page as it is."""
+        """The GET handler of a page its forms show again (`show(visit, notice=...)`): the page, no notice."""
 
         async def shown(request: Request) -> Response:
             return await show(await self.visit(request))
