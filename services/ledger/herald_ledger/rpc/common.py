@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from herald.grpcio.errors import abort_invalid, abort_not_found
@@ -122,3 +123,57 @@ class Rpcs:
         if row_id is not None:
             row = await (self.write if session == "write" else self.read)(query, tenant_id, row_id, *args, **kwargs)
         return await found(context, what, row)
+
+
+# A read for one tenant: (conn, tenant_id, *more).
+TenantQuery = Callable[Concatenate[AsyncConnection, uuid.UUID, ...], Awaitable[Any]]
+
+
+def tenant_list_rpc(
+    query: TenantQuery, answer: Callable[..., Message], field: str, to_proto: Callable[[Any], Message], *args: Any
+) -> Any:
+    """An `Rpcs` method that only lists the rows `query(conn, tenant_id, *args)` answers for
+    `request.tenant_id`, each through `to_proto`, into `answer(field=[...])`."""
+
+    async def method(self: Rpcs, request: Any, context: Context) -> Message:
+        rows = await self.tenant_read(context, request.tenant_id, query, *args)
+        return answer(**{field: [to_proto(row) for row in rows]})
+
+    return method
+
+
+def tenant_get_rpc(
+    query: TenantQuery, answer: Callable[..., Message], field: str, to_proto: Callable[[Any], Message]
+) -> Any:
+    """An `Rpcs` method that only reads what `query(conn, tenant_id)` answers for
+    `request.tenant_id` into `answer(field=to_proto(...))`, NOT_FOUND `tenant` when it answers None."""
+
+    async def method(self: Rpcs, request: Any, context: Context) -> Message:
+        row = await found(context, "tenant", await self.tenant_read(context, request.tenant_id, query))
+        return answer(**{field: to_proto(row)})
+
+    return method
+
+
+def row_rpc(
+    what: str,
+    session: Session,
+    query: ByTenantId[..., Any],
+    answer: Callable[..., Message],
+    field: str | None = None,
+    to_proto: Callable[[Any], Message] | None = None,
+    args: tuple[Any, ...] = (),
+) -> Any:
+    """An `Rpcs` method over the tenant's row whose id is `request.<what>_id`: `query(conn,
+    tenant_id, row_id, *args)` runs on it (NOT_FOUND `what` when it answers None or False), then
+    `answer(field=to_proto(row))` answers, or `answer()` when there is no field."""
+    id_field = f"{what}_id"
+
+    async def method(self: Rpcs, request: Any, context: Context) -> Message:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        row = await self.one(context, what, tenant_id, getattr(request, id_field), session, query, *args)
+        if field is None or to_proto is None:
+            return answer()
+        return answer(**{field: to_proto(row)})
+
+    return method

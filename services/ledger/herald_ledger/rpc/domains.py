@@ -6,13 +6,21 @@ from herald.grpcio.errors import abort_already_exists, abort_invalid, abort_not_
 from herald.ids import new_id
 from herald.v1 import ledger_providers_pb2
 from herald_ledger.convert import domain_to_proto, records_to_row
-from herald_ledger.rpc.common import Context, Rpcs, require_id
+from herald_ledger.rpc.common import Context, Rpcs, require_id, row_rpc, tenant_list_rpc
 from herald_ledger.store import domains as domain_store
 from herald_ledger.store import providers as provider_store
 from herald_ledger.store.codes import PROVIDER_FROM_PROTO
 
 
 class DomainRpcs(Rpcs):
+    GetDomain = row_rpc(
+        "domain", "read", domain_store.get_domain, ledger_providers_pb2.GetDomainResponse, "domain", domain_to_proto
+    )
+    DeleteDomain = row_rpc("domain", "write", domain_store.delete_domain, ledger_providers_pb2.DeleteDomainResponse)
+    ListDomains = tenant_list_rpc(
+        domain_store.list_domains, ledger_providers_pb2.ListDomainsResponse, "domains", domain_to_proto
+    )
+
     async def CreateDomain(
         self, request: ledger_providers_pb2.CreateDomainRequest, context: Context
     ) -> ledger_providers_pb2.CreateDomainResponse:
@@ -63,23 +71,3 @@ class DomainRpcs(Rpcs):
             request.provider_status,
         )
         return ledger_providers_pb2.UpdateDomainResponse(domain=domain_to_proto(row))
-
-    async def GetDomain(
-        self, request: ledger_providers_pb2.GetDomainRequest, context: Context
-    ) -> ledger_providers_pb2.GetDomainResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        row = await self.one(context, "domain", tenant_id, request.domain_id, "read", domain_store.get_domain)
-        return ledger_providers_pb2.GetDomainResponse(domain=domain_to_proto(row))
-
-    async def ListDomains(
-        self, request: ledger_providers_pb2.ListDomainsRequest, context: Context
-    ) -> ledger_providers_pb2.ListDomainsResponse:
-        rows = await self.tenant_read(context, request.tenant_id, domain_store.list_domains)
-        return ledger_providers_pb2.ListDomainsResponse(domains=[domain_to_proto(r) for r in rows])
-
-    async def DeleteDomain(
-        self, request: ledger_providers_pb2.DeleteDomainRequest, context: Context
-    ) -> ledger_providers_pb2.DeleteDomainResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        await self.one(context, "domain", tenant_id, request.domain_id, "write", domain_store.delete_domain)
-        return ledger_providers_pb2.DeleteDomainResponse()

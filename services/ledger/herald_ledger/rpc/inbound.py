@@ -20,7 +20,7 @@ from herald.inbound_keys import inbound_aad
 from herald.secrets import KeyRing
 from herald.v1 import ledger_inbound_pb2
 from herald_ledger.notifications import INBOUND, TENANTS, Notifier
-from herald_ledger.rpc.common import Context, Rpcs, found, require_id
+from herald_ledger.rpc.common import Context, Rpcs, found, require_id, tenant_list_rpc
 from herald_ledger.store import inbound as store
 from herald_ledger.store.plans import apply_plan
 from herald_ledger.store.provider_events import apply_provider_event
@@ -62,6 +62,13 @@ class InboundRpcs(Rpcs):
     notifier: Notifier
     ring: KeyRing | None
 
+    ListInboundConfigs = tenant_list_rpc(
+        store.list_configs, ledger_inbound_pb2.ListInboundConfigsResponse, "configs", _config_to_proto
+    )
+    ListBillingEvents = tenant_list_rpc(
+        store.billing_events, ledger_inbound_pb2.ListBillingEventsResponse, "events", _event_to_proto, PAYMENT_PROVIDERS
+    )
+
     async def PutInboundConfig(
         self, request: ledger_inbound_pb2.PutInboundConfigRequest, context: Context
     ) -> ledger_inbound_pb2.PutInboundConfigResponse:
@@ -88,12 +95,6 @@ class InboundRpcs(Rpcs):
             row = await store.put_config(conn, values)
         await self.notifier.publish(INBOUND, tenant_id=str(tenant_id))
         return ledger_inbound_pb2.PutInboundConfigResponse(config=_config_to_proto(row))
-
-    async def ListInboundConfigs(
-        self, request: ledger_inbound_pb2.ListInboundConfigsRequest, context: Context
-    ) -> ledger_inbound_pb2.ListInboundConfigsResponse:
-        rows = await self.tenant_read(context, request.tenant_id, store.list_configs)
-        return ledger_inbound_pb2.ListInboundConfigsResponse(configs=[_config_to_proto(r) for r in rows])
 
     async def DeleteInboundConfig(
         self, request: ledger_inbound_pb2.DeleteInboundConfigRequest, context: Context
@@ -216,9 +217,3 @@ class InboundRpcs(Rpcs):
                 await abort_not_found(context, "job")
             rows = await store.job_events(conn, tenant_id, job_id)
         return ledger_inbound_pb2.ListJobEventsResponse(events=[_event_to_proto(r) for r in rows])
-
-    async def ListBillingEvents(
-        self, request: ledger_inbound_pb2.ListBillingEventsRequest, context: Context
-    ) -> ledger_inbound_pb2.ListBillingEventsResponse:
-        rows = await self.tenant_read(context, request.tenant_id, store.billing_events, PAYMENT_PROVIDERS)
-        return ledger_inbound_pb2.ListBillingEventsResponse(events=[_event_to_proto(r) for r in rows])

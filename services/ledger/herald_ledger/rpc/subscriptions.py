@@ -8,8 +8,12 @@ in memory and hands RecordEvent the drafts)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf.message import Message
+from sqlalchemy import Table
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 
@@ -20,7 +24,7 @@ from herald_ledger.db.models import event_filters, subscriptions, webhook_target
 from herald_ledger.inflight import Committing
 from herald_ledger.notifications import SUBSCRIPTIONS, Notifier
 from herald_ledger.outbox import Outbox
-from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id
+from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id, row_rpc
 from herald_ledger.store import rows
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.platform_email import PlatformMail
@@ -78,6 +82,59 @@ def _event_type_problems(types: list[str]) -> list[tuple[str, str]]:
     return [(f"event_types[{i}]", "1-255 characters") for i, t in enumerate(types) if not 0 < len(t) <= MAX_TEXT]
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of a tenant's subscription rows as ledger_subscriptions.proto names it
+    (`GetWebhookTarget`, `ListWebhookTargetsResponse(targets, next_cursor)`, `target_id`), so its
+    get, list and delete RPCs are written once; create and update check their fields themselves."""
+
+    table: Table
+    rpc: str
+    what: str
+    plural: str
+    to_proto: Callable[[Row[Any]], Message]
+
+    def response(self, verb: str) -> type[Message]:
+        plural = "s" if verb == "List" else ""
+        made: type[Message] = getattr(ledger_subscriptions_pb2, f"{verb}{self.rpc}{plural}Response")
+        return made
+
+
+TARGET_ROWS = Kind(webhook_targets, "WebhookTarget", "target", "targets", target_to_proto)
+FILTER_ROWS = Kind(event_filters, "EventFilter", "filter", "filters", filter_to_proto)
+SUBSCRIPTION_ROWS = Kind(subscriptions, "Subscription", "subscription", "subscriptions", subscription_to_proto)
+
+
+def get_rpc(kind: Kind) -> Any:
+    """`Get<kind>`: one of the tenant's rows, or NOT_FOUND (another tenant's id reads as missing)."""
+    return row_rpc(kind.what, "read", rows.get, kind.response("Get"), kind.what, kind.to_proto, (kind.table,))
+
+
+def list_rpc(kind: Kind) -> Any:
+    """`List<kind>s`: a page of the tenant's rows in id order and the next cursor."""
+
+    async def method(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        size, after = await id_page(context, request.page_size, request.cursor)
+        found, next_cursor = await self.read(store.list_page, kind.table, tenant_id, size, after)
+        return kind.response("List")(**{kind.plural: [kind.to_proto(r) for r in found], "next_cursor": next_cursor})
+
+    return method
+
+
+def delete_rpc(kind: Kind) -> Any:
+    """`Delete<kind>`: removes one of the tenant's rows (NOT_FOUND otherwise), announced to the routers."""
+
+    async def method(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        row_id = getattr(request, f"{kind.what}_id")
+        await self.one(context, kind.what, tenant_id, row_id, "write", rows.delete_row, kind.table)
+        await self._changed(tenant_id)
+        return kind.response("Delete")()
+
+    return method
+
+
 class SubscriptionRpcs(Rpcs):
     notifier: Notifier
     outbox: Outbox
@@ -92,6 +149,17 @@ class SubscriptionRpcs(Rpcs):
         row = await self.one(context, what, tenant_id, value, "read", rows.get, table)
         row_id: uuid.UUID = row.id
         return row_id
+
+    async def _update(
+        self, context: Context, kind: Kind, tenant_id: uuid.UUID, value: str, values: dict[str, Any]
+    ) -> Row[Any]:
+        """The tenant's row of `kind` whose id is `value` after `values` are set (NOT_FOUND
+        otherwise), announced to the routers."""
+        row: Row[Any] = await self.one(
+            context, kind.what, tenant_id, value, "write", rows.update_row, kind.table, values
+        )
+        await self._changed(tenant_id)
+        return row
 
     # Targets
 
@@ -119,19 +187,8 @@ class SubscriptionRpcs(Rpcs):
         await self._changed(tenant_id)
         return ledger_subscriptions_pb2.CreateWebhookTargetResponse(target=target_to_proto(row))
 
-    async def GetWebhookTarget(
-        self, request: ledger_subscriptions_pb2.GetWebhookTargetRequest, context: Context
-    ) -> ledger_subscriptions_pb2.GetWebhookTargetResponse:
-        row = await self._get_one(context, request.tenant_id, request.target_id, webhook_targets, "target")
-        return ledger_subscriptions_pb2.GetWebhookTargetResponse(target=target_to_proto(row))
-
-    async def ListWebhookTargets(
-        self, request: ledger_subscriptions_pb2.ListWebhookTargetsRequest, context: Context
-    ) -> ledger_subscriptions_pb2.ListWebhookTargetsResponse:
-        rows, next_cursor = await self._list(context, request, webhook_targets)
-        return ledger_subscriptions_pb2.ListWebhookTargetsResponse(
-            targets=[target_to_proto(r) for r in rows], next_cursor=next_cursor
-        )
+    GetWebhookTarget = get_rpc(TARGET_ROWS)
+    ListWebhookTargets = list_rpc(TARGET_ROWS)
 
     async def UpdateWebhookTarget(
         self, request: ledger_subscriptions_pb2.UpdateWebhookTargetRequest, context: Context
@@ -157,17 +214,10 @@ class SubscriptionRpcs(Rpcs):
                 values["failing_since"] = None
         if request.HasField("disabled_reason") and not (request.HasField("enabled") and request.enabled):
             values["disabled_reason"] = request.disabled_reason or None
-        row = await self.one(
-            context, "target", tenant_id, request.target_id, "write", rows.update_row, webhook_targets, values
-        )
-        await self._changed(tenant_id)
+        row = await self._update(context, TARGET_ROWS, tenant_id, request.target_id, values)
         return ledger_subscriptions_pb2.UpdateWebhookTargetResponse(target=target_to_proto(row))
 
-    async def DeleteWebhookTarget(
-        self, request: ledger_subscriptions_pb2.DeleteWebhookTargetRequest, context: Context
-    ) -> ledger_subscriptions_pb2.DeleteWebhookTargetResponse:
-        await self._delete_one(context, request.tenant_id, request.target_id, webhook_targets, "target")
-        return ledger_subscriptions_pb2.DeleteWebhookTargetResponse()
+    DeleteWebhookTarget = delete_rpc(TARGET_ROWS)
 
     # Filters
 
@@ -191,19 +241,8 @@ class SubscriptionRpcs(Rpcs):
         await self._changed(tenant_id)
         return ledger_subscriptions_pb2.CreateEventFilterResponse(filter=filter_to_proto(row))
 
-    async def GetEventFilter(
-        self, request: ledger_subscriptions_pb2.GetEventFilterRequest, context: Context
-    ) -> ledger_subscriptions_pb2.GetEventFilterResponse:
-        row = await self._get_one(context, request.tenant_id, request.filter_id, event_filters, "filter")
-        return ledger_subscriptions_pb2.GetEventFilterResponse(filter=filter_to_proto(row))
-
-    async def ListEventFilters(
-        self, request: ledger_subscriptions_pb2.ListEventFiltersRequest, context: Context
-    ) -> ledger_subscriptions_pb2.ListEventFiltersResponse:
-        rows, next_cursor = await self._list(context, request, event_filters)
-        return ledger_subscriptions_pb2.ListEventFiltersResponse(
-            filters=[filter_to_proto(r) for r in rows], next_cursor=next_cursor
-        )
+    GetEventFilter = get_rpc(FILTER_ROWS)
+    ListEventFilters = list_rpc(FILTER_ROWS)
 
     async def UpdateEventFilter(
         self, request: ledger_subscriptions_pb2.UpdateEventFilterRequest, context: Context
@@ -217,17 +256,10 @@ class SubscriptionRpcs(Rpcs):
             if problems:
                 await abort_invalid(context, problems)
             values["event_types"] = list(request.event_types)
-        row = await self.one(
-            context, "filter", tenant_id, request.filter_id, "write", rows.update_row, event_filters, values
-        )
-        await self._changed(tenant_id)
+        row = await self._update(context, FILTER_ROWS, tenant_id, request.filter_id, values)
         return ledger_subscriptions_pb2.UpdateEventFilterResponse(filter=filter_to_proto(row))
 
-    async def DeleteEventFilter(
-        self, request: ledger_subscriptions_pb2.DeleteEventFilterRequest, context: Context
-    ) -> ledger_subscriptions_pb2.DeleteEventFilterResponse:
-        await self._delete_one(context, request.tenant_id, request.filter_id, event_filters, "filter")
-        return ledger_subscriptions_pb2.DeleteEventFilterResponse()
+    DeleteEventFilter = delete_rpc(FILTER_ROWS)
 
     # Subscriptions
 
@@ -252,19 +284,8 @@ class SubscriptionRpcs(Rpcs):
         await self._changed(tenant_id)
         return ledger_subscriptions_pb2.CreateSubscriptionResponse(subscription=subscription_to_proto(row))
 
-    async def GetSubscription(
-        self, request: ledger_subscriptions_pb2.GetSubscriptionRequest, context: Context
-    ) -> ledger_subscriptions_pb2.GetSubscriptionResponse:
-        row = await self._get_one(context, request.tenant_id, request.subscription_id, subscriptions, "subscription")
-        return ledger_subscriptions_pb2.GetSubscriptionResponse(subscription=subscription_to_proto(row))
-
-    async def ListSubscriptions(
-        self, request: ledger_subscriptions_pb2.ListSubscriptionsRequest, context: Context
-    ) -> ledger_subscriptions_pb2.ListSubscriptionsResponse:
-        rows, next_cursor = await self._list(context, request, subscriptions)
-        return ledger_subscriptions_pb2.ListSubscriptionsResponse(
-            subscriptions=[subscription_to_proto(r) for r in rows], next_cursor=next_cursor
-        )
+    GetSubscription = get_rpc(SUBSCRIPTION_ROWS)
+    ListSubscriptions = list_rpc(SUBSCRIPTION_ROWS)
 
     async def UpdateSubscription(
         self, request: ledger_subscriptions_pb2.UpdateSubscriptionRequest, context: Context
@@ -278,41 +299,9 @@ class SubscriptionRpcs(Rpcs):
         if request.HasField("active"):
             values["active"] = request.active
         try:
-            row = await self.one(
-                context,
-                "subscription",
-                tenant_id,
-                request.subscription_id,
-                "write",
-                rows.update_row,
-                subscriptions,
-                values,
-            )
+            row = await self._update(context, SUBSCRIPTION_ROWS, tenant_id, request.subscription_id, values)
         except IntegrityError:
             await abort_not_found(context, "target or filter")
-        await self._changed(tenant_id)
         return ledger_subscriptions_pb2.UpdateSubscriptionResponse(subscription=subscription_to_proto(row))
 
-    async def DeleteSubscription(
-        self, request: ledger_subscriptions_pb2.DeleteSubscriptionRequest, context: Context
-    ) -> ledger_subscriptions_pb2.DeleteSubscriptionResponse:
-        await self._delete_one(context, request.tenant_id, request.subscription_id, subscriptions, "subscription")
-        return ledger_subscriptions_pb2.DeleteSubscriptionResponse()
-
-    # Helpers
-
-    async def _get_one(self, context: Context, tenant: str, value: str, table: Any, what: str) -> Row[Any]:
-        """One of the tenant's rows, or NOT_FOUND (another tenant's id reads as missing)."""
-        tenant_id = await require_id(context, tenant, "tenant_id")
-        return await self.one(context, what, tenant_id, value, "read", rows.get, table)
-
-    async def _list(self, context: Context, request: Any, table: Any) -> tuple[list[Row[Any]], str]:
-        """A page of the tenant's rows (`request` has tenant_id, page_size and cursor) and the next cursor."""
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        size, after = await id_page(context, request.page_size, request.cursor)
-        return await self.read(store.list_page, table, tenant_id, size, after)
-
-    async def _delete_one(self, context: Context, tenant: str, value: str, table: Any, what: str) -> None:
-        tenant_id = await require_id(context, tenant, "tenant_id")
-        await self.one(context, what, tenant_id, value, "write", rows.delete_row, table)
-        await self._changed(tenant_id)
+    DeleteSubscription = delete_rpc(SUBSCRIPTION_ROWS)

@@ -11,7 +11,7 @@ from herald.ids import parse_id
 from herald.v1 import ledger_subscriptions_pb2
 from herald_ledger.convert import from_timestamp
 from herald_ledger.notifications import SUBSCRIPTIONS, WEBHOOK_SETTINGS, Notifier
-from herald_ledger.rpc.common import Context, Rpcs, found, require_id
+from herald_ledger.rpc.common import Context, Rpcs, found, require_id, tenant_get_rpc
 from herald_ledger.rpc.subscriptions import target_to_proto
 from herald_ledger.store import target_health as store
 
@@ -21,8 +21,21 @@ MAX_RECOVER = 1000
 MAX_SCHEDULE_STEPS = 50
 
 
+def _settings_to_proto(values: dict[str, object]) -> ledger_subscriptions_pb2.WebhookSettings:
+    schedule = values.get("retry_schedule_s") or []
+    statuses = values.get("retry_statuses") or []
+    assert isinstance(schedule, list) and isinstance(statuses, list)
+    return ledger_subscriptions_pb2.WebhookSettings(
+        retry_schedule_s=[float(s) for s in schedule], retry_statuses=[int(c) for c in statuses]
+    )
+
+
 class TargetHealthRpcs(Rpcs):
     notifier: Notifier
+
+    GetWebhookSettings = tenant_get_rpc(
+        store.webhook_settings, ledger_subscriptions_pb2.GetWebhookSettingsResponse, "settings", _settings_to_proto
+    )
 
     async def NoteTargetOutcomes(
         self, request: ledger_subscriptions_pb2.NoteTargetOutcomesRequest, context: Context
@@ -63,14 +76,6 @@ class TargetHealthRpcs(Rpcs):
             ids = await store.failed_deliveries(conn, tenant_id, target_id, since, limit)
         return ledger_subscriptions_pb2.ListTargetFailuresResponse(job_ids=[str(i) for i in ids])
 
-    async def GetWebhookSettings(
-        self, request: ledger_subscriptions_pb2.GetWebhookSettingsRequest, context: Context
-    ) -> ledger_subscriptions_pb2.GetWebhookSettingsResponse:
-        settings = await found(
-            context, "tenant", await self.tenant_read(context, request.tenant_id, store.webhook_settings)
-        )
-        return ledger_subscriptions_pb2.GetWebhookSettingsResponse(settings=_settings_to_proto(settings))
-
     async def SetWebhookSettings(
         self, request: ledger_subscriptions_pb2.SetWebhookSettingsRequest, context: Context
     ) -> ledger_subscriptions_pb2.SetWebhookSettingsResponse:
@@ -89,12 +94,3 @@ class TargetHealthRpcs(Rpcs):
         await found(context, "tenant", await self.write(store.set_webhook_settings, tenant_id, values))
         await self.notifier.publish(WEBHOOK_SETTINGS, tenant_id=str(tenant_id))
         return ledger_subscriptions_pb2.SetWebhookSettingsResponse(settings=_settings_to_proto(values))
-
-
-def _settings_to_proto(values: dict[str, object]) -> ledger_subscriptions_pb2.WebhookSettings:
-    schedule = values.get("retry_schedule_s") or []
-    statuses = values.get("retry_statuses") or []
-    assert isinstance(schedule, list) and isinstance(statuses, list)
-    return ledger_subscriptions_pb2.WebhookSettings(
-        retry_schedule_s=[float(s) for s in schedule], retry_statuses=[int(c) for c in statuses]
-    )

@@ -9,7 +9,7 @@ from herald.ids import parse_id
 from herald.v1 import ledger_tenants_pb2
 from herald_ledger.convert import api_key_to_proto, tenant_to_proto
 from herald_ledger.notifications import API_KEYS, TENANTS, Notifier
-from herald_ledger.rpc.common import Context, Rpcs, found, id_page, require_id
+from herald_ledger.rpc.common import Context, Rpcs, found, id_page, require_id, tenant_get_rpc, tenant_list_rpc
 from herald_ledger.store import tenants as tenant_store
 from herald_ledger.store.codes import PLAN_FROM_PROTO
 from herald_ledger.store.platform_email import PLATFORM_TENANT_ID, PlatformMail, queue_key_created
@@ -25,6 +25,10 @@ class TenantRpcs(Rpcs):
     notifier: Notifier
     platform: PlatformMail | None
 
+    ListApiKeys = tenant_list_rpc(
+        tenant_store.list_api_keys, ledger_tenants_pb2.ListApiKeysResponse, "keys", api_key_to_proto
+    )
+
     async def CreateTenant(
         self, request: ledger_tenants_pb2.CreateTenantRequest, context: Context
     ) -> ledger_tenants_pb2.CreateTenantResponse:
@@ -38,13 +42,7 @@ class TenantRpcs(Rpcs):
         row = await self.write(tenant_store.create_tenant, name, plan, contact or None)
         return ledger_tenants_pb2.CreateTenantResponse(tenant=tenant_to_proto(row))
 
-    async def GetTenant(
-        self, request: ledger_tenants_pb2.GetTenantRequest, context: Context
-    ) -> ledger_tenants_pb2.GetTenantResponse:
-        row = await found(
-            context, "tenant", await self.tenant_read(context, request.tenant_id, tenant_store.get_tenant)
-        )
-        return ledger_tenants_pb2.GetTenantResponse(tenant=tenant_to_proto(row))
+    GetTenant = tenant_get_rpc(tenant_store.get_tenant, ledger_tenants_pb2.GetTenantResponse, "tenant", tenant_to_proto)
 
     async def CreateApiKey(
         self, request: ledger_tenants_pb2.CreateApiKeyRequest, context: Context
@@ -99,12 +97,6 @@ class TenantRpcs(Rpcs):
         )
         await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))
         return ledger_tenants_pb2.UpdateTenantResponse(tenant=tenant_to_proto(row))
-
-    async def ListApiKeys(
-        self, request: ledger_tenants_pb2.ListApiKeysRequest, context: Context
-    ) -> ledger_tenants_pb2.ListApiKeysResponse:
-        rows = await self.tenant_read(context, request.tenant_id, tenant_store.list_api_keys)
-        return ledger_tenants_pb2.ListApiKeysResponse(keys=[api_key_to_proto(r) for r in rows])
 
     async def RevokeApiKey(
         self, request: ledger_tenants_pb2.RevokeApiKeyRequest, context: Context
