@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
+from typing import Any
 
 from herald.headers import RESERVED_EMAIL_HEADERS
 from herald.v1 import common_pb2
@@ -32,6 +35,43 @@ def display(address: common_pb2.EmailAddress) -> str:
         escaped = name.replace("\\", "\\\\").replace('"', '\\"')
         name = f'"{escaped}"'
     return f"{name} <{address.email}>"
+
+
+@dataclass(frozen=True)
+class JsonFields:
+    """How a provider's JSON send body names the parts every message has (Postmark's `From`,
+    `TextBody`; Resend's `from`, `text`), and how it writes a list of addresses."""
+
+    sender: str
+    to: str
+    subject: str
+    cc: str
+    bcc: str
+    reply_to: str
+    text: str
+    html: str
+    addresses: Callable[[list[str]], Any]  # display addresses -> the body's value
+
+
+def common_fields(request: common_pb2.EmailRequest, fields: JsonFields) -> dict[str, Any]:
+    """The parts of `request` every message has, in a provider's names and in this order (an
+    empty one left out); the provider adds its own (headers, tags) after them."""
+    body: dict[str, Any] = {
+        fields.sender: display(sender(request)),
+        fields.to: fields.addresses([display(a) for a in request.to]),
+        fields.subject: request.subject,
+    }
+    if request.cc:
+        body[fields.cc] = fields.addresses([display(a) for a in request.cc])
+    if request.bcc:
+        body[fields.bcc] = fields.addresses([display(a) for a in request.bcc])
+    if has_reply_to(request):
+        body[fields.reply_to] = display(request.reply_to)
+    if request.text:
+        body[fields.text] = request.text
+    if request.html:
+        body[fields.html] = request.html
+    return body
 
 
 def has_reply_to(request: common_pb2.EmailRequest) -> bool:

@@ -7,7 +7,7 @@ gateway shows tenants one list of DNS records to publish and one verified flag.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -114,12 +114,26 @@ class DomainApi:
     path: str  # the domains collection, e.g. "/domains"
     headers: Callable[[str], dict[str, str]]  # token -> the headers that carry it
     describe: Callable[[Answer], str]  # a refusal's body in words
+    # The provider config's option a new domain takes, if set, and the body field it goes in.
+    option: tuple[str, str] | None = None
 
     def url(self, base_url: str, domain_id: str | None = None) -> str:
         """The collection's URL, or one domain's."""
         root = f"{api_root(base_url, self.default_base_url)}{self.path}"
         # The id comes back from our own storage; quoted all the same, so it stays one path segment.
         return root if domain_id is None else f"{root}/{quote(domain_id, safe='')}"
+
+    async def create(
+        self, client: ReceiverClient, token: str, base_url: str, body: dict[str, Any], options: Mapping[str, str]
+    ) -> Any:
+        """Registers a domain: POST `body` (with the config's `option` when set) to the collection."""
+        if self.option is not None and options.get(self.option[0]):
+            body[self.option[1]] = options[self.option[0]]
+        return await self.call(client, "POST", self.url(base_url), token, body)
+
+    async def fetch(self, client: ReceiverClient, token: str, base_url: str, domain_id: str) -> Any:
+        """One domain as the provider has it now."""
+        return await self.call(client, "GET", self.url(base_url, domain_id), token)
 
     async def call(
         self, client: ReceiverClient, method: str, url: str, token: str, body: dict[str, Any] | None = None

@@ -31,10 +31,7 @@ BAD_TOKEN = 10
 async def register(
     client: ReceiverClient, account_token: str, domain: str, base_url: str, options: Mapping[str, str]
 ) -> DomainState:
-    body = {"Name": domain}
-    if options.get(RETURN_PATH_OPTION):
-        body["ReturnPathDomain"] = options[RETURN_PATH_OPTION]
-    return parse(await API.call(client, "POST", API.url(base_url), account_token, body))
+    return parse(await API.create(client, account_token, base_url, {"Name": domain}, options))
 
 
 async def verify(client: ReceiverClient, account_token: str, domain_id: str, base_url: str) -> DomainState:
@@ -46,7 +43,7 @@ async def verify(client: ReceiverClient, account_token: str, domain_id: str, bas
 
 
 async def get(client: ReceiverClient, account_token: str, domain_id: str, base_url: str) -> DomainState:
-    return parse(await API.call(client, "GET", API.url(base_url, domain_id), account_token))
+    return parse(await API.fetch(client, account_token, base_url, domain_id))
 
 
 def parse(answer: Any) -> DomainState:
@@ -91,4 +88,6 @@ def _describe(response: Answer) -> str:
     return f"ErrorCode {code}: {text}" if code is not None else text
 
 
-API = DomainApi("Postmark", DEFAULT_BASE_URL, PATH, account_headers, _describe)
+API = DomainApi(
+    "Postmark", DEFAULT_BASE_URL, PATH, account_headers, _describe, (RETURN_PATH_OPTION, "ReturnPathDomain")
+)

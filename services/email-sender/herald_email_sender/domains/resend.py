@@ -31,20 +31,16 @@ STATUSES = {
 async def register(
     client: ReceiverClient, api_key: str, domain: str, base_url: str, options: Mapping[str, str]
 ) -> DomainState:
-    body = {"name": domain}
-    if options.get(REGION_OPTION):
-        body["region"] = options[REGION_OPTION]
-    return parse(await API.call(client, "POST", API.url(base_url), api_key, body))
+    return parse(await API.create(client, api_key, base_url, {"name": domain}, options))
 
 
 async def verify(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    root = API.url(base_url, domain_id)
-    await API.call(client, "POST", f"{root}/verify", api_key)
-    return parse(await API.call(client, "GET", root, api_key))
+    await API.call(client, "POST", f"{API.url(base_url, domain_id)}/verify", api_key)
+    return parse(await API.fetch(client, api_key, base_url, domain_id))
 
 
 async def get(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    return parse(await API.call(client, "GET", API.url(base_url, domain_id), api_key))
+    return parse(await API.fetch(client, api_key, base_url, domain_id))
 
 
 def parse(answer: Any) -> DomainState:
@@ -82,4 +78,4 @@ def _describe(response: Answer) -> str:
     return f"{name}: {text}" if name else text
 
 
-API = DomainApi("Resend", DEFAULT_BASE_URL, PATH, bearer, _describe)
+API = DomainApi("Resend", DEFAULT_BASE_URL, PATH, bearer, _describe, (REGION_OPTION, "region"))

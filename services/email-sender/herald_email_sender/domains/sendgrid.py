@@ -19,7 +19,7 @@ PATH = "/v3/whitelabel/domains"
 # if unset), and "false" to ask for MX/TXT records instead of CNAMEs (automatic security).
 SUBDOMAIN_OPTION = "sendgrid_subdomain"
 AUTOMATIC_SECURITY_OPTION = "sendgrid_automatic_security"
-API = DomainApi("SendGrid", DEFAULT_BASE_URL, PATH, bearer, error_text)
+API = DomainApi("SendGrid", DEFAULT_BASE_URL, PATH, bearer, error_text, (SUBDOMAIN_OPTION, "subdomain"))
 
 
 async def register(
@@ -29,10 +29,7 @@ async def register(
         "domain": domain,
         "automatic_security": options.get(AUTOMATIC_SECURITY_OPTION, "true").lower() != "false",
     }
-    if options.get(SUBDOMAIN_OPTION):
-        body["subdomain"] = options[SUBDOMAIN_OPTION]
-    answer = await API.call(client, "POST", API.url(base_url), api_key, body)
-    return parse(answer)
+    return parse(await API.create(client, api_key, base_url, body, options))
 
 
 async def verify(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
@@ -43,7 +40,7 @@ async def verify(client: ReceiverClient, api_key: str, domain_id: str, base_url:
 
 
 async def get(client: ReceiverClient, api_key: str, domain_id: str, base_url: str) -> DomainState:
-    return parse(await API.call(client, "GET", API.url(base_url, domain_id), api_key))
+    return parse(await API.fetch(client, api_key, base_url, domain_id))
 
 
 def parse(answer: Any, validation: Mapping[str, Any] | None = None) -> DomainState:

@@ -49,6 +49,7 @@ SEND_PATH = "/email"
 MAINTENANCE = 100
 # Option on the provider config: which message stream to send through (Postmark's default: "outbound").
 MESSAGE_STREAM_OPTION = "message_stream"
+FIELDS = message.JsonFields("From", "To", "Subject", "Cc", "Bcc", "ReplyTo", "TextBody", "HtmlBody", ", ".join)
 
 
 def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.NO_OPTIONS) -> dict[str, Any]:
@@ -57,21 +58,7 @@ def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.N
     first tag goes there and the rest are not sent. Metadata goes to `Metadata`; the
     `message_stream` option to `MessageStream`."""
     message_stream = options.get(MESSAGE_STREAM_OPTION, "")
-    body: dict[str, Any] = {
-        "From": message.display(message.sender(request)),
-        "To": ", ".join(message.display(a) for a in request.to),
-        "Subject": request.subject,
-    }
-    if request.cc:
-        body["Cc"] = ", ".join(message.display(a) for a in request.cc)
-    if request.bcc:
-        body["Bcc"] = ", ".join(message.display(a) for a in request.bcc)
-    if message.has_reply_to(request):
-        body["ReplyTo"] = message.display(request.reply_to)
-    if request.text:
-        body["TextBody"] = request.text
-    if request.html:
-        body["HtmlBody"] = request.html
+    body = message.common_fields(request, FIELDS)
     if request.headers:
         body["Headers"] = [{"Name": name, "Value": value} for name, value in sorted(request.headers.items())]
     if request.tags:

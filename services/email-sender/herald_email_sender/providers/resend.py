@@ -43,6 +43,7 @@ async def validate(client: ReceiverClient, api_key: str, base_url: str) -> Valid
 SEND_PATH = "/emails"
 MAX_IDEMPOTENCY_KEY_CHARS = 256
 TRANSIENT_CONFLICT = "concurrent_idempotent_requests"
+FIELDS = message.JsonFields("from", "to", "subject", "cc", "bcc", "reply_to", "text", "html", list)
 
 
 def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.NO_OPTIONS) -> dict[str, Any]:
@@ -50,21 +51,7 @@ def payload(request: common_pb2.EmailRequest, options: Mapping[str, str] = api.N
     is a tag named after it with the value "true", since Resend tags are pairs and its
     events report them as a name -> value object (so names must be distinct). No provider
     option changes it."""
-    body: dict[str, Any] = {
-        "from": message.display(message.sender(request)),
-        "to": [message.display(a) for a in request.to],
-        "subject": request.subject,
-    }
-    if request.cc:
-        body["cc"] = [message.display(a) for a in request.cc]
-    if request.bcc:
-        body["bcc"] = [message.display(a) for a in request.bcc]
-    if message.has_reply_to(request):
-        body["reply_to"] = message.display(request.reply_to)
-    if request.text:
-        body["text"] = request.text
-    if request.html:
-        body["html"] = request.html
+    body = message.common_fields(request, FIELDS)
     if request.headers:
         body["headers"] = dict(sorted(request.headers.items()))
     tags = [{"name": tag, "value": "true"} for tag in request.tags]

@@ -6,10 +6,12 @@ ledger is still committing, and what begins and ends is announced to every repli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC
+from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from google.protobuf.message import Message
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.ids import parse_id
@@ -118,6 +120,29 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
     return walks
 
 
+def advance_rpc(
+    field: str,
+    check: Callable[[Context, Any], Awaitable[Sequence[Any]]],
+    record: Callable[[AsyncConnection, Sequence[Any]], Awaitable[int]],
+    answer: Callable[..., Message],
+) -> Any:
+    """An Advance RPC (webhook attempts, email walks): the outcomes in `request.<field>`, checked
+    by `check`, are recorded by `record` and the jobs `start_job_ids` names started (once their
+    creating commits landed) in one transaction, then both are announced."""
+
+    async def method(self: DeliveryRpcs, request: Any, context: Context) -> Message:
+        outcomes = await check(context, getattr(request, field))
+        ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
+        await self.committing.wait_for(ids, COMMIT_WAIT_S)
+        async with self.engine.begin() as conn:
+            recorded = await record(conn, outcomes)
+            starts = await delivery_store.start_deliveries(conn, ids)
+        await self._announce(starts, outcomes)
+        return answer(recorded=recorded, starts=[start_to_proto(s) for s in starts])
+
+    return method
+
+
 class DeliveryRpcs:
     engine: AsyncEngine
     outbox: Outbox
@@ -125,29 +150,10 @@ class DeliveryRpcs:
     inflight: InFlight
     committing: Committing
 
-    async def AdvanceDeliveries(
-        self, request: ledger_jobs_pb2.AdvanceDeliveriesRequest, context: Context
-    ) -> ledger_jobs_pb2.AdvanceDeliveriesResponse:
-        results = await new_attempts(context, request.results)
-        ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
-        await self.committing.wait_for(ids, COMMIT_WAIT_S)
-        async with self.engine.begin() as conn:
-            recorded = await delivery_store.record_attempts(conn, results)
-            starts = await delivery_store.start_deliveries(conn, ids)
-        await self._announce(starts, results)
-        return ledger_jobs_pb2.AdvanceDeliveriesResponse(recorded=recorded, starts=[start_to_proto(s) for s in starts])
-
-    async def AdvanceWalks(
-        self, request: ledger_jobs_pb2.AdvanceWalksRequest, context: Context
-    ) -> ledger_jobs_pb2.AdvanceWalksResponse:
-        walks = await new_walks(context, request.walks)
-        ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
-        await self.committing.wait_for(ids, COMMIT_WAIT_S)
-        async with self.engine.begin() as conn:
-            recorded = await delivery_store.record_walks(conn, walks) if walks else 0
-            starts = await delivery_store.start_deliveries(conn, ids) if ids else []
-        await self._announce(starts, walks)
-        return ledger_jobs_pb2.AdvanceWalksResponse(recorded=recorded, starts=[start_to_proto(s) for s in starts])
+    AdvanceDeliveries = advance_rpc(
+        "results", new_attempts, delivery_store.record_attempts, ledger_jobs_pb2.AdvanceDeliveriesResponse
+    )
+    AdvanceWalks = advance_rpc("walks", new_walks, delivery_store.record_walks, ledger_jobs_pb2.AdvanceWalksResponse)
 
     async def _announce(
         self,

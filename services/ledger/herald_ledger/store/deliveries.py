@@ -24,14 +24,20 @@ from herald_ledger.store.jobs import status_array
 
 
 @dataclass
-class NewAttempt:
-    job_id: uuid.UUID
+class Call:
+    """What every attempt row says of one call: where, how it ended, how long it took."""
+
     target: str
     outcome: str
     status_code: int | None
     duration_ms: int
     error: str | None
     started_at: datetime
+
+
+@dataclass
+class NewAttempt(Call):
+    job_id: uuid.UUID
     next_status: JobStatus
     job_error: str | None
     dead_lettered: bool = False
@@ -43,16 +49,10 @@ class NewAttempt:
 
 
 @dataclass
-class ProviderCall:
+class ProviderCall(Call):
     """One provider in one email walk: a call, or a skip (outcome "skipped")."""
 
     provider_id: str
-    target: str
-    outcome: str
-    status_code: int | None
-    duration_ms: int
-    error: str | None
-    started_at: datetime
     provider_message_id: str | None
 
 
