@@ -72,40 +72,31 @@ class Senders:
             # The gateway refuses these; a job that carries one anyway must not inject headers.
             return permanent("; ".join(problems))
         try:
-            return await self._send(config, credential, request, idempotency_key)
+            kind = config.provider
+            http_provider = HTTP_PROVIDERS.get(kind)
+            if http_provider is not None:
+                return await http_provider.send(
+                    self.http,
+                    credential.api_key,
+                    request,
+                    base_url=config.base_url,
+                    idempotency_key=idempotency_key,
+                    timeout_s=self.timeout_s,
+                    options=config.options,
+                )
+            if kind == common_pb2.EMAIL_PROVIDER_SMTP:
+                try:
+                    context = smtp.tls_context(self.smtp_ca_file, config.options.get(smtp.CA_PEM_OPTION, ""))
+                except (ValueError, OSError) as error:
+                    return permanent(f"the SMTP CA certificate could not be loaded ({type(error).__name__})")
+                return await smtp.send(
+                    credential.smtp,
+                    request,
+                    idempotency_key=idempotency_key,
+                    tls_context=context,
+                    timeout_s=self.smtp_timeout_s,
+                    guard=self.guard,
+                )
+            return permanent(f"unknown provider kind {kind}")
         except Exception as error:  # a bug here must fail one attempt, not the worker
             return transient(f"internal error in the {provider_name(config.provider)} adapter ({type(error).__name__})")
-
-    async def _send(
-        self,
-        config: common_pb2.ProviderConfig,
-        credential: common_pb2.ProviderCredential,
-        request: common_pb2.EmailRequest,
-        idempotency_key: str,
-    ) -> SendResult:
-        kind = config.provider
-        http_provider = HTTP_PROVIDERS.get(kind)
-        if http_provider is not None:
-            return await http_provider.send(
-                self.http,
-                credential.api_key,
-                request,
-                base_url=config.base_url,
-                idempotency_key=idempotency_key,
-                timeout_s=self.timeout_s,
-                options=config.options,
-            )
-        if kind == common_pb2.EMAIL_PROVIDER_SMTP:
-            try:
-                context = smtp.tls_context(self.smtp_ca_file, config.options.get(smtp.CA_PEM_OPTION, ""))
-            except (ValueError, OSError) as error:
-                return permanent(f"the SMTP CA certificate could not be loaded ({type(error).__name__})")
-            return await smtp.send(
-                credential.smtp,
-                request,
-                idempotency_key=idempotency_key,
-                tls_context=context,
-                timeout_s=self.smtp_timeout_s,
-                guard=self.guard,
-            )
-        return permanent(f"unknown provider kind {kind}")

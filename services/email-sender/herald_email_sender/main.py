@@ -16,16 +16,12 @@ import grpc
 import orjson
 from nats.aio.msg import Msg
 
-from herald.bus.connection import close as close_bus
-from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
-from herald.bus.streams import ensure_streams
 from herald.bus.subjects import WorkClass
 from herald.dead_letters import Alerter, ledger_mailer
-from herald.grpcio.client import open_channel
 from herald.grpcio.context import Context
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
-from herald.grpcio.ledger import Ledger
+from herald.links import open_links
 from herald.secrets import SecretUnavailable
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import common_pb2, email_sender_pb2, email_sender_pb2_grpc
@@ -187,11 +183,7 @@ def domain_proto(state: domains.DomainState, config: common_pb2.ProviderConfig, 
 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
-    channel = open_channel(settings.ledger_addr)
-    ledger = Ledger.over(channel)
-    nc = await connect_with_retry(settings, "email-sender", runtime.stopping)
-    js = nc.jetstream(timeout=5)
-    await ensure_streams(js, settings)
+    _channel, ledger, nc, js = await open_links(runtime)
     ring = settings.key_ring() if settings.master_keys else None
     # Tenants aim their providers (base URL, SMTP host): every connection for a tenant goes
     # through the target guard, with the webhooks' allow-list (HERALD_TARGET_ALLOW; loopback
@@ -286,8 +278,6 @@ async def build(runtime: ServiceRuntime) -> None:
         await http.close()
         await send_http.close()
         await platform_http.close()
-        await close_bus(nc)
-        await channel.close()
 
     runtime.on_stop(close)
 

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from herald.bus.connection import close as close_bus
-from herald.bus.connection import connect_with_retry
-from herald.bus.streams import ensure_streams
-from herald.grpcio.client import open_channel
-from herald.grpcio.ledger import Ledger
+from herald.links import open_links
 from herald.service import ServiceRuntime, run_service
 from herald.telemetry.jetstream_metrics import JetStreamCollector
 from herald.v1 import router_pb2, router_pb2_grpc
@@ -17,11 +13,7 @@ from herald_router.servicer import RouterServicer
 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
-    channel = open_channel(settings.ledger_addr)
-    ledger = Ledger.over(channel)
-    nc = await connect_with_retry(settings, "router", runtime.stopping)
-    js = nc.jetstream(timeout=5)
-    await ensure_streams(js, settings)
+    _channel, ledger, nc, js = await open_links(runtime)
     # Fan-out cache: a tenant's entry is dropped when the ledger announces a change to its
     # targets, filters or subscriptions.
     subscriptions = SubscriptionCache(ledger)
@@ -35,12 +27,6 @@ async def build(runtime: ServiceRuntime) -> None:
     # Stream depth, consumer lag and dead-letter depth for /metrics (see docs/operations.md).
     jetstream_metrics = JetStreamCollector.for_settings(settings).register()
     runtime.add_loop(lambda: jetstream_metrics.run(js, runtime.stopping))
-
-    async def close() -> None:
-        await close_bus(nc)
-        await channel.close()
-
-    runtime.on_stop(close)
 
 
 def run() -> None:

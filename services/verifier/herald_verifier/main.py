@@ -9,13 +9,9 @@ from typing import Any
 import grpc
 
 from herald.asgi import serve_asgi
-from herald.bus.connection import close as close_bus
-from herald.bus.connection import connect_with_retry
-from herald.bus.streams import ensure_streams
-from herald.grpcio.client import open_channel
-from herald.grpcio.ledger import Ledger
 from herald.http_health import Health, grpc_dependency, jetstream_dependency
 from herald.http_limits import HttpLimits
+from herald.links import open_links
 from herald.secrets import KeyRing
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import verifier_pb2, verifier_pb2_grpc
@@ -39,16 +35,12 @@ async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     verifier_pb2_grpc.add_VerifierServiceServicer_to_server(VerifierServicer(), runtime.grpc.server)
     runtime.grpc.register([verifier_pb2.DESCRIPTOR.services_by_name["VerifierService"].full_name])
-    channel = open_channel(settings.ledger_addr)
-    ledger = Ledger.over(channel)
+    channel, ledger, nc, js = await open_links(runtime)
     ring: KeyRing | None = None
     if settings.master_keys:
         ring = settings.key_ring()
     else:
         log.warning("no master keys (HERALD_MASTER_KEYS): tenants' inbound webhooks are refused")
-    nc = await connect_with_retry(settings, "verifier", runtime.stopping)
-    js = nc.jetstream(timeout=5)
-    await ensure_streams(js, settings)
     keys = KeyCache(ledger, ring, settings.inbound_key_cache_ttl_s, time.monotonic)
     # A replaced or deleted key applies at once (the TTL only bounds a lost notification).
     await nc.subscribe(settings.subjects().control("inbound"), cb=keys.on_change)
@@ -79,12 +71,6 @@ async def build(runtime: ServiceRuntime) -> None:
             health=health,
         )
     )
-
-    async def close() -> None:
-        await close_bus(nc)
-        await channel.close()
-
-    runtime.on_stop(close)
 
 
 def run() -> None:

@@ -12,15 +12,12 @@ from nats.js import JetStreamContext
 from nats.js.errors import BucketNotFoundError
 from nats.js.kv import KeyValue
 
-from herald.bus.connection import close as close_bus
-from herald.bus.connection import connect_with_retry
 from herald.bus.fair import FairFetcher
-from herald.bus.streams import ensure_streams, keep_replicated
+from herald.bus.streams import keep_replicated
 from herald.bus.subjects import Subjects, WorkClass
 from herald.config import Settings
 from herald.dead_letters import Alerter, ledger_mailer
-from herald.grpcio.client import open_channel
-from herald.grpcio.ledger import Ledger
+from herald.links import open_links
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import webhook_sender_pb2, webhook_sender_pb2_grpc
 from herald_webhook_sender.pacing import STATE_TTL_S, Pacer
@@ -48,10 +45,7 @@ class WebhookSenderServicer(webhook_sender_pb2_grpc.WebhookSenderServiceServicer
 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
-    channel = open_channel(settings.ledger_addr)
-    nc = await connect_with_retry(settings, "webhook-sender", runtime.stopping)
-    js = nc.jetstream(timeout=5)
-    await ensure_streams(js, settings)
+    _channel, ledger, nc, js = await open_links(runtime)
     fetcher = FairFetcher(
         js,
         settings,
@@ -61,7 +55,6 @@ async def build(runtime: ServiceRuntime) -> None:
         buffer_per_lane=max(2, settings.webhook_concurrency * 2),
     )
     await fetcher.start()
-    ledger = Ledger.over(channel)
     signer = Signer(ledger, settings.key_ring() if settings.master_keys else None)
 
     async def on_secret_change(message: Msg) -> None:
@@ -85,8 +78,6 @@ async def build(runtime: ServiceRuntime) -> None:
     async def close() -> None:
         await alerter.close()
         await worker.close()
-        await close_bus(nc)
-        await channel.close()
 
     runtime.on_stop(close)
 
