@@ -8,7 +8,8 @@ in memory and hands RecordEvent the drafts)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,226 +83,222 @@ def _event_type_problems(types: list[str]) -> list[tuple[str, str]]:
     return [(f"event_types[{i}]", "1-255 characters") for i, t in enumerate(types) if not 0 < len(t) <= MAX_TEXT]
 
 
+# A kind's checked values, from the create request's message or the update request:
+# (rpcs, context, message or request, tenant_id) -> the columns to write.
+Values = Callable[["SubscriptionRpcs", Context, Any, uuid.UUID], Awaitable[dict[str, Any]]]
+
+
+async def _target_created(
+    rpcs: SubscriptionRpcs, context: Context, target: Any, tenant_id: uuid.UUID
+) -> dict[str, Any]:
+    if not target.url.startswith(("http://", "https://")):
+        await abort_invalid(context, [("target.url", "must be an http or https URL")])
+    limit = target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None
+    return {
+        "url": target.url,
+        "description": target.description,
+        "headers": dict(target.headers),
+        "rate_limit_per_min": limit or None,
+        "enabled": target.enabled,
+        "disabled_reason": None if target.enabled else (target.disabled_reason or None),
+    }
+
+
+async def _target_changed(
+    rpcs: SubscriptionRpcs, context: Context, request: Any, tenant_id: uuid.UUID
+) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if request.HasField("url"):
+        if not request.url.startswith(("http://", "https://")):
+            await abort_invalid(context, [("url", "must be an http or https URL")])
+        values["url"] = request.url
+    if request.HasField("description"):
+        values["description"] = request.description
+    if request.replace_headers:
+        values["headers"] = dict(request.headers)
+    if request.HasField("rate_limit_per_min"):
+        values["rate_limit_per_min"] = request.rate_limit_per_min or None
+    if request.HasField("enabled"):
+        values["enabled"] = request.enabled
+        if request.enabled:
+            # A target enabled again starts with a clean record: its old failing streak
+            # must not disable it again at its first failure.
+            values["disabled_reason"] = None
+            values["failing_since"] = None
+    if request.HasField("disabled_reason") and not (request.HasField("enabled") and request.enabled):
+        values["disabled_reason"] = request.disabled_reason or None
+    return values
+
+
+async def _filter_created(
+    rpcs: SubscriptionRpcs, context: Context, event_filter: Any, tenant_id: uuid.UUID
+) -> dict[str, Any]:
+    problems = _event_type_problems(list(event_filter.event_types))
+    if problems:
+        await abort_invalid(context, problems)
+    return {"description": event_filter.description, "event_types": list(event_filter.event_types)}
+
+
+async def _filter_changed(
+    rpcs: SubscriptionRpcs, context: Context, request: Any, tenant_id: uuid.UUID
+) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if request.HasField("description"):
+        values["description"] = request.description
+    if request.replace_event_types:
+        problems = _event_type_problems(list(request.event_types))
+        if problems:
+            await abort_invalid(context, problems)
+        values["event_types"] = list(request.event_types)
+    return values
+
+
+async def _subscription_created(
+    rpcs: SubscriptionRpcs, context: Context, subscription: Any, tenant_id: uuid.UUID
+) -> dict[str, Any]:
+    return {
+        "target_id": await rpcs.owned(context, tenant_id, subscription.target_id, TARGET_ROWS),
+        "filter_id": await rpcs.owned(context, tenant_id, subscription.filter_id, FILTER_ROWS),
+        "active": subscription.active,
+    }
+
+
+async def _subscription_changed(
+    rpcs: SubscriptionRpcs, context: Context, request: Any, tenant_id: uuid.UUID
+) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if request.HasField("target_id"):
+        values["target_id"] = await rpcs.owned(context, tenant_id, request.target_id, TARGET_ROWS)
+    if request.HasField("filter_id"):
+        values["filter_id"] = await rpcs.owned(context, tenant_id, request.filter_id, FILTER_ROWS)
+    if request.HasField("active"):
+        values["active"] = request.active
+    return values
+
+
 @dataclass(frozen=True)
 class Kind:
     """One kind of a tenant's subscription rows as ledger_subscriptions.proto names it
-    (`GetWebhookTarget`, `ListWebhookTargetsResponse(targets, next_cursor)`, `target_id`), so its
-    get, list and delete RPCs are written once; create and update check their fields themselves."""
+    (`CreateWebhookTargetRequest(target)`, `ListWebhookTargetsResponse(targets, next_cursor)`,
+    `target_id`), so its five RPCs are written once; each kind says only how it checks the
+    values of a new row (`created`) and of a change (`changed`)."""
 
     table: Table
     rpc: str
     what: str
     plural: str
     to_proto: Callable[[Row[Any]], Message]
+    created: Values
+    changed: Values
+    # What a write answers NOT_FOUND for when it breaks a reference (None: it cannot).
+    references: str | None = None
 
     def response(self, verb: str) -> type[Message]:
         plural = "s" if verb == "List" else ""
         made: type[Message] = getattr(ledger_subscriptions_pb2, f"{verb}{self.rpc}{plural}Response")
         return made
 
+    @asynccontextmanager
+    async def referencing(self, context: Context) -> AsyncIterator[None]:
+        """A write whose references were deleted meanwhile answers NOT_FOUND `references`."""
+        try:
+            yield
+        except IntegrityError:
+            if self.references is None:
+                raise
+            await abort_not_found(context, self.references)
 
-TARGET_ROWS = Kind(webhook_targets, "WebhookTarget", "target", "targets", target_to_proto)
-FILTER_ROWS = Kind(event_filters, "EventFilter", "filter", "filters", filter_to_proto)
-SUBSCRIPTION_ROWS = Kind(subscriptions, "Subscription", "subscription", "subscriptions", subscription_to_proto)
+
+TARGET_ROWS = Kind(
+    webhook_targets, "WebhookTarget", "target", "targets", target_to_proto, _target_created, _target_changed
+)
+FILTER_ROWS = Kind(event_filters, "EventFilter", "filter", "filters", filter_to_proto, _filter_created, _filter_changed)
+SUBSCRIPTION_ROWS = Kind(
+    subscriptions,
+    "Subscription",
+    "subscription",
+    "subscriptions",
+    subscription_to_proto,
+    _subscription_created,
+    _subscription_changed,
+    references="target or filter",
+)
 
 
-def get_rpc(kind: Kind) -> Any:
-    """`Get<kind>`: one of the tenant's rows, or NOT_FOUND (another tenant's id reads as missing)."""
-    return row_rpc(kind.what, "read", rows.get, kind.response("Get"), kind.what, kind.to_proto, (kind.table,))
+def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
+    """The five RPCs of `kind` by name (`CreateWebhookTarget`, ..., `ListWebhookTargets`); every
+    change is announced to the routers after its commit."""
 
+    async def create(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+        item = getattr(request, kind.what)
+        tenant_id = await require_id(context, item.tenant_id, f"{kind.what}.tenant_id")
+        values = {"tenant_id": tenant_id, **await kind.created(self, context, item, tenant_id)}
+        async with kind.referencing(context):
+            row = await self.write(store.create, kind.table, values)
+        await self._changed(tenant_id)
+        return kind.response("Create")(**{kind.what: kind.to_proto(row)})
 
-def list_rpc(kind: Kind) -> Any:
-    """`List<kind>s`: a page of the tenant's rows in id order and the next cursor."""
-
-    async def method(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+    async def list_(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         size, after = await id_page(context, request.page_size, request.cursor)
         found, next_cursor = await self.read(store.list_page, kind.table, tenant_id, size, after)
         return kind.response("List")(**{kind.plural: [kind.to_proto(r) for r in found], "next_cursor": next_cursor})
 
-    return method
+    async def update(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        values = await kind.changed(self, context, request, tenant_id)
+        row_id = getattr(request, f"{kind.what}_id")
+        async with kind.referencing(context):
+            row = await self.one(context, kind.what, tenant_id, row_id, "write", rows.update_row, kind.table, values)
+        await self._changed(tenant_id)
+        return kind.response("Update")(**{kind.what: kind.to_proto(row)})
 
-
-def delete_rpc(kind: Kind) -> Any:
-    """`Delete<kind>`: removes one of the tenant's rows (NOT_FOUND otherwise), announced to the routers."""
-
-    async def method(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+    async def delete(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         row_id = getattr(request, f"{kind.what}_id")
         await self.one(context, kind.what, tenant_id, row_id, "write", rows.delete_row, kind.table)
         await self._changed(tenant_id)
         return kind.response("Delete")()
 
-    return method
+    get = row_rpc(kind.what, "read", rows.get, kind.response("Get"), kind.what, kind.to_proto, (kind.table,))
+    methods = {"Create": create, "Get": get, "Update": update, "Delete": delete}
+    named = {f"{verb}{kind.rpc}": method for verb, method in methods.items()}
+    return {**named, f"List{kind.rpc}s": list_}
+
+
+_TARGET_RPCS, _FILTER_RPCS = kind_rpcs(TARGET_ROWS), kind_rpcs(FILTER_ROWS)
+_SUBSCRIPTION_RPCS = kind_rpcs(SUBSCRIPTION_ROWS)
 
 
 class SubscriptionRpcs(Rpcs):
+    """The CRUD of targets, filters and subscriptions: `kind_rpcs` of each kind, named one by one."""
+
     notifier: Notifier
     outbox: Outbox
     committing: Committing
     platform: PlatformMail | None
 
+    CreateWebhookTarget = _TARGET_RPCS["CreateWebhookTarget"]
+    GetWebhookTarget = _TARGET_RPCS["GetWebhookTarget"]
+    ListWebhookTargets = _TARGET_RPCS["ListWebhookTargets"]
+    UpdateWebhookTarget = _TARGET_RPCS["UpdateWebhookTarget"]
+    DeleteWebhookTarget = _TARGET_RPCS["DeleteWebhookTarget"]
+    CreateEventFilter = _FILTER_RPCS["CreateEventFilter"]
+    GetEventFilter = _FILTER_RPCS["GetEventFilter"]
+    ListEventFilters = _FILTER_RPCS["ListEventFilters"]
+    UpdateEventFilter = _FILTER_RPCS["UpdateEventFilter"]
+    DeleteEventFilter = _FILTER_RPCS["DeleteEventFilter"]
+    CreateSubscription = _SUBSCRIPTION_RPCS["CreateSubscription"]
+    GetSubscription = _SUBSCRIPTION_RPCS["GetSubscription"]
+    ListSubscriptions = _SUBSCRIPTION_RPCS["ListSubscriptions"]
+    UpdateSubscription = _SUBSCRIPTION_RPCS["UpdateSubscription"]
+    DeleteSubscription = _SUBSCRIPTION_RPCS["DeleteSubscription"]
+
     async def _changed(self, tenant_id: uuid.UUID) -> None:
         await self.notifier.publish(SUBSCRIPTIONS, tenant_id=str(tenant_id))
 
-    async def _owned(self, context: Context, tenant_id: uuid.UUID, value: str, table: Any, what: str) -> uuid.UUID:
+    async def owned(self, context: Context, tenant_id: uuid.UUID, value: str, kind: Kind) -> uuid.UUID:
         """The id of one of the tenant's rows, or NOT_FOUND (another tenant's id reads as missing)."""
-        row = await self.one(context, what, tenant_id, value, "read", rows.get, table)
+        row = await self.one(context, kind.what, tenant_id, value, "read", rows.get, kind.table)
         row_id: uuid.UUID = row.id
         return row_id
-
-    async def _update(
-        self, context: Context, kind: Kind, tenant_id: uuid.UUID, value: str, values: dict[str, Any]
-    ) -> Row[Any]:
-        """The tenant's row of `kind` whose id is `value` after `values` are set (NOT_FOUND
-        otherwise), announced to the routers."""
-        row: Row[Any] = await self.one(
-            context, kind.what, tenant_id, value, "write", rows.update_row, kind.table, values
-        )
-        await self._changed(tenant_id)
-        return row
-
-    # Targets
-
-    async def CreateWebhookTarget(
-        self, request: ledger_subscriptions_pb2.CreateWebhookTargetRequest, context: Context
-    ) -> ledger_subscriptions_pb2.CreateWebhookTargetResponse:
-        target = request.target
-        tenant_id = await require_id(context, target.tenant_id, "target.tenant_id")
-        if not target.url.startswith(("http://", "https://")):
-            await abort_invalid(context, [("target.url", "must be an http or https URL")])
-        limit = target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None
-        row = await self.write(
-            store.create,
-            webhook_targets,
-            {
-                "tenant_id": tenant_id,
-                "url": target.url,
-                "description": target.description,
-                "headers": dict(target.headers),
-                "rate_limit_per_min": limit or None,
-                "enabled": target.enabled,
-                "disabled_reason": None if target.enabled else (target.disabled_reason or None),
-            },
-        )
-        await self._changed(tenant_id)
-        return ledger_subscriptions_pb2.CreateWebhookTargetResponse(target=target_to_proto(row))
-
-    GetWebhookTarget = get_rpc(TARGET_ROWS)
-    ListWebhookTargets = list_rpc(TARGET_ROWS)
-
-    async def UpdateWebhookTarget(
-        self, request: ledger_subscriptions_pb2.UpdateWebhookTargetRequest, context: Context
-    ) -> ledger_subscriptions_pb2.UpdateWebhookTargetResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        values: dict[str, Any] = {}
-        if request.HasField("url"):
-            if not request.url.startswith(("http://", "https://")):
-                await abort_invalid(context, [("url", "must be an http or https URL")])
-            values["url"] = request.url
-        if request.HasField("description"):
-            values["description"] = request.description
-        if request.replace_headers:
-            values["headers"] = dict(request.headers)
-        if request.HasField("rate_limit_per_min"):
-            values["rate_limit_per_min"] = request.rate_limit_per_min or None
-        if request.HasField("enabled"):
-            values["enabled"] = request.enabled
-            if request.enabled:
-                # A target enabled again starts with a clean record: its old failing streak
-                # must not disable it again at its first failure.
-                values["disabled_reason"] = None
-                values["failing_since"] = None
-        if request.HasField("disabled_reason") and not (request.HasField("enabled") and request.enabled):
-            values["disabled_reason"] = request.disabled_reason or None
-        row = await self._update(context, TARGET_ROWS, tenant_id, request.target_id, values)
-        return ledger_subscriptions_pb2.UpdateWebhookTargetResponse(target=target_to_proto(row))
-
-    DeleteWebhookTarget = delete_rpc(TARGET_ROWS)
-
-    # Filters
-
-    async def CreateEventFilter(
-        self, request: ledger_subscriptions_pb2.CreateEventFilterRequest, context: Context
-    ) -> ledger_subscriptions_pb2.CreateEventFilterResponse:
-        event_filter = request.filter
-        tenant_id = await require_id(context, event_filter.tenant_id, "filter.tenant_id")
-        problems = _event_type_problems(list(event_filter.event_types))
-        if problems:
-            await abort_invalid(context, problems)
-        row = await self.write(
-            store.create,
-            event_filters,
-            {
-                "tenant_id": tenant_id,
-                "description": event_filter.description,
-                "event_types": list(event_filter.event_types),
-            },
-        )
-        await self._changed(tenant_id)
-        return ledger_subscriptions_pb2.CreateEventFilterResponse(filter=filter_to_proto(row))
-
-    GetEventFilter = get_rpc(FILTER_ROWS)
-    ListEventFilters = list_rpc(FILTER_ROWS)
-
-    async def UpdateEventFilter(
-        self, request: ledger_subscriptions_pb2.UpdateEventFilterRequest, context: Context
-    ) -> ledger_subscriptions_pb2.UpdateEventFilterResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        values: dict[str, Any] = {}
-        if request.HasField("description"):
-            values["description"] = request.description
-        if request.replace_event_types:
-            problems = _event_type_problems(list(request.event_types))
-            if problems:
-                await abort_invalid(context, problems)
-            values["event_types"] = list(request.event_types)
-        row = await self._update(context, FILTER_ROWS, tenant_id, request.filter_id, values)
-        return ledger_subscriptions_pb2.UpdateEventFilterResponse(filter=filter_to_proto(row))
-
-    DeleteEventFilter = delete_rpc(FILTER_ROWS)
-
-    # Subscriptions
-
-    async def CreateSubscription(
-        self, request: ledger_subscriptions_pb2.CreateSubscriptionRequest, context: Context
-    ) -> ledger_subscriptions_pb2.CreateSubscriptionResponse:
-        subscription = request.subscription
-        tenant_id = await require_id(context, subscription.tenant_id, "subscription.tenant_id")
-        target_id = await self._owned(context, tenant_id, subscription.target_id, webhook_targets, "target")
-        filter_id = await self._owned(context, tenant_id, subscription.filter_id, event_filters, "filter")
-        try:
-            values = {
-                "tenant_id": tenant_id,
-                "target_id": target_id,
-                "filter_id": filter_id,
-                "active": subscription.active,
-            }
-            row = await self.write(store.create, subscriptions, values)
-        except IntegrityError:
-            # The target or filter was deleted meanwhile.
-            await abort_not_found(context, "target or filter")
-        await self._changed(tenant_id)
-        return ledger_subscriptions_pb2.CreateSubscriptionResponse(subscription=subscription_to_proto(row))
-
-    GetSubscription = get_rpc(SUBSCRIPTION_ROWS)
-    ListSubscriptions = list_rpc(SUBSCRIPTION_ROWS)
-
-    async def UpdateSubscription(
-        self, request: ledger_subscriptions_pb2.UpdateSubscriptionRequest, context: Context
-    ) -> ledger_subscriptions_pb2.UpdateSubscriptionResponse:
-        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
-        values: dict[str, Any] = {}
-        if request.HasField("target_id"):
-            values["target_id"] = await self._owned(context, tenant_id, request.target_id, webhook_targets, "target")
-        if request.HasField("filter_id"):
-            values["filter_id"] = await self._owned(context, tenant_id, request.filter_id, event_filters, "filter")
-        if request.HasField("active"):
-            values["active"] = request.active
-        try:
-            row = await self._update(context, SUBSCRIPTION_ROWS, tenant_id, request.subscription_id, values)
-        except IntegrityError:
-            await abort_not_found(context, "target or filter")
-        return ledger_subscriptions_pb2.UpdateSubscriptionResponse(subscription=subscription_to_proto(row))
-
-    DeleteSubscription = delete_rpc(SUBSCRIPTION_ROWS)
