@@ -50,6 +50,28 @@ class Normalised:
     raw: bytes = b""
 
 
+def _one_event(
+    provider: str,
+    tenant_id: str,
+    body: bytes,
+    ids: list[str],
+    type: str,
+    provider_message_id: str,
+    recipient: str,
+    occurred_at: datetime | None,
+    plan: str = "",
+    plan_ends_at: datetime | None = None,
+) -> list[Normalised]:
+    """A body that is one event (not a batch): that event under the provider's first
+    de-duplication id, its raw bytes kept as they came."""
+    # Positional, in the fields' order.
+    return [
+        Normalised(
+            provider, tenant_id, ids[0], type, provider_message_id, recipient, occurred_at, plan, plan_ends_at, body
+        )
+    ]
+
+
 def _loads(body: bytes) -> Any:
     try:
         return orjson.loads(body)
@@ -147,18 +169,8 @@ def resend(tenant_id: str, body: bytes, ids: list[str]) -> list[Normalised]:
         normalised = _RESEND_TYPES.get(kind, "other")
     to = data.get("to")
     recipient = _text(to[0]) if isinstance(to, list) and to else _text(to)
-    return [
-        Normalised(
-            provider="resend",
-            tenant_id=tenant_id,
-            event_id=ids[0],
-            type=normalised,
-            provider_message_id=_text(data.get("email_id")),
-            recipient=recipient,
-            occurred_at=_time(event.get("created_at")),
-            raw=body,
-        )
-    ]
+    occurred = _time(event.get("created_at"))
+    return _one_event("resend", tenant_id, body, ids, normalised, _text(data.get("email_id")), recipient, occurred)
 
 
 # --- Postmark -------------------------------------------------------------
@@ -180,18 +192,7 @@ def postmark(tenant_id: str, body: bytes, ids: list[str]) -> list[Normalised]:
         normalised = _POSTMARK_TYPES.get(kind, "other")
     recipient = _text(event.get("Recipient")) or _text(event.get("Email"))
     occurred = next((t for t in (_time(event.get(name)) for name in _POSTMARK_TIME) if t is not None), None)
-    return [
-        Normalised(
-            provider="postmark",
-            tenant_id=tenant_id,
-            event_id=ids[0],
-            type=normalised,
-            provider_message_id=_text(event.get("MessageID")),
-            recipient=recipient,
-            occurred_at=occurred,
-            raw=body,
-        )
-    ]
+    return _one_event("postmark", tenant_id, body, ids, normalised, _text(event.get("MessageID")), recipient, occurred)
 
 
 # --- Payments -------------------------------------------------------------
@@ -232,69 +233,82 @@ def _tenant(data: Mapping[str, Any]) -> str:
     return _text(metadata.get("tenant_id")) or _text(metadata.get("herald_tenant"))
 
 
+@dataclass(frozen=True)
+class _Billing:
+    """A payment provider's event as Paystack and Polar both shape it: a `data` object whose
+    metadata names the tenant, the provider's own event type, and Herald's type for it."""
+
+    event: Mapping[str, Any]
+    data: Mapping[str, Any]
+    kind: str
+    tenant_id: str
+    type: str
+
+    @classmethod
+    def read(cls, body: bytes, kind_field: str, types: Mapping[str, str]) -> _Billing | None:
+        """The event, or None when its metadata names no tenant (not one of Herald's)."""
+        event = _dict(_loads(body))
+        data = _dict(event.get("data"))
+        kind = _text(event.get(kind_field))
+        tenant_id = _tenant(data)
+        if not tenant_id:
+            return None
+        return cls(event, data, kind, tenant_id, types.get(kind, "other"))
+
+    @property
+    def names_plan(self) -> bool:
+        """A payment or a new subscription: the catalogue says which plan it buys."""
+        return self.type in ("payment_succeeded", "subscription_created")
+
+    def normalised(
+        self,
+        provider: str,
+        body: bytes,
+        ids: list[str],
+        occurred_at: datetime | None,
+        plan: str,
+        plan_ends_at: datetime | None,
+    ) -> list[Normalised]:
+        recipient = _text(_dict(self.data.get("customer")).get("email"))
+        return _one_event(
+            provider, self.tenant_id, body, ids, self.type, "", recipient, occurred_at, plan, plan_ends_at
+        )
+
+
 # Paystack events that end the plan when the paid period is over, and where that end is written.
 _PAYSTACK_PERIOD_END = {"subscription.not_renew": "next_payment_date"}
 _PAYSTACK_CHARGES = frozenset({"charge.success", "charge.failed", "invoice.payment_failed"})
 
 
 def paystack(body: bytes, ids: list[str], catalogue: Catalogue | None = None) -> list[Normalised]:
-    event = _dict(_loads(body))
-    data = _dict(event.get("data"))
-    kind = _text(event.get("event"))
-    tenant_id = _tenant(data)
-    if not tenant_id:
+    billing = _Billing.read(body, "event", _PAYSTACK_TYPES)
+    if billing is None:
         return []
-    normalised = _PAYSTACK_TYPES.get(kind, "other")
+    data, kind = billing.data, billing.kind
     plan_object = _dict(data.get("plan"))
     plan = ""
-    if normalised in ("payment_succeeded", "subscription_created") and catalogue is not None:
+    if billing.names_plan and catalogue is not None:
         currency = data.get("currency") or plan_object.get("currency")
         plan = catalogue.plan_for(_text(plan_object.get("plan_code")), data.get("amount"), currency)
     occurred = None  # subscription events: their arrival (see the module's docstring)
     if kind in _PAYSTACK_CHARGES:
         occurred = _time(data.get("paid_at")) or _time(data.get("paidAt")) or _time(data.get("created_at"))
     ends = _PAYSTACK_PERIOD_END.get(kind)
-    return [
-        Normalised(
-            provider="paystack",
-            tenant_id=tenant_id,
-            event_id=ids[0],
-            type=normalised,
-            recipient=_text(_dict(data.get("customer")).get("email")),
-            occurred_at=occurred,
-            plan=plan,
-            plan_ends_at=_time(data.get(ends)) if ends else None,
-            raw=body,
-        )
-    ]
+    return billing.normalised("paystack", body, ids, occurred, plan, _time(data.get(ends)) if ends else None)
 
 
 def polar(body: bytes, ids: list[str], catalogue: Catalogue | None = None) -> list[Normalised]:
-    event = _dict(_loads(body))
-    data = _dict(event.get("data"))
-    kind = _text(event.get("type"))
-    tenant_id = _tenant(data)
-    if not tenant_id:
+    billing = _Billing.read(body, "type", _POLAR_TYPES)
+    if billing is None:
         return []
-    normalised = _POLAR_TYPES.get(kind, "other")
+    data = billing.data
     plan = ""
-    if normalised in ("payment_succeeded", "subscription_created") and catalogue is not None:
+    if billing.names_plan and catalogue is not None:
         product = _text(data.get("product_id")) or _text(_dict(data.get("product")).get("id"))
         amount = data.get("total_amount", data.get("amount"))
         plan = catalogue.plan_for(product, amount, data.get("currency"))
     ends_at = None
-    if kind == "subscription.canceled":
+    if billing.kind == "subscription.canceled":
         ends_at = _time(data.get("current_period_end")) or _time(data.get("ends_at"))
-    return [
-        Normalised(
-            provider="polar",
-            tenant_id=tenant_id,
-            event_id=ids[0],
-            type=normalised,
-            recipient=_text(_dict(data.get("customer")).get("email")),
-            occurred_at=_time(event.get("timestamp")) or _time(data.get("modified_at")),
-            plan=plan,
-            plan_ends_at=ends_at,
-            raw=body,
-        )
-    ]
+    occurred = _time(billing.event.get("timestamp")) or _time(data.get("modified_at"))
+    return billing.normalised("polar", body, ids, occurred, plan, ends_at)
