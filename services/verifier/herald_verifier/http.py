@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import grpc
@@ -163,36 +164,41 @@ class Receivers:
         return await self._accept(provider, events)
 
     async def paystack_receiver(self, request: Request) -> Response:
-        body = await self._body(request)
-        if body is None:
-            return Response(status_code=413)
-        if self.paystack_key is None:
-            return self._refuse("paystack", Reason.UNKNOWN_TENANT, "platform")
-        outcome = paystack.verify(request.headers, body, self.paystack_key)
-        if isinstance(outcome, Rejected):
-            return self._refuse("paystack", outcome.reason, "platform")
-        try:
-            events = normalise.paystack(body, paystack.event_ids(request.headers, body), self.paystack_plans)
-        except MalformedPayload:
-            return self._malformed("paystack")
-        VERIFICATIONS.labels("paystack", "ok").inc()
-        return await self._accept("paystack", events)
+        events = partial(normalise.paystack, catalogue=self.paystack_plans)
+        return await self._platform_receiver(
+            request, "paystack", self.paystack_key, paystack.verify, paystack.event_ids, events
+        )
 
     async def polar_receiver(self, request: Request) -> Response:
+        verify = partial(polar.verify, now=self.clock, tolerance_s=self.tolerance_s)
+        events = partial(normalise.polar, catalogue=self.polar_products)
+        return await self._platform_receiver(request, "polar", self.polar_key, verify, polar.event_ids, events)
+
+    async def _platform_receiver(
+        self,
+        request: Request,
+        provider: str,
+        key: Any,
+        verify: Callable[[Mapping[str, str], bytes, Any], Outcome],
+        event_ids: Callable[[Mapping[str, str], bytes], list[str]],
+        events: Callable[[bytes, list[str]], list[normalise.Normalised]],
+    ) -> Response:
+        """A payment provider's events for Herald's own billing: checked with the operator's key
+        (none configured: refused), their de-duplication ids from the provider's scheme."""
         body = await self._body(request)
         if body is None:
             return Response(status_code=413)
-        if self.polar_key is None:
-            return self._refuse("polar", Reason.UNKNOWN_TENANT, "platform")
-        outcome = polar.verify(request.headers, body, self.polar_key, now=self.clock, tolerance_s=self.tolerance_s)
+        if key is None:
+            return self._refuse(provider, Reason.UNKNOWN_TENANT, "platform")
+        outcome = verify(request.headers, body, key)
         if isinstance(outcome, Rejected):
-            return self._refuse("polar", outcome.reason, "platform")
+            return self._refuse(provider, outcome.reason, "platform")
         try:
-            events = normalise.polar(body, polar.event_ids(request.headers, body), self.polar_products)
+            found = events(body, event_ids(request.headers, body))
         except MalformedPayload:
-            return self._malformed("polar")
-        VERIFICATIONS.labels("polar", "ok").inc()
-        return await self._accept("polar", events)
+            return self._malformed(provider)
+        VERIFICATIONS.labels(provider, "ok").inc()
+        return await self._accept(provider, found)
 
     async def _body(self, request: Request) -> bytes | None:
         """The raw body, or None when it is larger than allowed (declared or actual)."""
