@@ -16,7 +16,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
+
+import orjson
 
 from herald.inbound_keys import HmacKey as HmacKey
 from herald.inbound_keys import decode_base64 as decode_base64
@@ -108,6 +110,17 @@ def parse_unix_seconds(value: str) -> int | None:
 def within_tolerance(timestamp: int, now: Clock, tolerance_s: float) -> bool:
     """True when `timestamp` is at most `tolerance_s` seconds away from now, in the past or the future."""
     return abs(now() - timestamp) <= tolerance_s
+
+
+def json_of(body: bytes, provider: str, shape: type[dict[str, Any]] | type[list[Any]], what: str) -> Any:
+    """The body's JSON when it is `shape` (a JSON `what`: "object", "array"), or MalformedPayload."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise MalformedPayload(f"{provider} body is not JSON") from None
+    if not isinstance(value, shape):
+        raise MalformedPayload(f"{provider} body is not a JSON {what}")
+    return value
 
 
 def body_digest(body: bytes) -> str:

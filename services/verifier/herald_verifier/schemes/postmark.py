@@ -13,14 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-import orjson
-
 from herald.inbound_keys import IssuedCredentials as IssuedCredentials
 from herald.inbound_keys import PostmarkCredentials as PostmarkCredentials
 from herald.inbound_keys import issue_postmark_credentials, sha256
 from herald_verifier.schemes.common import (
     VERIFIED,
-    MalformedPayload,
     Outcome,
     Reason,
     Rejected,
@@ -28,6 +25,7 @@ from herald_verifier.schemes.common import (
     decode_base64,
     digests_equal,
     header,
+    json_of,
 )
 
 PROVIDER: Final = "postmark"
@@ -77,12 +75,7 @@ def event_ids(headers: Mapping[str, str], body: bytes) -> list[str]:
     clicks of one message stay distinct. A record type we do not know, or one missing its fields, falls back
     to a digest of the body, which still stops replays (Basic auth has no timestamp). Call after `verify`.
     """
-    try:
-        event = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise MalformedPayload("Postmark body is not JSON") from None
-    if not isinstance(event, dict):
-        raise MalformedPayload("Postmark body is not a JSON object")
+    event = json_of(body, "Postmark", dict, "object")
     record_type = _scalar(event.get("RecordType"))
     message_id = _scalar(event.get("MessageID"))
     fields = _DISCRIMINATORS.get(record_type or "")

@@ -38,6 +38,7 @@ from herald_verifier.schemes.common import (
     Rejected,
     decode_base64,
     header,
+    json_of,
     parse_unix_seconds,
     within_tolerance,
 )
@@ -95,12 +96,7 @@ def event_ids(headers: Mapping[str, str], body: bytes) -> list[str]:
 
     Call after `verify`. Raises MalformedPayload when the body is not a JSON array of objects.
     """
-    try:
-        events = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise MalformedPayload("SendGrid body is not JSON") from None
-    if not isinstance(events, list):
-        raise MalformedPayload("SendGrid body is not a JSON array")
+    events = json_of(body, "SendGrid", list, "array")
     ids: list[str] = []
     for event in events:
         if not isinstance(event, dict):
