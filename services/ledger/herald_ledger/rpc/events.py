@@ -4,13 +4,17 @@ event's jobs (the router's drafts) once per event id, admitted like CreateJobs's
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlalchemy.engine import Row
+
 from herald.grpcio.errors import abort_invalid, abort_unavailable
 from herald.ids import parse_id
 from herald.v1 import common_pb2, ledger_pb2, ledger_subscriptions_pb2
 from herald_ledger.convert import webhook_request_to_row
 from herald_ledger.inflight import Committing
 from herald_ledger.outbox import Outbox, work_job
-from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id
+from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, tenant_list_rpc
 from herald_ledger.rpc.subscriptions import MAX_TEXT, target_to_proto
 from herald_ledger.store import job_creation
 from herald_ledger.store import subscriptions as store
@@ -19,25 +23,23 @@ from herald_ledger.store.platform_email import PlatformMail
 from herald_ledger.store.quota import admit
 
 
+def _active_to_proto(row: Row[Any]) -> ledger_subscriptions_pb2.ActiveSubscription:
+    return ledger_subscriptions_pb2.ActiveSubscription(
+        subscription_id=str(row.subscription_id), target=target_to_proto(row), event_types=list(row.event_types)
+    )
+
+
 class EventRpcs(Rpcs):
     outbox: Outbox
     committing: Committing
     platform: PlatformMail | None
 
-    async def ListActiveSubscriptions(
-        self, request: ledger_subscriptions_pb2.ListActiveSubscriptionsRequest, context: Context
-    ) -> ledger_subscriptions_pb2.ListActiveSubscriptionsResponse:
-        rows = await self.tenant_read(context, request.tenant_id, store.active_subscriptions)
-        return ledger_subscriptions_pb2.ListActiveSubscriptionsResponse(
-            subscriptions=[
-                ledger_subscriptions_pb2.ActiveSubscription(
-                    subscription_id=str(row.subscription_id),
-                    target=target_to_proto(row),
-                    event_types=list(row.event_types),
-                )
-                for row in rows
-            ]
-        )
+    ListActiveSubscriptions = tenant_list_rpc(
+        store.active_subscriptions,
+        ledger_subscriptions_pb2.ListActiveSubscriptionsResponse,
+        "subscriptions",
+        _active_to_proto,
+    )
 
     async def RecordEvent(
         self, request: ledger_subscriptions_pb2.RecordEventRequest, context: Context

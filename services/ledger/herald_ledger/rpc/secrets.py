@@ -20,7 +20,7 @@ from herald.secrets import KeyRing, Sealed, SecretUnavailable, mask
 from herald.v1 import common_pb2, ledger_providers_pb2
 from herald_ledger.convert import provider_to_proto, webhook_secret_status
 from herald_ledger.notifications import PROVIDERS, WEBHOOK_SECRETS, Notifier
-from herald_ledger.rpc.common import Context, Rpcs, T, found, require_id
+from herald_ledger.rpc.common import Context, Rpcs, T, found, require_id, tenant_list_rpc
 from herald_ledger.store import providers as provider_store
 from herald_ledger.store import webhook_secrets as secret_store
 from herald_ledger.store.codes import PROVIDER_FROM_PROTO, TLS_FROM_PROTO
@@ -74,6 +74,11 @@ def clear_columns(credential: common_pb2.ProviderCredential) -> dict[str, Any]:
         "smtp_username": smtp.username,
         "smtp_tls_mode": TLS_FROM_PROTO[smtp.tls_mode],
     }
+
+
+def _provider_secret(row: Row[Any]) -> ledger_providers_pb2.ProviderSecret:
+    """A provider with its sealed credential, for the senders (only they open it)."""
+    return ledger_providers_pb2.ProviderSecret(config=provider_to_proto(row, "", ""), sealed_credential=row.sealed)
 
 
 class SecretRpcs(Rpcs):
@@ -221,16 +226,12 @@ class SecretRpcs(Rpcs):
         await self.notifier.publish(PROVIDERS, tenant_id=str(tenant_id))
         return ledger_providers_pb2.DeleteProviderResponse()
 
-    async def GetProviderSecrets(
-        self, request: ledger_providers_pb2.GetProviderSecretsRequest, context: Context
-    ) -> ledger_providers_pb2.GetProviderSecretsResponse:
-        rows = await self.tenant_read(context, request.tenant_id, provider_store.list_providers)
-        return ledger_providers_pb2.GetProviderSecretsResponse(
-            providers=[
-                ledger_providers_pb2.ProviderSecret(config=provider_to_proto(r, "", ""), sealed_credential=r.sealed)
-                for r in rows
-            ]
-        )
+    GetProviderSecrets = tenant_list_rpc(
+        provider_store.list_providers,
+        ledger_providers_pb2.GetProviderSecretsResponse,
+        "providers",
+        _provider_secret,
+    )
 
     async def _issue(
         self, context: Context, tenant: str, store_secret: Callable[[AsyncConnection, uuid.UUID, Sealed], Awaitable[T]]
