@@ -6,9 +6,10 @@ from __future__ import annotations
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.plans import UNLIMITED
 from herald.v1 import common_pb2, ledger_tenants_pb2
-from herald_ledger.convert import tenant_to_proto, timestamp
-from herald_ledger.notifications import TENANTS, Notifier
+from herald_ledger.convert import timestamp
+from herald_ledger.notifications import Notifier
 from herald_ledger.rpc.common import Context, Rpcs, found, require_id
+from herald_ledger.rpc.tenants import changed_tenant
 from herald_ledger.store import limits as store
 from herald_ledger.store.quota import current_period, tenant_limits
 from herald_ledger.store.tenants import get_tenant
@@ -39,10 +40,7 @@ class LimitRpcs(Rpcs):
             row = await store.set_limits(conn, tenant_id, values) if values else None
             if not values:
                 row = await get_tenant(conn, tenant_id)
-        if row is None:
-            await abort_not_found(context, "tenant")
-        await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))
-        return ledger_tenants_pb2.SetTenantLimitsResponse(tenant=tenant_to_proto(row))
+        return await changed_tenant(self.notifier, context, row, ledger_tenants_pb2.SetTenantLimitsResponse)
 
     async def GetUsage(
         self, request: ledger_tenants_pb2.GetUsageRequest, context: Context

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+from sqlalchemy.engine import Row
 
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.ids import parse_id
@@ -14,11 +19,21 @@ from herald_ledger.store import tenants as tenant_store
 from herald_ledger.store.codes import PLAN_FROM_PROTO
 from herald_ledger.store.platform_email import PLATFORM_TENANT_ID, PlatformMail, queue_key_created
 
+M = TypeVar("M", bound=Message)
+
 
 def valid_contact(address: str) -> bool:
     """A plausible address (the gateway validates properly; this guards the column)."""
     local, _, domain = address.partition("@")
     return bool(local) and "." in domain and len(address) <= 320 and not any(c.isspace() for c in address)
+
+
+async def changed_tenant(notifier: Notifier, context: Context, row: Row[Any] | None, answer: Callable[..., M]) -> M:
+    """`answer(tenant=...)` for a tenant row just changed (NOT_FOUND `tenant` when there is none),
+    announced so that the services caching the tenant (plan, limits, disabled) reload it."""
+    changed = await found(context, "tenant", row)
+    await notifier.publish(TENANTS, tenant_id=str(changed.id))
+    return answer(tenant=tenant_to_proto(changed))
 
 
 class TenantRpcs(Rpcs):
@@ -92,11 +107,8 @@ class TenantRpcs(Rpcs):
         contact = request.contact_email.strip() if request.HasField("contact_email") else None
         if contact and not valid_contact(contact):
             await abort_invalid(context, [("contact_email", "must be an email address")])
-        row = await found(
-            context, "tenant", await self.write(tenant_store.update_tenant, tenant_id, plan, disabled, contact)
-        )
-        await self.notifier.publish(TENANTS, tenant_id=str(tenant_id))
-        return ledger_tenants_pb2.UpdateTenantResponse(tenant=tenant_to_proto(row))
+        row = await self.write(tenant_store.update_tenant, tenant_id, plan, disabled, contact)
+        return await changed_tenant(self.notifier, context, row, ledger_tenants_pb2.UpdateTenantResponse)
 
     async def RevokeApiKey(
         self, request: ledger_tenants_pb2.RevokeApiKeyRequest, context: Context
