@@ -6,7 +6,7 @@ rows by id or NOT_FOUND), written once so each RPC states only its store functio
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import grpc
@@ -60,6 +60,12 @@ async def require_ids(context: Context, values: list[str], field: str) -> list[u
     if bad:
         await abort_invalid(context, [(b, "must be a UUID") for b in bad])
     return [p for p in parsed if p is not None]
+
+
+async def require_tenant_ids(context: Context, items: Sequence[Any], field: str) -> list[uuid.UUID]:
+    """The tenant id of each item of a batch, in order; INVALID_ARGUMENT `field[i].tenant_id` at
+    the first that does not parse."""
+    return [await require_id(context, item.tenant_id, f"{field}[{i}].tenant_id") for i, item in enumerate(items)]
 
 
 async def found(context: Context, what: str, row: T | None) -> T:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from herald.grpcio.errors import abort_invalid
 from herald.v1 import ledger_jobs_pb2
-from herald_ledger.rpc.common import Context, Rpcs, require_id
+from herald_ledger.rpc.common import Context, Rpcs, require_id, require_tenant_ids
 from herald_ledger.store import idempotency
 
 STATE_TO_PROTO = {
@@ -40,10 +40,10 @@ class IdempotencyRpcs(Rpcs):
     async def CompleteIdempotencyKeys(
         self, request: ledger_jobs_pb2.CompleteIdempotencyKeysRequest, context: Context
     ) -> ledger_jobs_pb2.CompleteIdempotencyKeysResponse:
-        completions = []
-        for i, item in enumerate(request.completions):
-            tenant_id = await require_id(context, item.tenant_id, f"completions[{i}].tenant_id")
-            completions.append((tenant_id, item.key, item.status_code, item.body))
+        tenant_ids = await require_tenant_ids(context, request.completions, "completions")
+        completions = [
+            (t, item.key, item.status_code, item.body) for t, item in zip(tenant_ids, request.completions, strict=True)
+        ]
         await self.write(idempotency.complete_many, completions)
         return ledger_jobs_pb2.CompleteIdempotencyKeysResponse()
 
