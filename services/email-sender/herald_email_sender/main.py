@@ -9,7 +9,7 @@ carries the circuit breakers' state (`herald_provider_circuit_state{provider}`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import NoReturn
 
 import grpc
@@ -39,24 +39,16 @@ from herald_email_sender.worker import Counters, EmailWorker, WorkerConfig
 CHECK_CONNECTIONS = 20
 
 
+@dataclass(eq=False)
 class EmailSenderServicer(email_sender_pb2_grpc.EmailSenderServiceServicer):
     """`http` connects through the target guard (tenants aim base URLs); `guard` checks SMTP relays."""
 
-    def __init__(
-        self,
-        concurrency: int,
-        http: ReceiverClient,
-        providers: TenantProviders,
-        counters: Counters,
-        breakers: BreakerBoard | None = None,
-        guard: TargetGuard | None = None,
-    ) -> None:
-        self.concurrency = concurrency
-        self.http = http
-        self.providers = providers
-        self.counters = counters
-        self.breakers = breakers
-        self.guard = guard
+    concurrency: int
+    http: ReceiverClient
+    providers: TenantProviders
+    counters: Counters
+    breakers: BreakerBoard | None = None
+    guard: TargetGuard | None = None
 
     async def ValidateCredential(
         self, request: email_sender_pb2.ValidateCredentialRequest, context: Context
