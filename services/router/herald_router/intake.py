@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 
 import orjson
 from nats.aio.msg import Msg
@@ -55,19 +56,15 @@ def parse(message: Msg, tenant_id: str) -> router_pb2.PublishEventRequest:
     return request
 
 
+@dataclass(eq=False)
 class Intake:
-    def __init__(
-        self,
-        settings: Settings,
-        js: JetStreamContext,
-        ledger: Ledger,
-        router: RouterServicer,
-    ) -> None:
-        self.settings = settings
-        self.js = js
-        self.ledger = ledger
-        self.router = router
-        self.stream = settings.stream_name("intake")
+    settings: Settings
+    js: JetStreamContext
+    ledger: Ledger
+    router: RouterServicer
+
+    def __post_init__(self) -> None:
+        self.stream = self.settings.stream_name("intake")
         self._plans: dict[str, tuple[float, int, bool]] = {}
 
     async def ensure(self) -> None:
