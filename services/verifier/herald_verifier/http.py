@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from datetime import datetime
 from functools import partial
 from typing import Any, Protocol
 
@@ -258,20 +259,15 @@ class Receivers:
 
 
 def _to_proto(event: normalise.Normalised) -> ledger_inbound_pb2.InboundEvent:
-    message = ledger_inbound_pb2.InboundEvent(
-        provider=event.provider,
-        tenant_id=event.tenant_id,
-        event_id=event.event_id,
-        type=event.type,
-        provider_message_id=event.provider_message_id,
-        recipient=event.recipient,
-        plan=event.plan,
-        raw=event.raw,
-    )
-    if event.occurred_at is not None:
-        message.occurred_at.FromDatetime(event.occurred_at)
-    if event.plan_ends_at is not None:
-        message.plan_ends_at.FromDatetime(event.plan_ends_at)
+    """Every field of `Normalised` goes to the InboundEvent field of its name (times as Timestamps,
+    left unset when None)."""
+    message = ledger_inbound_pb2.InboundEvent()
+    for item in fields(event):
+        value = getattr(event, item.name)
+        if isinstance(value, datetime):
+            getattr(message, item.name).FromDatetime(value)
+        elif value is not None:
+            setattr(message, item.name, value)
     return message
 
 
