@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
-from sqlalchemy import Table
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 
@@ -29,6 +28,7 @@ from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id, row_rpc
 from herald_ledger.store import rows
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.platform_email import PlatformMail
+from herald_ledger.store.rows import Table
 
 MAX_EVENT_TYPES = 100
 MAX_TEXT = 255

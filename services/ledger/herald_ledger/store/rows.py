@@ -7,7 +7,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, and_, delete, select, update
+from sqlalchemy import ColumnElement, and_, delete, select, update
+from sqlalchemy import Table as Table  # re-exported: the RPC layer names a table to these helpers
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
