@@ -3,9 +3,16 @@ idempotently at start, so a deployment needs no manual JetStream setup."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import (
     AckPolicy,
@@ -15,12 +22,19 @@ from nats.js.api import (
     StorageType,
     StreamConfig,
 )
-from nats.js.errors import NotFoundError
+from nats.js.errors import NotFoundError, ServiceUnavailableError
 
 from herald.bus.subjects import Subjects
 from herald.config import Settings
 
 log = logging.getLogger("herald.bus")
+T = TypeVar("T")
+
+# How long a starting service waits out a JetStream that does not answer its API yet (a
+# cluster electing its meta leader after a node restart answers nothing for a few seconds).
+START_PATIENCE_S = 30.0
+# The JetStream API's answers that mean "not now": no meta leader, no responder, no answer.
+_NOT_NOW = (NatsTimeoutError, NoRespondersError, ServiceUnavailableError)
 
 _RETENTION = {
     "workqueue": RetentionPolicy.WORK_QUEUE,
@@ -96,15 +110,35 @@ def lane_consumer_config(settings: Settings, durable: str, filter_subject: str, 
     )
 
 
+async def patiently(what: str, call: Callable[[], Awaitable[T]], patience_s: float = START_PATIENCE_S) -> T:
+    """`call()`, again after a pause while JetStream answers "not now", for up to `patience_s`:
+    a service restarted while its cluster elects a leader starts once the election is over,
+    instead of exiting and being restarted. Any other error, or the last "not now", is raised."""
+    deadline, pause = time.monotonic() + patience_s, 0.25
+    while True:
+        try:
+            return await call()
+        except _NOT_NOW as error:
+            if time.monotonic() + pause > deadline:
+                raise
+            log.warning("JetStream not ready; retrying", extra={"step": what, "error": repr(error)})
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
+
+
 async def ensure_streams(js: JetStreamContext, settings: Settings) -> None:
     for config in stream_configs(settings):
-        try:
-            await js.stream_info(config.name or "")
-        except NotFoundError:
-            await js.add_stream(config)
-            log.info("stream created", extra={"stream": config.name})
-        else:
-            await js.update_stream(config)
+        await patiently(f"stream {config.name}", partial(_ensure_stream, js, config))
+
+
+async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    try:
+        await js.stream_info(config.name or "")
+    except NotFoundError:
+        await js.add_stream(config)
+        log.info("stream created", extra={"stream": config.name})
+    else:
+        await js.update_stream(config)
 
 
 async def keep_replicated(js: JetStreamContext, stream: str, replicas: int) -> None:
@@ -127,4 +161,4 @@ async def keep_replicated(js: JetStreamContext, stream: str, replicas: int) -> N
 
 
 async def ensure_consumer(js: JetStreamContext, stream: str, config: ConsumerConfig) -> None:
-    await js.add_consumer(stream, config)
+    await patiently(f"consumer {config.durable_name}", lambda: js.add_consumer(stream, config))
