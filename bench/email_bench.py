@@ -32,12 +32,19 @@ import sys
 import threading
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
-
-from herald.cli.stack import Stack, StackConfig
+from harness.config import Config, log
+from harness.cpu import contended, per_1000_delivered
+from harness.db import Db
+from harness.herald_code import code_identity
+from harness.infra import infrastructure
+from harness.machine import describe, wait_quiet
+from harness.service_metrics import rpc_per_job, rpc_totals
+from harness.stack import create_tenants, start_stack
+from harness.tables import fmt, median, table, used_runs
+from harness.waiting import stop_process, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("gateway", "router", "ledger", "webhook-sender", "email-sender", "verifier")
@@ -110,8 +117,8 @@ def _submit(gateway: str, keys: list[str], n: int, batch: int, conns: int, run_i
     return {"accepted": accepted[0], "wall_s": time.monotonic() - began, "latencies": latencies, "errors": errors}
 
 
-def email_run(run: ModuleType, cfg: Any, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
-    """One measured email run; `run` is bench/run.py (its infrastructure and helpers)."""
+def email_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
+    """One measured email run, on the webhook runs' infrastructure and helpers (bench/harness/)."""
     fallback_setting = os.environ.get("FALLBACK", "0")
     fallback = fallback_setting not in ("0", "", "false", "no")
     # FALLBACK=calls: the failing provider's breaker never opens, so every walk calls it first.
@@ -122,41 +129,30 @@ def email_run(run: ModuleType, cfg: Any, index: int, machine: dict[str, Any]) ->
     run_dir.mkdir(parents=True, exist_ok=True)
     tag = f"herald-{mode}-c{cfg.wc}"
     with contextlib.ExitStack() as cleanup:
-        infra = cleanup.enter_context(run.infrastructure(cfg, run_dir, token))
-        run.log(f"{tag}: {infra.description}; run dir {run_dir}")
+        infra = cleanup.enter_context(infrastructure(cfg, run_dir, token))
+        log(f"{tag}: {infra.description}; run dir {run_dir}")
         good = _stand_in()
         cleanup.callback(good.close)
         failing = _stand_in() if fallback else None
         if failing is not None:
             cleanup.callback(failing.close)
-        stack = Stack(
-            StackConfig(
-                data_dir=run_dir / "stack",
-                nats_url=infra.nats_url,
-                database_url=infra.database_url,
-                gateway_http_port=0,
-                gateway_grpc_port=0,
-                bus_prefix=f"bench{token}",
-                env={
-                    "HERALD_EMAIL_CONCURRENCY": str(cfg.wc),
-                    "HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc),
-                    **({"HERALD_EMAIL_BREAKER_FAILURES": "1000000000"} if every_call else {}),
-                },
-            )
-        )
-        cleanup.callback(stack.stop)
-        endpoints = stack.start()
+        stack_env = {
+            "HERALD_EMAIL_CONCURRENCY": str(cfg.wc),
+            "HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc),
+            **({"HERALD_EMAIL_BREAKER_FAILURES": "1000000000"} if every_call else {}),
+        }
+        stack, endpoints = start_stack(cleanup, run_dir, infra, token, stack_env)
         gateway = endpoints["gateway_http"]
         pids = {name: stack.services[name].process.pid for name in SERVICES}  # type: ignore[union-attr]
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
-        keys, _rate = run.create_tenants(gateway, operator_token)
+        keys, _rate = create_tenants(gateway, operator_token)
         for n, key in enumerate(keys):
             if failing is not None:
                 _register(gateway, key, failing, 1000 + n, priority=10)
             _register(gateway, key, good, n, priority=5)
         if failing is not None:
             failing.fail_with = 503
-        db = run.Db(infra.database_url)
+        db = Db(infra.database_url)
         cleanup.callback(db.close)
         if not infra.shared:
             db.fetch("CHECKPOINT")
@@ -172,27 +168,27 @@ def email_run(run: ModuleType, cfg: Any, index: int, machine: dict[str, Any]) ->
             warm = _submit(gateway, keys, cfg.warmup, min(cfg.batch, 100), cfg.conns, f"warm{token}")
             if warm["accepted"] != cfg.warmup:
                 raise RuntimeError(f"warm-up emails refused: {warm['errors'][:2]}")
-            run.wait_until("warm-up DELIVERED emails", 120, lambda: delivered()[0] >= cfg.warmup)
+            wait_until("warm-up DELIVERED emails", 120, lambda: delivered()[0] >= cfg.warmup)
 
-        busy = run.wait_quiet(cfg)
-        run.log(f"{tag} N={cfg.n} busy_before={busy}%: measuring")
+        busy = wait_quiet(cfg)
+        log(f"{tag} N={cfg.n} busy_before={busy}%: measuring")
         calls_before = len(good.requests) + (len(failing.requests) if failing is not None else 0)
-        rpc_before = run.rpc_totals(endpoints["metrics"])
+        rpc_before = rpc_totals(endpoints["metrics"])
         roots = {**{name: [pid] for name, pid in pids.items()}, **infra.roots}
         sampler = subprocess.Popen(
             ["python3", str(cfg.peers / "tools" / "rss_sampler.py"), str(run_dir / "mem.json"), cfg.sample_interval,
              *(f"{label}={pid}" for label, pids_ in roots.items() for pid in pids_)],
             stdin=subprocess.DEVNULL,
         )  # fmt: skip
-        cleanup.callback(run.stop_process, sampler)
+        cleanup.callback(stop_process, sampler)
         time.sleep(0.5)
         started_wall = time.time()
         load = _submit(gateway, keys, cfg.n, cfg.batch, cfg.conns, f"run{token}")
         target = cfg.n + cfg.warmup
-        done = run.wait_until(f"{cfg.n} DELIVERED emails", cfg.e2e_timeout, lambda: delivered()[0] >= target)
-        run.stop_process(sampler)
+        done = wait_until(f"{cfg.n} DELIVERED emails", cfg.e2e_timeout, lambda: delivered()[0] >= target)
+        stop_process(sampler)
         count, last = delivered()
-        rpc_after = run.rpc_totals(endpoints["metrics"])
+        rpc_after = rpc_totals(endpoints["metrics"])
         mem = json.loads((run_dir / "mem.json").read_text())
         calls = len(good.requests) + (len(failing.requests) if failing is not None else 0) - calls_before
         measured = max(count - cfg.warmup, 1)
@@ -217,7 +213,7 @@ def email_run(run: ModuleType, cfg: Any, index: int, machine: dict[str, Any]) ->
             "provider_calls_per_job": round(calls / measured, 3),
             "cpu_s": mem["cpu_s"],
             "cpu_s_peer_total": mem["cpu_s_total"],
-            "cpu_s_per_1000_delivered": {k: round(v * 1000 / measured, 3) for k, v in mem["cpu_s"].items()},
+            "cpu_s_per_1000_delivered": per_1000_delivered(mem["cpu_s"], measured),
             "cpu_s_per_1000_delivered_total": round(mem["cpu_s_total"] * 1000 / measured, 3),
             "cpu_ms_per_job": round(mem["cpu_s_total"] * 1000 / measured, 3),
             "foreign_cpu_s": round(other, 2),
@@ -226,16 +222,12 @@ def email_run(run: ModuleType, cfg: Any, index: int, machine: dict[str, Any]) ->
             "peak_rss_mb": mem["peak_total_rss_mb"],
             "peak_pss_mb": mem["peak_total_pss_mb"],
             "per_label": mem["per_label"],
-            "rpc_per_job": {
-                k: round((v[0] - rpc_before.get(k, [0, 0])[0]) / measured, 3)
-                for k, v in sorted(rpc_after.items())
-                if v[0] > rpc_before.get(k, [0, 0])[0]
-            },
+            "rpc_per_job": rpc_per_job(rpc_before, rpc_after, measured),
             "errors": load["errors"][:3],
             "infra": infra.description,
             "invocation": cfg.invocation,
             "machine": machine,
-            **run.code_identity(),
+            **code_identity(),
         }
         print(
             f"system=herald-{mode} N={cfg.n} accept={record['accept_rps']}jobs/s "
@@ -249,31 +241,31 @@ def email_run(run: ModuleType, cfg: Any, index: int, machine: dict[str, Any]) ->
     return None
 
 
-def report(run: ModuleType, cfg: Any, records: list[dict[str, Any]], base: list[dict[str, Any]]) -> None:
+def report(cfg: Config, records: list[dict[str, Any]], base: list[dict[str, Any]]) -> None:
     """The report of MODE=email runs: medians of the clean runs (of all with ALL=1), and with
     REV= the base commit's beside them (ratio = work tree / REV)."""
-    used, used_base = run.used_runs(records), run.used_runs(base) if base else []
+    used, used_base = used_runs(records), used_runs(base) if base else []
     first = records[0]
     print()
-    print("== " + run.describe(first["machine"]))
+    print("== " + describe(first["machine"]))
     print(f"== Herald {first['herald_commit'][:12]} ({first['herald_source']}), {first['infra']}")
     if base:
         print(f"== REV {base[0]['herald_commit'][:12]} ({base[0]['herald_source']}), run beside it in each round")
     print(
         f"== MODE={cfg.mode} ({first['mode']}): N={cfg.n} emails as POST /v1/emails/batch of {cfg.batch} items over "
         f"{first['c']} connections, email concurrency {cfg.wc}; medians of {len(used)} run(s) of {len(records)}"
-        + (" (all contended: other load on the machine)" if all(map(run.contended, records)) else "")
+        + (" (all contended: other load on the machine)" if all(map(contended, records)) else "")
     )
 
     def row(label: str, work_tree: float | None, rev: float | None, digits: int) -> list[str]:
-        cells = [label, run.fmt(work_tree, digits)]
+        cells = [label, fmt(work_tree, digits)]
         if base:
             ratio = f"{work_tree / rev:.2f}x" if work_tree is not None and rev else "NA"
-            cells += [run.fmt(rev, digits), ratio]
+            cells += [fmt(rev, digits), ratio]
         return cells
 
     rows = [
-        row(label, run.median(used, key), run.median(used_base, key) if base else None, digits)
+        row(label, median(used, key), median(used_base, key) if base else None, digits)
         for key, label, digits in (
             ("accept_rps", "accepted emails/s", 0),
             ("delivered_jobs_per_s", "delivered emails/s (first request -> N-th DELIVERED)", 0),
@@ -285,7 +277,7 @@ def report(run: ModuleType, cfg: Any, records: list[dict[str, Any]], base: list[
         )
     ]
     cols = ["metric", "Herald"] + (["REV", "Herald/REV"] if base else [])
-    run._table(cols, rows)
+    table(cols, rows)
     print("delivered (all runs): " + ", ".join(f"{r['delivered']}/{r['n']}" for r in records + base))
     labels = [k for k in first["cpu_s"] if not k.startswith("_")]
     print("\n-- per process (medians): CPU s per 1000 delivered emails")
@@ -294,8 +286,8 @@ def report(run: ModuleType, cfg: Any, records: list[dict[str, Any]], base: list[
         values = [r["cpu_s_per_1000_delivered"].get(key, 0) for r in records_]
         return statistics.median(values) if values else None
 
-    run._table(["process", "CPU s/1000", *cols[2:]], [row(k, per(used, k), per(used_base, k), 2) for k in labels])
+    table(["process", "CPU s/1000", *cols[2:]], [row(k, per(used, k), per(used_base, k), 2) for k in labels])
     if used[-1].get("rpc_per_job"):
         print("\n-- server-side gRPC calls per delivered email (last run)")
-        run._table(["service.method", "calls/job"], [[k, f"{v:.3f}"] for k, v in used[-1]["rpc_per_job"].items()])
+        table(["service.method", "calls/job"], [[k, f"{v:.3f}"] for k, v in used[-1]["rpc_per_job"].items()])
     print(f"\nrecords in {cfg.results} (invocation {cfg.invocation})")
