@@ -129,6 +129,16 @@ class Console:
             raise Shown(self.show(visit, title, "", error=answer.problem, status=answer.status))
         return answer
 
+    async def fetch_page(self, visit: Visit, title: str, path: str, params: dict[str, str]) -> Answer:
+        """A page of a cursor-paginated list, as `fetch`: `params` and the visit's `cursor`."""
+        return await self.fetch(visit, title, path, {**params, "cursor": visit.value("cursor")})
+
+    async def fetch_item(self, visit: Visit, title: str, path: str) -> tuple[str, Any]:
+        """The page's item: its id (the `item_id` path parameter) and, as `fetch`, its body from
+        `path` (`{}` standing for the id)."""
+        item_id: str = visit.request.path_params["item_id"]
+        return item_id, (await self.fetch(visit, title, path.format(item_id))).body
+
     def show(
         self,
         visit: Visit,

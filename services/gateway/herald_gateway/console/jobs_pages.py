@@ -260,9 +260,7 @@ async def retry_job(request: Request) -> Response:
 async def dead_letters(request: Request) -> Response:
     """A tenant's dead letters are its failed jobs: each can be run again with Retry."""
     visit = await CONSOLE.visit(request)
-    answer = await CONSOLE.fetch(
-        visit, "Dead letters", "/v1/jobs", {"status": "failed", "limit": "100", "cursor": visit.value("cursor")}
-    )
+    answer = await CONSOLE.fetch_page(visit, "Dead letters", "/v1/jobs", {"status": "failed", "limit": "100"})
     intro = tag(
         "p",
         "Jobs that used up their attempts. Nothing leaves here by itself: Retry runs a job again from pending.",

@@ -15,6 +15,7 @@ from herald_gateway.console.forms import utc_time
 from herald_gateway.console.layout import badge, choice, field, folded_form, form, section, stamp, submit, table
 from herald_gateway.console.markup import join, tag
 from herald_gateway.console.operator import OPERATOR_CONSOLE as CONSOLE
+from herald_gateway.console.rows import more_link, value_form
 
 router = APIRouter(include_in_schema=False)
 
@@ -24,9 +25,7 @@ PLANS = [("free", "free"), ("indie", "indie"), ("startup", "startup")]
 async def show_tenants(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200, created: Any = None
 ) -> Response:
-    answer = await CONSOLE.fetch(
-        visit, "Tenants", "/admin/v1/tenants", {"limit": "200", "cursor": visit.value("cursor")}
-    )
+    answer = await CONSOLE.fetch_page(visit, "Tenants", "/admin/v1/tenants", {"limit": "200"})
     csrf = visit.session.csrf
     rows = [
         [
@@ -54,7 +53,6 @@ async def show_tenants(
         if created
         else None
     )
-    more = answer.body.get("next_cursor")
     body = [
         once,
         folded_form(
@@ -67,7 +65,7 @@ async def show_tenants(
             submit("Create tenant"),
         ),
         table("Tenants", ["Tenant", "Name", "Plan", "State", "Limit overrides", "Created"], rows),
-        tag("a", "More", href=f"/admin/console/tenants?cursor={more}") if more else None,
+        more_link(answer.body, "/admin/console/tenants"),
     ]
     return CONSOLE.show(visit, "Tenants", body, notice=notice, error=error, status=status)
 
@@ -101,9 +99,8 @@ async def show_dead_letters(
         "since": utc_time(visit.value("since")),
         "include_retried": "true" if visit.value("include_retried") else "",
         "limit": "200",
-        "cursor": visit.value("cursor"),
     }
-    answer = await CONSOLE.fetch(visit, "Dead letters", "/admin/v1/dead-letters", params)
+    answer = await CONSOLE.fetch_page(visit, "Dead letters", "/admin/v1/dead-letters", params)
     csrf = visit.session.csrf
     rows = [
         [
@@ -122,13 +119,7 @@ async def show_dead_letters(
             d["attempts"],
             stamp(d.get("dead_lettered_at")),
             stamp(d.get("retried_at")) if d.get("retried_at") else "waiting",
-            form(
-                "/admin/console/dead-letters/redrive",
-                csrf,
-                tag("input", type="hidden", name="job_ids", value=d["job_id"]),
-                submit("Redrive", class_="small"),
-                class_="inline",
-            ),
+            value_form("/admin/console/dead-letters/redrive", csrf, "job_ids", d["job_id"], "Redrive", class_="small"),
         ]
         for d in answer.body["data"]
     ]
@@ -202,9 +193,7 @@ async def redrive(request: Request) -> Response:
 
 async def dead_letter_page(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
-    job_id = request.path_params["item_id"]
-    answer = await CONSOLE.fetch(visit, "Dead letter", f"/admin/v1/dead-letters/{job_id}")
-    entry = answer.body
+    job_id, entry = await CONSOLE.fetch_item(visit, "Dead letter", "/admin/v1/dead-letters/{}")
     facts = [
         ("Tenant", entry["tenant_id"]),
         ("Channel", entry["channel"]),
@@ -246,11 +235,11 @@ def webhook_body(message: Any) -> str:
 
 async def platform_emails_page(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
-    answer = await CONSOLE.fetch(
+    answer = await CONSOLE.fetch_page(
         visit,
         "Platform email log",
         "/admin/v1/platform-emails",
-        {"tenant_id": visit.value("tenant_id"), "limit": "200", "cursor": visit.value("cursor")},
+        {"tenant_id": visit.value("tenant_id"), "limit": "200"},
     )
     rows = [
         [
@@ -265,7 +254,6 @@ async def platform_emails_page(request: Request) -> Response:
         ]
         for e in answer.body["data"]
     ]
-    more = answer.body.get("next_cursor")
     body = [
         tag("p", "Herald's own mail: quota warnings, dead-letter alerts, key-created notices."),
         table(
@@ -273,7 +261,7 @@ async def platform_emails_page(request: Request) -> Response:
             ["Created", "Kind", "Recipient", "Subject", "Status", "Attempts", "Tenant", "Error"],
             rows,
         ),
-        tag("a", "More", href=f"/admin/console/platform-emails?cursor={more}") if more else None,
+        more_link(answer.body, "/admin/console/platform-emails"),
     ]
     return CONSOLE.show(visit, "Platform email log", body)
 

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from herald_gateway.console.base import Visit, act
 from herald_gateway.console.layout import badge, choice, field, folded_form, form, section, stamp, submit, table
 from herald_gateway.console.markup import Child, Html, join, tag
+from herald_gateway.console.rows import more_link, value_form
 from herald_gateway.console.tenant import TENANT_CONSOLE as CONSOLE
 
 router = APIRouter(include_in_schema=False)
@@ -236,26 +237,17 @@ async def verify_domain(request: Request) -> Response:
 async def show_suppressions(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200
 ) -> Response:
-    answer = await CONSOLE.fetch(
-        visit, "Suppressions", "/v1/suppressions", {"limit": "500", "cursor": visit.value("cursor")}
-    )
+    answer = await CONSOLE.fetch_page(visit, "Suppressions", "/v1/suppressions", {"limit": "500"})
     csrf = visit.session.csrf
     rows = [
         [
             tag("span", s["address"], class_="mono wrap"),
             s["reason"],
             stamp(s.get("created_at")),
-            form(
-                "/console/suppressions/remove",
-                csrf,
-                tag("input", type="hidden", name="address", value=s["address"]),
-                submit("Remove", class_="small quiet"),
-                class_="inline",
-            ),
+            value_form("/console/suppressions/remove", csrf, "address", s["address"], "Remove", class_="small quiet"),
         ]
         for s in answer.body["data"]
     ]
-    more = answer.body.get("next_cursor")
     body = [
         tag("p", "Email to these recipients is refused before any provider is called."),
         form(
@@ -266,7 +258,7 @@ async def show_suppressions(
             class_="filters",
         ),
         table("Suppressions", ["Address", "Reason", "Since", ""], rows),
-        tag("a", "More", href=f"/console/suppressions?cursor={more}") if more else None,
+        more_link(answer.body, "/console/suppressions"),
     ]
     return CONSOLE.show(visit, "Suppressions", body, notice=notice, error=error, status=status)
 

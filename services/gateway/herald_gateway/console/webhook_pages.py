@@ -13,6 +13,7 @@ from herald_gateway.console.base import Visit, act
 from herald_gateway.console.forms import FormError, header_lines, utc_time, word_list
 from herald_gateway.console.layout import area, badge, choice, field, folded_form, form, section, stamp, submit, table
 from herald_gateway.console.markup import Html, join, tag
+from herald_gateway.console.rows import value_form
 from herald_gateway.console.tenant import TENANT_CONSOLE as CONSOLE
 
 router = APIRouter(include_in_schema=False)
@@ -23,13 +24,8 @@ def header_text(headers: dict[str, str]) -> str:
 
 
 def toggle(action: str, csrf: str, enabled: bool, field_name: str) -> Html:
-    return form(
-        action,
-        csrf,
-        tag("input", type="hidden", name=field_name, value="false" if enabled else "true"),
-        submit("Disable" if enabled else "Enable", class_="small quiet"),
-        class_="inline",
-    )
+    value = "false" if enabled else "true"
+    return value_form(action, csrf, field_name, value, "Disable" if enabled else "Enable", class_="small quiet")
 
 
 def delete_button(action: str, csrf: str, what: str) -> Html:
@@ -230,9 +226,7 @@ def deleter(kind: str, label: str) -> Any:
 
 
 async def target_view(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
-    target_id = visit.request.path_params["item_id"]
-    answer = await CONSOLE.fetch(visit, "Target", f"/v1/webhooks/targets/{target_id}")
-    t = answer.body
+    target_id, t = await CONSOLE.fetch_item(visit, "Target", "/v1/webhooks/targets/{}")
     csrf = visit.session.csrf
     body = [
         tag("p", badge("enabled" if t["enabled"] else "disabled"), " ", t.get("disabled_reason") or ""),
@@ -311,9 +305,7 @@ async def subscription_page(request: Request) -> Response:
 
 async def filter_page(request: Request) -> Response:
     visit = await CONSOLE.visit(request)
-    filter_id = request.path_params["item_id"]
-    answer = await CONSOLE.fetch(visit, "Filter", f"/v1/webhooks/filters/{filter_id}")
-    f = answer.body
+    filter_id, f = await CONSOLE.fetch_item(visit, "Filter", "/v1/webhooks/filters/{}")
     body = [
         form(
             f"/console/filters/{filter_id}/update",
