@@ -17,22 +17,12 @@ from dataclasses import dataclass, field
 
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
+from herald.names import PROVIDER_VALUES, TLS_VALUES
 from herald.secrets import KeyRing, SecretUnavailable, associated_data
 from herald.v1 import common_pb2, ledger_providers_pb2
 from herald_email_sender.dispatch import provider_name
 
 PLATFORM_PROVIDER_ID = "platform"
-PLATFORM_KINDS = {
-    "sendgrid": common_pb2.EMAIL_PROVIDER_SENDGRID,
-    "resend": common_pb2.EMAIL_PROVIDER_RESEND,
-    "postmark": common_pb2.EMAIL_PROVIDER_POSTMARK,
-    "smtp": common_pb2.EMAIL_PROVIDER_SMTP,
-}
-TLS_MODES = {
-    "starttls": common_pb2.SMTP_TLS_MODE_STARTTLS,
-    "implicit": common_pb2.SMTP_TLS_MODE_IMPLICIT,
-    "none": common_pb2.SMTP_TLS_MODE_NONE,
-}
 
 
 def credential_aad(tenant_id: str, provider: str, row_id: str) -> bytes:
@@ -134,7 +124,10 @@ class TenantProviders:
 
 def platform_providers(settings: Settings) -> ProviderSet:
     """Herald's own provider, from settings; no configs when none is configured."""
-    kind = PLATFORM_KINDS.get(settings.platform_email_provider)
+    # The kernel's tables hold the enums as plain ints.
+    kind: common_pb2.EmailProvider | None = PROVIDER_VALUES.get(  # type: ignore[assignment]
+        settings.platform_email_provider
+    )
     if kind is None:
         return ProviderSet(tenant_id="", configs=[])
     config = common_pb2.ProviderConfig(
@@ -148,7 +141,7 @@ def platform_providers(settings: Settings) -> ProviderSet:
                 port=settings.platform_smtp_port,
                 username=settings.platform_smtp_username,
                 password=settings.platform_smtp_password,
-                tls_mode=TLS_MODES[settings.platform_smtp_tls_mode],  # type: ignore[arg-type]
+                tls_mode=TLS_VALUES[settings.platform_smtp_tls_mode],  # type: ignore[arg-type]
             )
         )
     return ProviderSet(tenant_id="", configs=[config], fixed={PLATFORM_PROVIDER_ID: credential})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from herald.names import PROVIDER_NAMES
 from herald.v1 import common_pb2
 from herald.webhooks.receiver_client import ReceiverClient
 from herald.webhooks.target_guard import TargetGuard
@@ -16,12 +17,8 @@ from herald_email_sender.outcome import SEND_TIMEOUT_S, SendResult, permanent, t
 from herald_email_sender.providers import postmark, resend, sendgrid, smtp
 from herald_email_sender.providers.api import HttpProvider
 
-NAMES: dict[int, str] = {
-    common_pb2.EMAIL_PROVIDER_SENDGRID: "sendgrid",
-    common_pb2.EMAIL_PROVIDER_RESEND: "resend",
-    common_pb2.EMAIL_PROVIDER_POSTMARK: "postmark",
-    common_pb2.EMAIL_PROVIDER_SMTP: "smtp",
-}
+# The provider kinds' short labels: the kernel's table, so the sender spells them as the API and console do.
+NAMES = PROVIDER_NAMES
 
 
 # The providers spoken to over HTTP.

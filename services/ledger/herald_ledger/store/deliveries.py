@@ -35,13 +35,22 @@ class Call:
     started_at: datetime
 
 
-@dataclass
-class NewAttempt(Call):
+@dataclass(kw_only=True)
+class JobOutcome:
+    """What one recorded attempt (or walk) asks of its job once its rows are in."""
+
     job_id: uuid.UUID
     next_status: JobStatus
     job_error: str | None
     dead_lettered: bool = False
     dead_letter_sequence: int | None = None
+    # Email: the provider that accepted, and its message id (kept on the delivered job).
+    provider_id: str | None = None
+    provider_message_id: str | None = None
+
+
+@dataclass
+class NewAttempt(Call, JobOutcome):
     # Webhooks: the failure's class and what the receiver answered (capped by the sender).
     error_class: str | None = None
     response_headers: dict[str, str] | None = None
@@ -57,15 +66,8 @@ class ProviderCall(Call):
 
 
 @dataclass
-class NewWalk:
-    job_id: uuid.UUID
+class NewWalk(JobOutcome):
     calls: list[ProviderCall]
-    next_status: JobStatus
-    job_error: str | None
-    provider_id: str | None = None
-    provider_message_id: str | None = None
-    dead_lettered: bool = False
-    dead_letter_sequence: int | None = None
 
 
 @dataclass
@@ -147,19 +149,6 @@ _REASONS = {
 }
 
 
-@dataclass
-class _Outcome:
-    """What one recorded attempt (or walk) asks of its job once its rows are in."""
-
-    job_id: uuid.UUID
-    next_status: JobStatus
-    job_error: str | None
-    dead_lettered: bool = False
-    dead_letter_sequence: int | None = None
-    provider_id: str | None = None
-    provider_message_id: str | None = None
-
-
 async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) -> int:
     """Records the attempts and moves each job to its next status, counting its attempts
     in the same update: one new row version per job and batch."""
@@ -168,11 +157,7 @@ async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) 
     bumps: dict[uuid.UUID, int] = {}
     for r in results:
         bumps[r.job_id] = bumps.get(r.job_id, 0) + 1
-    await _apply_outcomes(
-        conn,
-        [_Outcome(r.job_id, r.next_status, r.job_error, r.dead_lettered, r.dead_letter_sequence) for r in results],
-        bumps,
-    )
+    await _apply_outcomes(conn, results, bumps)
     await (await in_transaction(conn)).execute(
         _INSERT_ATTEMPTS,
         [r.job_id for r in results],
@@ -232,23 +217,7 @@ async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
         )
     if rows:
         await conn.execute(insert(attempts), rows)
-    await _apply_outcomes(
-        conn,
-        [
-            _Outcome(
-                w.job_id,
-                w.next_status,
-                w.job_error,
-                w.dead_lettered,
-                w.dead_letter_sequence,
-                w.provider_id,
-                w.provider_message_id,
-            )
-            for w in walks
-            if w.job_id in bumps
-        ],
-        bumps,
-    )
+    await _apply_outcomes(conn, [w for w in walks if w.job_id in bumps], bumps)
     return len(walks)
 
 
@@ -284,9 +253,9 @@ _OUTCOME_SOURCES = {
 }
 
 
-def _deciding(outcomes: Sequence[_Outcome]) -> list[_Outcome]:
+def _deciding(outcomes: Sequence[JobOutcome]) -> list[JobOutcome]:
     """One outcome per job, the same whatever the order of the batch (the first of equals)."""
-    chosen: dict[uuid.UUID, _Outcome] = {}
+    chosen: dict[uuid.UUID, JobOutcome] = {}
     for o in outcomes:
         held = chosen.get(o.job_id)
         if held is None or _PRECEDENCE.get(o.next_status, 3) < _PRECEDENCE.get(held.next_status, 3):
@@ -332,7 +301,7 @@ _SOURCES_TEXT: dict[JobStatus, str] = {}
 
 
 async def _apply_outcomes(
-    conn: AsyncConnection, outcomes: Sequence[_Outcome], bumps: dict[uuid.UUID, int] | None = None
+    conn: AsyncConnection, outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int] | None = None
 ) -> None:
     """Moves each job to its next status (one statement for the batch, which also adds
     `bumps[job]` to its attempt count), then: a delivered email keeps its provider message

@@ -23,6 +23,21 @@ import orjson
 from herald.inbound_keys import HmacKey as HmacKey
 from herald.inbound_keys import decode_base64 as decode_base64
 
+# What the package re-exports (`herald_verifier.schemes`): the vocabulary a scheme's callers need. The parsers
+# below stay for the schemes themselves, imported from here.
+__all__ = [
+    "SYSTEM_CLOCK",
+    "TOLERANCE_S",
+    "VERIFIED",
+    "Clock",
+    "HmacKey",
+    "MalformedPayload",
+    "Outcome",
+    "Reason",
+    "Rejected",
+    "Verified",
+]
+
 Clock = Callable[[], float]
 """Seconds since the epoch, like `time.time`; injected so tests can sit just inside or outside a tolerance."""
 
