@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herald.config import Settings
+from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.names import PROVIDER_VALUES, TLS_VALUES
 from herald.secrets import KeyRing, SecretUnavailable, associated_data
@@ -71,19 +72,16 @@ class TenantProviders:
     ) -> None:
         self.ledger = ledger
         self.ring = ring
-        self.ttl_s = ttl_s
-        self.clock = clock
-        self._cache: dict[str, tuple[float, ProviderSet]] = {}
+        self._cache: ExpiringCache[str, ProviderSet] = ExpiringCache(ttl_s, clock=clock)
         self._loading: dict[str, asyncio.Future[ProviderSet]] = {}
 
     def forget(self, tenant_id: str) -> None:
-        self._cache.pop(tenant_id, None)
+        self._cache.forget(tenant_id)
 
     async def for_tenant(self, tenant_id: str, fresh: bool = False) -> ProviderSet:
-        now = self.clock()
         cached = self._cache.get(tenant_id)
-        if cached is not None and cached[0] > now and not fresh:
-            return cached[1]
+        if cached is not MISSING and not fresh:
+            return cached
         loading = self._loading.get(tenant_id)
         if loading is not None and not fresh:
             return await asyncio.shield(loading)
@@ -110,16 +108,8 @@ class TenantProviders:
             if self._loading.get(tenant_id) is future:
                 del self._loading[tenant_id]
         future.set_result(providers)
-        if self.ttl_s > 0:
-            self._cache[tenant_id] = (self.clock() + self.ttl_s, providers)
-        if len(self._cache) > 10_000:
-            self._evict_expired()
+        self._cache.put(tenant_id, providers)
         return providers
-
-    def _evict_expired(self) -> None:
-        now = self.clock()
-        for tenant_id in [t for t, (expires, _) in self._cache.items() if expires <= now]:
-            del self._cache[tenant_id]
 
 
 def platform_providers(settings: Settings) -> ProviderSet:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import grpc
 
 from herald.crypto import API_KEY_PREFIX, constant_time_equals, hash_api_key
+from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.ids import TenantId
 from herald.plans import effective_limits
@@ -47,18 +48,14 @@ class ApiKeyAuthenticator:
     def __init__(self, ledger: Ledger, ttl_s: float) -> None:
         self.ledger = ledger
         self.ttl_s = ttl_s
-        self._cache: dict[bytes, tuple[float, Principal | None]] = {}
+        self._cache: ExpiringCache[bytes, Principal | None] = ExpiringCache(ttl_s, MAX_CACHED)
         self._uses: dict[str, float] = {}
 
     def forget_key(self, key_id: str) -> None:
-        for digest, (_, principal) in list(self._cache.items()):
-            if principal is not None and principal.key_id == key_id:
-                del self._cache[digest]
+        self._cache.forget_where(lambda _digest, principal: principal is not None and principal.key_id == key_id)
 
     def forget_tenant(self, tenant_id: str) -> None:
-        for digest, (_, principal) in list(self._cache.items()):
-            if principal is not None and principal.tenant_id == tenant_id:
-                del self._cache[digest]
+        self._cache.forget_where(lambda _digest, principal: principal is not None and principal.tenant_id == tenant_id)
 
     async def flush_uses(self) -> None:
         uses, self._uses = self._uses, {}
@@ -79,16 +76,10 @@ class ApiKeyAuthenticator:
         if not token.startswith(API_KEY_PREFIX):
             raise Unauthenticated("not a Herald API key")
         digest = hash_api_key(token)
-        now = time.monotonic()
-        cached = self._cache.get(digest)
-        if cached is not None and cached[0] > now:
-            principal = cached[1]
-        else:
+        principal = self._cache.get(digest)
+        if principal is MISSING:
             principal = await self._lookup(digest)
-            ttl = self.ttl_s if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S)
-            if len(self._cache) >= MAX_CACHED:
-                self._cache.clear()
-            self._cache[digest] = (now + ttl, principal)
+            self._cache.put(digest, principal, None if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S))
         if principal is None:
             raise Unauthenticated("unknown or revoked API key")
         self._uses[principal.key_id] = time.time()

@@ -22,10 +22,10 @@ failures alike, so a burst of webhooks to one host costs one lookup; so is each 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from herald.config import Settings
+from herald.expiring import MISSING, ExpiringCache
 from herald.v1 import common_pb2
 from herald.webhooks.target_guard import (
     PROVIDER_REFUSED,
@@ -47,27 +47,22 @@ class CachedResolver:
         self, inner: Resolver = system_resolver, ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.inner = inner
-        self.ttl_s = ttl_s
-        self.clock = clock
-        self._entries: OrderedDict[tuple[str, int], tuple[float, Sequence[str] | OSError]] = OrderedDict()
+        self._answers: ExpiringCache[tuple[str, int], Sequence[str] | OSError] = ExpiringCache(
+            ttl_s, CACHE_ENTRIES, clock
+        )
 
     async def __call__(self, host: str, port: int) -> Sequence[str]:
         key = (host, port)
-        now = self.clock()
-        found = self._entries.get(key)
-        if found is None or found[0] <= now:
+        answer = self._answers.get(key)
+        if answer is MISSING:
             try:
-                answer: Sequence[str] | OSError = list(await self.inner(host, port))
+                answer = list(await self.inner(host, port))
             except OSError as error:
                 answer = error
-            self._entries[key] = (now + self.ttl_s, answer)
-            self._entries.move_to_end(key)
-            while len(self._entries) > CACHE_ENTRIES:
-                self._entries.popitem(last=False)
-            found = self._entries[key]
-        if isinstance(found[1], OSError):
-            raise found[1]
-        return found[1]
+            self._answers.put(key, answer)
+        if isinstance(answer, OSError):
+            raise answer
+        return answer
 
 
 class TargetCheck:
@@ -75,11 +70,9 @@ class TargetCheck:
         self, guard: TargetGuard, ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.guard = guard
-        self.ttl_s = ttl_s
-        self.clock = clock
-        # URL -> (expiry, refused). The verdict depends on the URL, the allow list (fixed) and DNS,
-        # whose answers are cached as long.
-        self._verdicts: OrderedDict[str, tuple[float, bool]] = OrderedDict()
+        # The URLs lately found fit to submit. The verdict depends on the URL, the allow list
+        # (fixed) and DNS, whose answers are cached as long; a refusal is checked again each time.
+        self._accepted: ExpiringCache[str, bool] = ExpiringCache(ttl_s, CACHE_ENTRIES, clock)
 
     @classmethod
     def from_settings(cls, settings: Settings, resolver: Resolver | None = None) -> TargetCheck:
@@ -88,16 +81,11 @@ class TargetCheck:
 
     async def problems(self, url: str, field: str = "url") -> list[tuple[str, str]]:
         """[(field, why)] when the URL is refused; [] when it may be submitted."""
-        found = self._verdicts.get(url)
-        if found is not None and not found[1] and found[0] > self.clock():
+        if self._accepted.get(url) is not MISSING:
             return []
         problem = await self.guard.check_url_resolved(url)
-        refused = problem is not None and problem.code != "unresolvable"
-        self._verdicts[url] = (self.clock() + self.ttl_s, refused)
-        self._verdicts.move_to_end(url)
-        while len(self._verdicts) > CACHE_ENTRIES:
-            self._verdicts.popitem(last=False)
-        if problem is None or not refused:
+        if problem is None or problem.code == "unresolvable":
+            self._accepted.put(url, True)
             return []
         return [(field, f"webhook target refused: {problem.detail}")]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import dataclass
 
 import orjson
@@ -25,6 +24,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType,
 from nats.js.errors import FetchTimeoutError, NotFoundError
 
 from herald.config import Settings
+from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.ids import parse_id
 from herald.v1 import ledger_pb2, ledger_tenants_pb2, router_pb2
@@ -65,7 +65,7 @@ class Intake:
 
     def __post_init__(self) -> None:
         self.stream = self.settings.stream_name("intake")
-        self._plans: dict[str, tuple[float, int, bool]] = {}
+        self._plans: ExpiringCache[str, tuple[int, bool]] = ExpiringCache(PLAN_CACHE_S)
 
     async def ensure(self) -> None:
         config = StreamConfig(
@@ -90,8 +90,8 @@ class Intake:
     async def _tenant(self, tenant_id: str) -> tuple[int, bool] | None:
         """(plan, disabled), cached briefly; None for an unknown tenant."""
         cached = self._plans.get(tenant_id)
-        if cached is not None and cached[0] > time.monotonic():
-            return cached[1], cached[2]
+        if cached is not MISSING:
+            return cached
         try:
             found = (
                 await self.ledger.tenants.GetTenant(ledger_tenants_pb2.GetTenantRequest(tenant_id=tenant_id))
@@ -100,7 +100,7 @@ class Intake:
             if "NOT_FOUND" in repr(error):
                 return None
             raise
-        self._plans[tenant_id] = (time.monotonic() + PLAN_CACHE_S, found.plan, found.disabled)
+        self._plans.put(tenant_id, (found.plan, found.disabled))
         return found.plan, found.disabled
 
     async def handle(self, message: Msg) -> None:

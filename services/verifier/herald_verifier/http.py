@@ -31,6 +31,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.ids import parse_id
 from herald.inbound_keys import inbound_aad, load_material
@@ -77,13 +78,11 @@ class KeyCache:
     ) -> None:
         self.ledger = ledger
         self.ring = ring
-        self.ttl_s = ttl_s
-        self.clock = clock
-        self.entries: dict[tuple[str, str], tuple[float, Any]] = {}
+        self.entries: ExpiringCache[tuple[str, str], Any] = ExpiringCache(ttl_s, clock=clock)
 
     def evict(self, tenant_id: str) -> None:
         for provider in TENANT_PROVIDERS:
-            self.entries.pop((provider, tenant_id), None)
+            self.entries.forget((provider, tenant_id))
 
     async def on_change(self, message: Any) -> None:
         """The ledger's `inbound` change notification: this tenant's material was replaced or deleted."""
@@ -95,10 +94,9 @@ class KeyCache:
             self.evict(tenant_id)
 
     async def get(self, provider: str, tenant_id: str) -> Any:
-        now = self.clock()
         cached = self.entries.get((provider, tenant_id))
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        if cached is not MISSING:
+            return cached
         found = await self.ledger.inbound.GetInboundKey(
             ledger_inbound_pb2.GetInboundKeyRequest(tenant_id=tenant_id, provider=provider), timeout=5
         )
@@ -111,9 +109,7 @@ class KeyCache:
                     "inbound verification material cannot be opened",
                     extra={"provider": provider, "tenant_id": tenant_id, "why": type(error).__name__},
                 )
-        if len(self.entries) > 10_000:
-            self.entries.clear()
-        self.entries[(provider, tenant_id)] = (now + self.ttl_s, key)
+        self.entries.put((provider, tenant_id), key)
         return key
 
 

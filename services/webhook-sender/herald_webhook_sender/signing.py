@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 
 from herald.crypto import sign_payload, sign_standard_webhook
+from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.secrets import KeyRing, associated_data
 from herald.v1 import ledger_providers_pb2
@@ -33,21 +34,20 @@ class Signer:
     def __init__(self, ledger: Ledger, ring: KeyRing | None) -> None:
         self.ledger = ledger
         self.ring = ring
-        self._cache: dict[str, tuple[float, SealedSecrets]] = {}
+        self._cache: ExpiringCache[str, SealedSecrets] = ExpiringCache(CACHE_TTL_S)
 
     def forget(self, tenant_id: str) -> None:
-        self._cache.pop(tenant_id, None)
+        self._cache.forget(tenant_id)
 
     async def _sealed(self, tenant_id: str) -> SealedSecrets:
-        now = time.monotonic()
         cached = self._cache.get(tenant_id)
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        if cached is not MISSING:
+            return cached
         found = await self.ledger.providers.GetSigningSecrets(
             ledger_providers_pb2.GetSigningSecretsRequest(tenant_id=tenant_id)
         )
         sealed = SealedSecrets(found.sealed_current, found.sealed_previous)
-        self._cache[tenant_id] = (now + CACHE_TTL_S, sealed)
+        self._cache.put(tenant_id, sealed)
         return sealed
 
     async def prepare(self, tenant_id: str) -> SealedSecrets | None:

@@ -11,11 +11,11 @@ lost. When the ledger cannot be asked, the operator's policy and "no limit" appl
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import grpc
 
+from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.v1 import ledger_subscriptions_pb2
 from herald.webhooks.retry_policy import RetryPolicy
@@ -23,31 +23,24 @@ from herald.webhooks.retry_policy import RetryPolicy
 log = logging.getLogger("herald.webhook_sender.tenant_config")
 
 
+@dataclass
 class TenantConfig:
-    def __init__(
-        self,
-        ledger: Ledger,
-        default_policy: RetryPolicy,
-        ttl_s: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.ledger = ledger
-        self.default_policy = default_policy
-        self.ttl_s = ttl_s
-        self.clock = clock
-        self._policies: dict[str, tuple[float, RetryPolicy]] = {}
-        self._limits: dict[tuple[str, str], tuple[float, int]] = {}
+    ledger: Ledger
+    default_policy: RetryPolicy
+    ttl_s: float
+
+    def __post_init__(self) -> None:
+        self._policies: ExpiringCache[str, RetryPolicy] = ExpiringCache(self.ttl_s)
+        self._limits: ExpiringCache[tuple[str, str], int] = ExpiringCache(self.ttl_s)
 
     def forget(self, tenant_id: str) -> None:
-        self._policies.pop(tenant_id, None)
-        for key in [k for k in self._limits if k[0] == tenant_id]:
-            del self._limits[key]
+        self._policies.forget(tenant_id)
+        self._limits.forget_where(lambda key, _limit: key[0] == tenant_id)
 
     async def policy(self, tenant_id: str) -> RetryPolicy:
-        now = self.clock()
         cached = self._policies.get(tenant_id)
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        if cached is not MISSING:
+            return cached
         try:
             found = await self.ledger.subscriptions.GetWebhookSettings(
                 ledger_subscriptions_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id)
@@ -60,16 +53,15 @@ class TenantConfig:
         except Exception as error:
             log.warning("tenant webhook settings unavailable; operator's policy used", extra={"error": repr(error)})
             return self.default_policy
-        self._policies[tenant_id] = (now + self.ttl_s, policy)
+        self._policies.put(tenant_id, policy)
         return policy
 
     async def rate_limit(self, tenant_id: str, target_id: str) -> int:
         """The target's deliveries per minute; 0 for none (or a target since deleted)."""
-        now = self.clock()
         key = (tenant_id, target_id)
         cached = self._limits.get(key)
-        if cached is not None and cached[0] > now:
-            return cached[1]
+        if cached is not MISSING:
+            return cached
         try:
             found = await self.ledger.subscriptions.GetWebhookTarget(
                 ledger_subscriptions_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
@@ -80,5 +72,5 @@ class TenantConfig:
                 log.warning("target rate limit unavailable; not limited for now", extra={"error": repr(error)})
                 return 0
             limit = 0  # the target was deleted: its queued deliveries still run, unpaced
-        self._limits[key] = (now + self.ttl_s, limit)
+        self._limits.put(key, limit)
         return limit
