@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -93,6 +94,24 @@ class ServiceRuntime:
                 await asyncio.sleep(1.0)
 
 
+# The young generation's size, in allocations between collections (CPython's default: 700).
+YOUNG_GENERATION_ALLOCATIONS = 20_000
+
+
+def settle_heap() -> None:
+    """Takes what the start built (modules, stubs, table metadata: most of the heap) out of the
+    cyclic collector's sight, and lets more allocations pass between young collections.
+
+    A job's objects (protobuf messages, dicts, futures) die by reference counting; with
+    CPython's defaults the collector still runs a young collection every 700 allocations,
+    and now and then a full one that walks the whole long-lived heap again, in the middle
+    of some request. Cycles are still collected, only less often."""
+    gc.collect()
+    gc.freeze()
+    _young, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_GENERATION_ALLOCATIONS, middle, old)
+
+
 def run_service(
     name: str,
     build: Callable[[ServiceRuntime], Awaitable[None]],
@@ -107,6 +126,7 @@ def run_service(
     async def main() -> None:
         runtime = ServiceRuntime(name, settings, grpc_options(settings) if grpc_options is not None else ())
         await build(runtime)
+        settle_heap()
         await runtime.serve()
 
     try:
