@@ -21,8 +21,9 @@ import orjson
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType, StreamConfig
-from nats.js.errors import FetchTimeoutError, NotFoundError
+from nats.js.errors import FetchTimeoutError
 
+from herald.bus.streams import ensure_consumer, ensure_stream
 from herald.config import Settings
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
@@ -77,12 +78,11 @@ class Intake:
             max_age=self.settings.stream_max_age_s,
             duplicate_window=self.settings.stream_duplicate_window_s,
         )
-        try:
-            await self.js.stream_info(self.stream)
-            await self.js.update_stream(config)
-        except NotFoundError:
-            await self.js.add_stream(config)
-        await self.js.add_consumer(
+        # Patiently, as every service's streams: a router restarted while its cluster elects a
+        # leader starts once the election is over.
+        await ensure_stream(self.js, config)
+        await ensure_consumer(
+            self.js,
             self.stream,
             ConsumerConfig(durable_name=DURABLE, ack_policy=AckPolicy.EXPLICIT, ack_wait=30, max_deliver=-1),
         )

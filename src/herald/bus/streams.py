@@ -128,7 +128,12 @@ async def patiently(what: str, call: Callable[[], Awaitable[T]], patience_s: flo
 
 async def ensure_streams(js: JetStreamContext, settings: Settings) -> None:
     for config in stream_configs(settings):
-        await patiently(f"stream {config.name}", partial(_ensure_stream, js, config))
+        await ensure_stream(js, config)
+
+
+async def ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    """Creates the stream, or brings an existing one to `config`, patiently."""
+    await patiently(f"stream {config.name}", partial(_ensure_stream, js, config))
 
 
 async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
