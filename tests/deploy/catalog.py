@@ -121,17 +121,17 @@ def planned_series() -> dict[str, frozenset[str]]:
 def label_values() -> dict[str, frozenset[str]]:
     """The values the code gives the `channel`, `outcome`, `provider` and `result` labels: from the proto enums,
     the email-sender's provider kinds, the verifier's providers and refusal reasons."""
-    from herald_email_sender.dispatch import NAMES
     from herald_verifier.http import PAYMENT_PROVIDERS, TENANT_PROVIDERS
     from herald_verifier.schemes.common import Reason
 
+    from herald.names import PROVIDER_NAMES
     from herald.telemetry.metrics import WEBHOOK_PROVIDER, label
     from herald.v1 import common_pb2
 
     def values(enum: Any) -> frozenset[str]:
         return frozenset(label(name) for name in enum.keys() if not name.endswith("_UNSPECIFIED"))
 
-    providers = {*NAMES.values(), "unknown", WEBHOOK_PROVIDER, *TENANT_PROVIDERS, *PAYMENT_PROVIDERS}
+    providers = {*PROVIDER_NAMES.values(), "unknown", WEBHOOK_PROVIDER, *TENANT_PROVIDERS, *PAYMENT_PROVIDERS}
     return {
         "channel": values(common_pb2.Channel),
         "outcome": values(common_pb2.AttemptOutcome),

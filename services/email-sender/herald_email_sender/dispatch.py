@@ -17,10 +17,6 @@ from herald_email_sender.outcome import SEND_TIMEOUT_S, SendResult, permanent, t
 from herald_email_sender.providers import postmark, resend, sendgrid, smtp
 from herald_email_sender.providers.api import HttpProvider
 
-# The provider kinds' short labels: the kernel's table, so the sender spells them as the API and console do.
-NAMES = PROVIDER_NAMES
-
-
 # The providers spoken to over HTTP.
 HTTP_PROVIDERS: dict[int, HttpProvider] = {
     common_pb2.EMAIL_PROVIDER_SENDGRID: sendgrid.SENDGRID,
@@ -31,7 +27,7 @@ HTTP_PROVIDERS: dict[int, HttpProvider] = {
 
 def provider_name(kind: int) -> str:
     """The provider kind as a short label: "sendgrid", "resend", "postmark", "smtp" (or "unknown")."""
-    return NAMES.get(kind, "unknown")
+    return PROVIDER_NAMES.get(kind, "unknown")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.context import Context
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
 from herald.links import open_links
+from herald.names import PROVIDER_NAMES
 from herald.secrets import SecretUnavailable
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import common_pb2, email_sender_pb2, email_sender_pb2_grpc
@@ -30,7 +31,7 @@ from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_email_sender import domains
 from herald_email_sender.breaker import DEFAULT_METRICS, LABELS, BreakerBoard, BreakerPolicy
 from herald_email_sender.credentials import ProviderSet, TenantProviders, platform_providers
-from herald_email_sender.dispatch import NAMES, Senders
+from herald_email_sender.dispatch import Senders
 from herald_email_sender.providers import postmark, resend, sendgrid, smtp
 from herald_email_sender.providers.validation import VALIDATION_TIMEOUT_S, Validation
 from herald_email_sender.worker import Counters, EmailWorker, WorkerConfig
@@ -209,7 +210,7 @@ async def build(runtime: ServiceRuntime) -> None:
         )
     )
     # Every provider kind reads 0 (closed) from the start, so the gauge exists before any trouble.
-    for kind in NAMES.values():
+    for kind in PROVIDER_NAMES.values():
         DEFAULT_METRICS.seen(kind)
     providers = TenantProviders(ledger, ring, settings.email_provider_cache_ttl_s)
 
