@@ -39,7 +39,8 @@ def test_sendgrid_key_is_validated_sealed_and_masked(
         infra["database_url"], "SELECT sealed, key_id FROM provider_credentials WHERE id = $1::uuid", created["id"]
     )
     # Sealed under the ledger's active master key (a rotation test may have made it k2 already).
-    assert key.encode() not in bytes(row["sealed"]) and row["key_id"] == stack.services["ledger"].env["HERALD_MASTER_KEY_ID"]
+    active_key_id = stack.services["ledger"].env["HERALD_MASTER_KEY_ID"]
+    assert key.encode() not in bytes(row["sealed"]) and row["key_id"] == active_key_id
 
 
 @pytest.mark.parametrize(
