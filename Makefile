@@ -53,12 +53,16 @@ typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy $(addprefix -p ,herald $(notdir $(wildcard services/*/herald_*)))
 	$(VENV)/bin/mypy clients/python/herald_webhooks
 
+# Two lanes at once, one worker process each (tests/conftest.py says which tests make which);
+# LANES= runs the suite as one process.
+LANES ?= -n 2
+
 test: protos-check lint typecheck $(TEST_PREREQS)
-	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -q $(LANES) $(PYTEST_ARGS)
 
 # Skips the static checks, for quick iteration.
 test-fast: $(VENV)/.installed
-	$(VENV)/bin/pytest -q $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -q $(LANES) $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .herald .pytest_cache .mypy_cache .ruff_cache

@@ -1,12 +1,18 @@
 """Fixtures shared by the end-to-end tests: one isolated environment and one
 running stack per test session, a real HTTP receiver, and a closing report of
-what the fault tests measured (duplicates and the like)."""
+what the fault tests measured (duplicates and the like).
+
+`make test` runs the suite in two lanes at once (pytest-xdist with `-n 2`; tests/support/lanes.py
+says which test goes in which lane), each lane one worker process with its own isolated
+environment and session stack. Run without `-n`, the suite is one process, as before.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +65,10 @@ PLATFORM_FROM = "Herald <herald@herald.test>"
 ALERT_EMAIL_TO = ("oncall@herald.test", "pager@herald.test")
 
 REPORT: list[str] = []
+# Closing sections by title, each made at the end of the run; packages add theirs (resilience).
+SECTIONS: dict[str, Callable[[], list[str]]] = {"Herald measurements": lambda: REPORT}
+# Under xdist, the controller's copy of what each lane's worker reported.
+FROM_LANES: list[tuple[str, list[str]]] = []
 
 
 def report(line: str) -> None:
@@ -66,10 +76,32 @@ def report(line: str) -> None:
     REPORT.append(line)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from tests.support.lanes import LaneScheduling
+
+    return LaneScheduling(config, log)
+
+
+def _sections() -> list[tuple[str, list[str]]]:
+    return [(title, lines) for title, make in SECTIONS.items() if (lines := make())]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: its sections go to the controller
+        workeroutput["herald_sections"] = _sections()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    FROM_LANES.extend(getattr(node, "workeroutput", {}).get("herald_sections", []))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if REPORT:
-        terminalreporter.section("Herald measurements")
-        for line in REPORT:
+    for title, lines in FROM_LANES or _sections():
+        terminalreporter.section(title)
+        for line in lines:
             terminalreporter.write_line(line)
 
 

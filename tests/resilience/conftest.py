@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from herald.cli.stack import Stack
-from tests.conftest import start_stack
+from tests.conftest import SECTIONS, start_stack
 from tests.resilience.infra import PrivateInfra
 from tests.resilience.profile import HTTP_BODY_TIMEOUT_S, HTTP_HEAD_TIMEOUT_S, PROFILE
 from tests.resilience.report import REPORT
@@ -41,12 +41,14 @@ STACK_ENV = {
 }
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if REPORT.figures or REPORT.sections or REPORT.faults:
-        REPORT.profile = PROFILE.name
-        terminalreporter.section("Herald resilience report")
-        for line in REPORT.lines():
-            terminalreporter.write_line(line)
+def closing_report() -> list[str]:
+    if not (REPORT.figures or REPORT.sections or REPORT.faults):
+        return []
+    REPORT.profile = PROFILE.name
+    return REPORT.lines()
+
+
+SECTIONS["Herald resilience report"] = closing_report
 
 
 @dataclass

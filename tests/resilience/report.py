@@ -1,5 +1,5 @@
-"""The closing report of a resilience run: what each part measured, printed by
-tests/resilience/conftest.py at the end of the run (pytest's terminal summary)."""
+"""The closing report of a resilience run: what each part measured, printed at the end of
+the run among the closing sections of tests/conftest.py (pytest's terminal summary)."""
 
 from __future__ import annotations
 
