@@ -99,7 +99,10 @@ def pytest_testnodedown(node: Any, error: object) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    by_title: dict[str, list[str]] = {}
     for title, lines in FROM_LANES or _sections():
+        by_title.setdefault(title, []).extend(lines)
+    for title, lines in by_title.items():
         terminalreporter.section(title)
         for line in lines:
             terminalreporter.write_line(line)

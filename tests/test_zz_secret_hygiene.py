@@ -1,10 +1,10 @@
-"""Runs last (files run in name order): after every other test created API keys,
+"""Runs last in each lane (files run in name order): after every other test created API keys,
 provider credentials, SMTP passwords and signing secrets (each kind also by a request
 carrying an Idempotency-Key, whose answer the gateway stores for replay), none of their
 plaintext values appears in any log line, any metric, or anywhere in the database: every
 table of every schema, the idempotency table included, read as text (bytea as hex).
 
-Checked once per lane (tests/conftest.py), at the end of each: a lane's secrets only ever
+Checked once per lane (tests/support/lanes.py), at the end of each: a lane's secrets only ever
 reach that lane's stacks, its logs and its database. Run as one process, the first check
 covers every secret of the run."""
 
