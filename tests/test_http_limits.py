@@ -1,7 +1,8 @@
 """What one HTTP client may hold of a service (herald.http_limits), on a real uvicorn with
 httptools serving a small app that reads the whole body: oversized heads and bodies are
 refused with problem+json, slow clients are cut off, and ordinary traffic (keep-alive,
-bodies up to the limit) is untouched."""
+bodies up to the limit) is untouched. The head of an answer waits for its body only within
+one loop turn (so a small answer leaves in one write): a streamed answer's head is not held."""
 
 from __future__ import annotations
 
@@ -22,11 +23,19 @@ from herald.http_limits import HttpLimits
 
 MAX_BODY = 1024 * 1024
 LIMITS = HttpLimits(max_body_bytes=MAX_BODY, head_timeout_s=0.5, body_timeout_s=0.8)
+# GET /streamed: the head at once, the body when the test sets this (after it has read the head).
+BODY_MAY_FOLLOW = threading.Event()
 
 
 async def count_body(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """Answers how many body bytes it read."""
     if scope["type"] != "http":
+        return
+    if scope["path"] == "/streamed":
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"transfer-encoding", b"chunked")]})
+        while not BODY_MAY_FOLLOW.is_set():
+            await asyncio.sleep(0.01)
+        await send({"type": "http.response.body", "body": b"later"})
         return
     received = 0
     while True:
@@ -130,6 +139,15 @@ def test_a_client_that_does_not_finish_its_request_is_answered_408_and_cut_off(s
 
 def test_a_connection_that_never_sends_a_request_is_closed(server: str) -> None:
     assert exchange(server, b"") == b""
+
+
+def test_a_streamed_answer_shows_its_head_before_its_body_is_ready(server: str) -> None:
+    BODY_MAY_FOLLOW.clear()
+    with httpx.Client(base_url=server, timeout=10) as client, client.stream("GET", "/streamed") as response:
+        # The headers arrived while the app still holds the body back (it waits for this event).
+        assert response.status_code == 200
+        BODY_MAY_FOLLOW.set()
+        assert response.read() == b"later"
 
 
 def test_the_server_still_serves_after_the_refusals(server: str) -> None:

@@ -12,6 +12,13 @@ are timers armed only while a request is incomplete at the end of a read.
 A refused request gets a problem+json answer (431, 413, 408) with `Connection: close`;
 after a refusal the rest of what the client sends is read and dropped for a moment
 (a lingering close), so a client still uploading sees the answer rather than a reset.
+
+It also sends a small answer in one write instead of two: uvicorn writes a response's
+head when the app starts it and the body when the app sends it, and each write to a socket
+is a system call (with a wakeup of the client), which `make bench`'s counts put at a few
+percent of the gateway's CPU per request. `HeadHeld` keeps the head until the body comes, or
+until the end of the loop turn when it does not come at once (a streamed answer, a
+`100 Continue`), so nothing waits longer than that.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import asyncio
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -74,6 +81,43 @@ BODY_TOO_LARGE = _answer(
     413, "Content Too Large", "payload-too-large", "Payload too large", "the request body is too large"
 )
 TOO_SLOW = _answer(408, "Request Timeout", "request-timeout", "Request timeout", "the request was not received in time")
+
+
+class HeadHeld:
+    """One request's view of its connection: the first thing written (the head of its answer)
+    is held until the next write, which carries both, or until the end of the loop turn."""
+
+    __slots__ = ("_transport", "_loop", "_held", "_first")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: bytes | None = None
+        self._first = True
+
+    def write(self, data: bytes) -> None:
+        if self._first:
+            self._first = False
+            self._held = data
+            self._loop.call_soon(self._flush)
+            return
+        held = self._held
+        if held is not None:
+            self._held = None
+            data = held + data
+        self._transport.write(data)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held is not None and not self._transport.is_closing():
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
@@ -142,6 +186,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
             self._deadline.cancel()
             self._deadline = None
         super().on_headers_complete()
+        self.cycle.transport = cast(asyncio.Transport, HeadHeld(self.transport, self.loop))
 
     def on_body(self, body: bytes) -> None:
         self._body_bytes += len(body)
