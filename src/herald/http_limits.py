@@ -87,7 +87,7 @@ class HeadHeld:
     """One request's view of its connection: the first thing written (the head of its answer)
     is held until the next write, which carries both, or until the end of the loop turn."""
 
-    __slots__ = ("_transport", "_loop", "_held", "_first")
+    __slots__ = ("_first", "_held", "_loop", "_transport")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
