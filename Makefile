@@ -53,7 +53,7 @@ typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy $(addprefix -p ,herald $(notdir $(wildcard services/*/herald_*)))
 	$(VENV)/bin/mypy clients/python/herald_webhooks
 
-# Two lanes at once, one worker process each (tests/conftest.py says which tests make which);
+# Two lanes at once, one worker process each (tests/support/lanes.py says which tests make which);
 # LANES= runs the suite as one process.
 LANES ?= -n 2
 
