@@ -1,8 +1,9 @@
 """Deliveries: the senders' one call per batch (AdvanceDeliveries for webhook attempts,
-AdvanceWalks for email walks: what finished is recorded first, then what begins is started, in
-one transaction), explicit retries and dead letters. A start waits a moment for a job this
-ledger is still committing, and what begins and ends is announced to every replica's readers
-(herald_ledger.inflight): a start writes nothing to the row."""
+AdvanceWalks for email walks: what finished is recorded, and what begins is started, in one
+transaction; for webhook attempts in one statement, a single round trip), explicit retries and
+dead letters. A start waits a moment for a job this ledger is still committing, and what begins
+and ends is announced to every replica's readers (herald_ledger.inflight): a start writes
+nothing to the row."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from datetime import UTC
 from typing import Any
 
 from google.protobuf.message import Message
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.ids import parse_id
@@ -120,23 +121,38 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
     return walks
 
 
+Advance = Callable[[AsyncEngine, Sequence[Any], Sequence[Any]], Awaitable[tuple[int, Sequence[Any]]]]
+
+
+async def advance_attempts(
+    engine: AsyncEngine, attempts: Sequence[delivery_store.NewAttempt], job_ids: Sequence[Any]
+) -> tuple[int, list[delivery_store.DeliveryStart]]:
+    async with engine.connect() as conn:  # one statement, its own transaction
+        return await delivery_store.advance_attempts(conn, attempts, job_ids)
+
+
+async def advance_walks(
+    engine: AsyncEngine, walks: Sequence[delivery_store.NewWalk], job_ids: Sequence[Any]
+) -> tuple[int, list[delivery_store.DeliveryStart]]:
+    async with engine.begin() as conn:
+        return await delivery_store.record_walks(conn, walks), await delivery_store.start_deliveries(conn, job_ids)
+
+
 def advance_rpc(
     field: str,
     check: Callable[[Context, Any], Awaitable[Sequence[Any]]],
-    record: Callable[[AsyncConnection, Sequence[Any]], Awaitable[int]],
+    advance: Advance,
     answer: Callable[..., Message],
 ) -> Any:
     """An Advance RPC (webhook attempts, email walks): the outcomes in `request.<field>`, checked
-    by `check`, are recorded by `record` and the jobs `start_job_ids` names started (once their
-    creating commits landed) in one transaction, then both are announced."""
+    by `check`, are recorded and the jobs `start_job_ids` names started (once their creating
+    commits landed) atomically by `advance`, then both are announced."""
 
     async def method(self: DeliveryRpcs, request: Any, context: Context) -> Message:
         outcomes = await check(context, getattr(request, field))
         ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
         await self.committing.wait_for(ids, COMMIT_WAIT_S)
-        async with self.engine.begin() as conn:
-            recorded = await record(conn, outcomes)
-            starts = await delivery_store.start_deliveries(conn, ids)
+        recorded, starts = await advance(self.engine, outcomes, ids)
         await self._announce(starts, outcomes)
         return answer(recorded=recorded, starts=[start_to_proto(s) for s in starts])
 
@@ -151,9 +167,9 @@ class DeliveryRpcs:
     committing: Committing
 
     AdvanceDeliveries = advance_rpc(
-        "results", new_attempts, delivery_store.record_attempts, ledger_jobs_pb2.AdvanceDeliveriesResponse
+        "results", new_attempts, advance_attempts, ledger_jobs_pb2.AdvanceDeliveriesResponse
     )
-    AdvanceWalks = advance_rpc("walks", new_walks, delivery_store.record_walks, ledger_jobs_pb2.AdvanceWalksResponse)
+    AdvanceWalks = advance_rpc("walks", new_walks, advance_walks, ledger_jobs_pb2.AdvanceWalksResponse)
 
     async def _announce(
         self,

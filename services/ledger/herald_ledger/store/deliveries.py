@@ -83,7 +83,7 @@ class DeliveryStart:
 # "delivering" is what the ledger knows in flight (`herald_ledger.inflight`), so a
 # delivered webhook costs its row one update (the outcome), not two.
 # On the driver, like the outcome and attempt statements below (see store.driver).
-_STARTS = """
+_STARTS_QUERY = """
     SELECT j.id, j.status, j.attempt_count, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
@@ -99,12 +99,17 @@ UNCOMMITTED_GRACE_S = 60.0
 
 
 async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> list[DeliveryStart]:
-    """Says which jobs may start (those a sender could legally deliver now). A job whose
-    ordering key has an unfinished earlier job waits (it holds its place; its message
-    comes back later); so does a job not committed yet (see UNCOMMITTED_GRACE_S)."""
+    """Says which jobs may start (those a sender could legally deliver now)."""
     if not job_ids:
         return []
-    found = {row["id"]: row for row in await (await driver_of(conn)).fetch(_STARTS, list(job_ids))}
+    return _starts(job_ids, await (await driver_of(conn)).fetch(_STARTS_QUERY, list(job_ids)))
+
+
+def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryStart]:
+    """The starts of `job_ids` from their rows (`_STARTS_QUERY`). A job whose ordering key has
+    an unfinished earlier job waits (it holds its place; its message comes back later); so
+    does a job not committed yet (see UNCOMMITTED_GRACE_S)."""
+    found = {row["id"]: row for row in rows}
     startable = allowed_sources(JobStatus.DELIVERING)
     now = time.time()
     starts = []
@@ -125,21 +130,24 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
 
 
 # The attempt's number is its place among the job's rows (they survive explicit retries,
-# which start the attempt budget, attempt_count, from zero again). One statement for a
-# whole batch; only attempts of jobs that still exist are kept.
+# which start the attempt budget, attempt_count, from zero again). Only attempts of jobs the
+# outcome statement found are kept (a deleted tenant's jobs are gone); reading `changed` also
+# makes the insert follow the outcome's row locks. Parameters from $11 (after the outcomes').
 _INSERT_ATTEMPTS = """
-    INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
-                          error_class, response_headers, response_excerpt)
-    SELECT a.job_id,
-           (SELECT count(*) FROM attempts p WHERE p.job_id = a.job_id)
-             + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
-           a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
-           a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
-    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::timestamptz[],
-                $8::text[], $9::text[], $10::text[])
-         WITH ORDINALITY AS a(job_id, target, outcome, status_code, duration_ms, error, started_at,
-                              error_class, response_headers, response_excerpt, ord)
-    WHERE EXISTS (SELECT 1 FROM jobs WHERE jobs.id = a.job_id)
+    , attempted AS (
+        INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
+                              error_class, response_headers, response_excerpt)
+        SELECT a.job_id,
+               (SELECT count(*) FROM attempts p WHERE p.job_id = a.job_id)
+                 + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
+               a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
+               a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
+        FROM unnest($11::uuid[], $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::timestamptz[],
+                    $18::text[], $19::text[], $20::text[])
+             WITH ORDINALITY AS a(job_id, target, outcome, status_code, duration_ms, error, started_at,
+                                  error_class, response_headers, response_excerpt, ord)
+        WHERE a.job_id IN (SELECT id FROM changed)
+    )
 """
 
 _REASONS = {
@@ -149,17 +157,24 @@ _REASONS = {
 }
 
 
-async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) -> int:
-    """Records the attempts and moves each job to its next status, counting its attempts
-    in the same update: one new row version per job and batch."""
+async def advance_attempts(
+    conn: AsyncConnection, results: Sequence[NewAttempt], start_job_ids: Sequence[uuid.UUID]
+) -> tuple[int, list[DeliveryStart]]:
+    """Records the attempts, moves each job to its next status (counting its attempts in the
+    same update: one new row version per job and batch) and says which of `start_job_ids`
+    may start: one statement, so one round trip and its own transaction (`conn` has none
+    begun). A start of a job this call also records is read after it, by a second statement
+    (the first reads the rows as they were before it)."""
     if not results:
-        return 0
+        return 0, await start_deliveries(conn, start_job_ids)
+    recorded = {r.job_id for r in results}
+    now_ids = [i for i in start_job_ids if i not in recorded]
     bumps: dict[uuid.UUID, int] = {}
     for r in results:
         bumps[r.job_id] = bumps.get(r.job_id, 0) + 1
-    await _apply_outcomes(conn, results, bumps)
-    await (await in_transaction(conn)).execute(
-        _INSERT_ATTEMPTS,
+    rows = await (await driver_of(conn)).fetch(
+        _ADVANCE_ATTEMPTS,
+        *_outcome_arguments(_deciding(results), bumps),
         [r.job_id for r in results],
         [r.target for r in results],
         [r.outcome for r in results],
@@ -170,8 +185,13 @@ async def record_attempts(conn: AsyncConnection, results: Sequence[NewAttempt]) 
         [r.error_class for r in results],
         [orjson.dumps(r.response_headers).decode() if r.response_headers else None for r in results],
         [r.response_excerpt for r in results],
+        now_ids,
     )
-    return len(results)
+    starts = {s.job_id: s for s in _starts(now_ids, rows)}
+    later = [i for i in start_job_ids if i in recorded]
+    if later:
+        starts.update((s.job_id, s) for s in await start_deliveries(conn, later))
+    return len(results), [starts[i] for i in start_job_ids]
 
 
 _WALK_PLACE = text(
@@ -221,21 +241,6 @@ async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
     return len(walks)
 
 
-_DEAD_LETTER = text(
-    """
-    INSERT INTO dead_letters (job_id, tenant_id, channel, run, attempts, error, stream_sequence)
-    SELECT id, tenant_id, channel, run, attempt_count, COALESCE(last_error, ''), :sequence FROM jobs WHERE id = :job_id
-    """
-).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
-
-_FINISH_PLATFORM_EMAIL = text(
-    """
-    UPDATE platform_emails SET status = :status, provider_message_id = :message_id, error = :error,
-        finished_at = now()
-    WHERE id = :job_id
-    """
-).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
-
 # Which report about one job wins when one batch holds several (two copies of one work
 # message delivered at once): a success is final, then a failure, then a retry.
 _PRECEDENCE = {JobStatus.DELIVERED: 0, JobStatus.FAILED: 1, JobStatus.QUEUED: 2}
@@ -263,29 +268,55 @@ def _deciding(outcomes: Sequence[JobOutcome]) -> list[JobOutcome]:
     return list(chosen.values())
 
 
-# Every job of a batch in one statement: its attempts counted (`bump`) and, where the
-# table allows it from the status it has, its next status; the history row only when the
-# status changed. Sources travel as one comma-separated string per job.
+# Every job of a batch in one statement, which the callers end with their own parts: its
+# attempts counted (`bump`) and, where the table allows it from the status it has, its next
+# status; the history row only when the status changed. A job that did not move (a late or
+# duplicate report: a retry or failure after a success) gets none of what follows; its attempt
+# is counted all the same. What follows a move: a delivered email keeps its provider message
+# id (in the same update), a dead-lettered job gets its dead-letter row, a platform email's
+# log row its outcome. Sources travel as one comma-separated string per job.
 _OUTCOMES = """
     WITH input AS (
-        SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])
-            AS i(id, bump, target, sources, error, reason)
+        SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[],
+                             $7::text[], $8::text[], $9::boolean[], $10::bigint[])
+            AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence)
     ), current AS (
         SELECT jobs.id, jobs.status, jobs.status = ANY(string_to_array(input.sources, ',')) AS legal
         FROM jobs JOIN input ON jobs.id = input.id ORDER BY jobs.id FOR UPDATE OF jobs
     ), changed AS (
         UPDATE jobs SET attempt_count = jobs.attempt_count + input.bump, updated_at = now(),
             status = CASE WHEN c.legal THEN input.target ELSE jobs.status END,
-            last_error = CASE WHEN c.legal THEN COALESCE(input.error, jobs.last_error) ELSE jobs.last_error END
+            last_error = CASE WHEN c.legal THEN COALESCE(input.error, jobs.last_error) ELSE jobs.last_error END,
+            provider_id = CASE WHEN c.legal AND input.target = 'DELIVERED' AND input.message_id IS NOT NULL
+                               THEN input.provider_id ELSE jobs.provider_id END,
+            provider_message_id = CASE WHEN c.legal AND input.target = 'DELIVERED' AND input.message_id IS NOT NULL
+                                       THEN input.message_id ELSE jobs.provider_message_id END
         FROM input JOIN current c ON c.id = input.id
         WHERE jobs.id = input.id
-        RETURNING jobs.id, c.status AS from_status, jobs.status AS to_status, c.legal, jobs.channel, input.reason
+        RETURNING jobs.id, jobs.tenant_id, jobs.channel, jobs.run, jobs.attempt_count, jobs.last_error,
+                  c.status AS from_status, jobs.status AS to_status, c.legal,
+                  input.reason, input.error, input.message_id, input.dead, input.dead_sequence
     ), logged AS (
         INSERT INTO job_events (job_id, from_status, to_status, reason)
         SELECT id, from_status, to_status, reason FROM changed WHERE legal AND from_status <> to_status
+    ), dead_lettered AS (
+        INSERT INTO dead_letters (job_id, tenant_id, channel, run, attempts, error, stream_sequence)
+        SELECT id, tenant_id, channel, run, attempt_count, COALESCE(last_error, ''), dead_sequence
+        FROM changed WHERE legal AND dead AND to_status = 'FAILED'
+    ), platform_mail AS (
+        UPDATE platform_emails
+        SET status = CASE WHEN ch.to_status = 'DELIVERED' THEN 'delivered' ELSE 'failed' END,
+            provider_message_id = ch.message_id, finished_at = now(),
+            error = CASE WHEN ch.to_status = 'FAILED' THEN ch.error END
+        FROM changed ch
+        WHERE platform_emails.id = ch.id AND ch.legal AND ch.channel = 'platform_email'
+          AND ch.to_status IN ('DELIVERED', 'FAILED')
     )
-    SELECT id, legal, channel FROM changed
 """
+# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$21`).
+_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$21::")
+_COUNT_CHANGED = "SELECT count(*) FROM changed"
+_APPLY_OUTCOMES = _OUTCOMES + _COUNT_CHANGED
 
 
 def _outcome_sources(target: JobStatus) -> str:
@@ -300,57 +331,27 @@ def _outcome_sources(target: JobStatus) -> str:
 _SOURCES_TEXT: dict[JobStatus, str] = {}
 
 
-async def _apply_outcomes(
-    conn: AsyncConnection, outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int] | None = None
-) -> None:
-    """Moves each job to its next status (one statement for the batch, which also adds
-    `bumps[job]` to its attempt count), then: a delivered email keeps its provider message
-    id, a dead-lettered job gets its dead-letter row, and a platform email's log row its
-    outcome. A job that did not move (a late or duplicate report: a retry or failure after
-    a success) gets none of these; its attempt is counted and recorded all the same."""
-    outcomes = _deciding(outcomes)
-    if not outcomes:
-        return
-    counts = bumps or {}
-    done = await (await in_transaction(conn)).fetch(
-        _OUTCOMES,
+def _outcome_arguments(outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int]) -> list[list[Any]]:
+    """The ten arrays of `_OUTCOMES` ($1 to $10), one outcome per job (see `_deciding`)."""
+    return [
         [o.job_id for o in outcomes],
-        [counts.get(o.job_id, 0) for o in outcomes],
+        [bumps.get(o.job_id, 0) for o in outcomes],
         [o.next_status.value for o in outcomes],
         [_outcome_sources(o.next_status) for o in outcomes],
         [o.job_error if o.next_status is not JobStatus.DELIVERED else None for o in outcomes],
         [_REASONS.get(o.next_status, "attempt recorded") for o in outcomes],
-    )
-    moved = {row["id"] for row in done if row["legal"]}
-    platform_mail = {row["id"] for row in done if row["legal"] and row["channel"] == "platform_email"}
-    finished = [o for o in outcomes if o.job_id in moved]
-    delivered = [o for o in finished if o.next_status is JobStatus.DELIVERED and o.provider_message_id]
-    if delivered:
-        await conn.execute(
-            text(
-                "UPDATE jobs SET provider_id = :provider_id, provider_message_id = :message_id WHERE id = :job_id"
-            ).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True))),
-            [
-                {"job_id": o.job_id, "provider_id": o.provider_id or None, "message_id": o.provider_message_id}
-                for o in delivered
-            ],
-        )
-    dead = [o for o in finished if o.next_status is JobStatus.FAILED and o.dead_lettered]
-    if dead:
-        await conn.execute(_DEAD_LETTER, [{"job_id": o.job_id, "sequence": o.dead_letter_sequence} for o in dead])
-    ended = [
-        o for o in finished if o.next_status in (JobStatus.DELIVERED, JobStatus.FAILED) and o.job_id in platform_mail
+        [o.provider_id or None for o in outcomes],
+        [o.provider_message_id for o in outcomes],
+        [o.dead_lettered for o in outcomes],
+        [o.dead_letter_sequence for o in outcomes],
     ]
-    if ended:
-        await conn.execute(
-            _FINISH_PLATFORM_EMAIL,
-            [
-                {
-                    "job_id": o.job_id,
-                    "status": "delivered" if o.next_status is JobStatus.DELIVERED else "failed",
-                    "message_id": o.provider_message_id,
-                    "error": o.job_error if o.next_status is JobStatus.FAILED else None,
-                }
-                for o in ended
-            ],
-        )
+
+
+async def _apply_outcomes(
+    conn: AsyncConnection, outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int] | None = None
+) -> None:
+    """Moves each job to its next status (adding `bumps[job]` to its attempt count), with what
+    follows a move (see `_OUTCOMES`): one statement, in the caller's transaction."""
+    deciding = _deciding(outcomes)
+    if deciding:
+        await (await in_transaction(conn)).fetchval(_APPLY_OUTCOMES, *_outcome_arguments(deciding, bumps or {}))
