@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from herald.cli.embedded.ports import PORT_RANGE_ENV, lane_range
 from herald.cli.stack import Stack, StackConfig
 from herald.secrets import new_master_key
 from tests.standins.alerts import AlertReceiver
@@ -25,6 +26,12 @@ from tests.standins.sendgrid import SendGridStandIn
 from tests.support.api import TenantKey, create_tenant, remember_secret
 from tests.support.infra import isolated_infra
 from tests.support.receiver import Receiver
+
+# Parallel lanes choose ports from disjoint ranges (herald.cli.embedded.ports), services they start included.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ[PORT_RANGE_ENV] = lane_range(
+        int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw")), int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+    )
 
 # Two master keys, the first active: the rotation test makes the second active.
 MASTER_KEYS = f"k1:{new_master_key()},k2:{new_master_key()}"

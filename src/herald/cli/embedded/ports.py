@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 from pathlib import Path
@@ -21,7 +22,7 @@ def free_port() -> int:
     are never given to outgoing connections, so only another deliberate chooser
     can collide, and this process never hands the same port out twice.
     """
-    low, high = _PORTS_BELOW_EPHEMERAL
+    low, high = port_range()
     for _ in range(200):
         port = _random.randrange(low, high)
         if port in _handed_out or not _bindable(port):
@@ -54,5 +55,28 @@ def _ports_below_ephemeral() -> tuple[int, int]:
 
 
 _PORTS_BELOW_EPHEMERAL = _ports_below_ephemeral()
+# Narrows the range to "low-high" (inside it): processes that choose ports side by side (the
+# test suite's parallel lanes) take disjoint ranges, so one cannot hand out a port the other
+# handed out and has not bound yet (seen in CI: a router's metrics port).
+PORT_RANGE_ENV = "HERALD_PORT_RANGE"
+
+
+def port_range() -> tuple[int, int]:
+    """[low, high) free_port() chooses from: below the ephemeral range, narrowed by PORT_RANGE_ENV."""
+    low, high = _PORTS_BELOW_EPHEMERAL
+    narrowed = os.environ.get(PORT_RANGE_ENV, "")
+    if narrowed:
+        first, _, last = narrowed.partition("-")
+        low, high = max(low, int(first)), min(high, int(last))
+    return low, high
+
+
+def lane_range(lane: int, lanes: int) -> str:
+    """The PORT_RANGE_ENV value of lane `lane` of `lanes` (0-based): a disjoint slice."""
+    low, high = _PORTS_BELOW_EPHEMERAL
+    width = (high - low) // lanes
+    return f"{low + lane * width}-{low + (lane + 1) * width}"
+
+
 _handed_out: set[int] = set()
 _random = random.SystemRandom()
