@@ -27,12 +27,6 @@ from tests.support.api import TenantKey, create_tenant, remember_secret
 from tests.support.infra import isolated_infra
 from tests.support.receiver import Receiver
 
-# Parallel lanes choose ports from disjoint ranges (herald.cli.embedded.ports), services they start included.
-if "PYTEST_XDIST_WORKER" in os.environ:
-    os.environ[PORT_RANGE_ENV] = lane_range(
-        int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw")), int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
-    )
-
 # Two master keys, the first active: the rotation test makes the second active.
 MASTER_KEYS = f"k1:{new_master_key()},k2:{new_master_key()}"
 
@@ -227,3 +221,9 @@ def pytest_configure(config: pytest.Config) -> None:
     for name in list(os.environ):
         if name.startswith("HERALD_"):
             del os.environ[name]
+    # Parallel lanes choose ports from disjoint ranges (herald.cli.embedded.ports), the services
+    # they start included. Set after the clearing above, which would take it away again.
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        os.environ[PORT_RANGE_ENV] = lane_range(
+            int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw")), int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
+        )

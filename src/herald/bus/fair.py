@@ -98,8 +98,8 @@ class FairFetcher:
         self._cursor = dict.fromkeys(PRIORITIES, 0)
         self._tasks: list[asyncio.Task[None]] = []
         self._keeping_alive: asyncio.Task[None] | None = None
-        # Handed out by next() and not yet settled (see `settled`), by id(): when each was last
-        # renewed (pulled or told in progress), as in the buffers.
+        # Handed out by next() and not yet settled (see `settled`), by stream sequence: when each
+        # was last renewed (pulled or told in progress), as in the buffers.
         self._in_hand: dict[int, tuple[float, Msg]] = {}
         self._running = False
 
@@ -147,7 +147,10 @@ class FairFetcher:
     def settled(self, message: Msg) -> None:
         """The caller is about to ack, NAK or terminate `message`: no longer kept alive (an
         in-progress after a NAK with a delay would bring the message back early)."""
-        self._in_hand.pop(id(message), None)
+        sequence = message.metadata.sequence.stream
+        held = self._in_hand.get(sequence)
+        if held is not None and held[1] is message:
+            del self._in_hand[sequence]
 
     async def _pull(self, lane: Lane) -> None:
         while self._running:
@@ -173,7 +176,8 @@ class FairFetcher:
         """A message runs down its AckWait from its pull to its settling, in a buffer and in the
         caller's hands alike; tell the server it is in progress before that runs out. Were it
         to run out under a live sender, the copy redelivered would run the same attempt a second
-        time beside the first (seen: four timeout attempts recorded for three). Renewed from
+        time beside the first (seen: four timeout attempts recorded for three; a copy that comes
+        all the same, after a stall longer than the margin, is dropped by `next`). Renewed from
         one place because a message taken from the buffer just before its renewal was due
         would otherwise start a fresh count in the hands that took it. Checked every quarter of
         AckWait, a message is renewed at most half of AckWait after its last renewal, which
@@ -223,7 +227,14 @@ class FairFetcher:
             self._cursor[priority] = (lane.index + 1) % len(lanes)
             lane.record_dispatch(now)
             renewed, message = lane.buffer.popleft()
-            self._in_hand[id(message)] = (renewed, message)
             if len(lane.buffer) <= self.refill_at:
                 lane.space.set()
+            sequence = message.metadata.sequence.stream
+            if sequence in self._in_hand:
+                # AckWait ran out under a stalled process and the server sent the message again
+                # while its first copy is still in hand: running both would make the same attempt
+                # twice. The copy is dropped; settling the first settles the stream sequence.
+                log.warning("redelivered copy of a message in hand dropped", extra={"stream_sequence": sequence})
+                continue
+            self._in_hand[sequence] = (renewed, message)
             return message

@@ -163,8 +163,9 @@ async def advance_attempts(
     """Records the attempts, moves each job to its next status (counting its attempts in the
     same update: one new row version per job and batch) and says which of `start_job_ids`
     may start: one statement, so one round trip and its own transaction (`conn` has none
-    begun). A start of a job this call also records is read after it, by a second statement
-    (the first reads the rows as they were before it)."""
+    begun). A start the statement cannot answer from the rows as they were before it (a job
+    this call also records, or one held back by its ordering key) is read after it, by a
+    second statement."""
     if not results:
         return 0, await start_deliveries(conn, start_job_ids)
     recorded = {r.job_id for r in results}
@@ -188,7 +189,10 @@ async def advance_attempts(
         now_ids,
     )
     starts = {s.job_id: s for s in _starts(now_ids, rows)}
-    later = [i for i in start_job_ids if i in recorded]
+    # Read again after the statement: the starts of jobs it recorded, and those it found held
+    # back by their ordering key (the earlier job may be one this call just ended; otherwise
+    # the held one would go back to the bus for ORDERING_RETRY_S for nothing).
+    later = [i for i in start_job_ids if i in recorded or (starts[i].wait and starts[i].status is not None)]
     if later:
         starts.update((s.job_id, s) for s in await start_deliveries(conn, later))
     return len(results), [starts[i] for i in start_job_ids]
