@@ -38,7 +38,9 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections import deque
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, Generic
 
 from nats.aio.msg import Msg
@@ -95,6 +97,16 @@ ADVANCE_MAX_WAIT_S = 0.005
 ADVANCES_IN_FLIGHT = 2
 
 
+@dataclass
+class WaitingCall(Generic[Work, Prepared, Called]):
+    """A call waiting for one of the sender's callers, and where its answer goes."""
+
+    job: Job[Work]
+    prepared: Prepared
+    made: asyncio.Future[Called]
+    span: trace.Span | None
+
+
 class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     """The loop; subclasses supply the phases marked abstract (and may override the hooks)."""
 
@@ -127,7 +139,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             max_concurrent=ADVANCES_IN_FLIGHT,
         )
         self._tasks: set[asyncio.Task[None]] = set()
-        self._slots = asyncio.Semaphore(concurrency)
+        self.concurrency = concurrency
+        # Calls waiting for a caller (see `in_slot`), and what wakes an idle caller.
+        self._waiting_calls: deque[WaitingCall[Work, Prepared, Called]] = deque()
+        self._call_waiting = asyncio.Event()
         self._window = asyncio.Semaphore(concurrency * window_per_slot)
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
         # message back then instead of holding the stop up (another replica takes it at once).
@@ -172,6 +187,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
 
     async def run(self, stopping: asyncio.Event) -> None:
         self._stopped = asyncio.get_running_loop().create_future()
+        callers = [asyncio.create_task(self._caller()) for _ in range(self.concurrency)]
         taking = asyncio.create_task(self._take(stopping))
         stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({taking, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -184,11 +200,19 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         with contextlib.suppress(asyncio.CancelledError):
             await taking
         self._stopped.set_result(None)
+        # Calls that have not begun go back (another replica takes them at once); begun ones finish.
+        while self._waiting_calls:
+            waiting = self._waiting_calls.popleft().made
+            if not waiting.done():
+                waiting.set_exception(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
         for message in await self.fetcher.stop():
             with contextlib.suppress(Exception):
                 await message.nak()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        for caller in callers:
+            caller.cancel()
+        await asyncio.gather(*callers, return_exceptions=True)
         await self.fetcher.close()
         await self.steps.drain()
 
@@ -273,8 +297,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         try:
             try:
                 prepared = await self.prepare(job)
-                async with self.slot():
-                    called = await self.call(job, prepared)
+                called = await self.in_slot(job, prepared)
             except HandBack as back:
                 log.log(back.level, "handed back: %s", back, extra={"job_id": job.identity.job_id})
                 await self._settle(job.message, nak_delay=back.delay_s)
@@ -289,35 +312,54 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         finally:
             self.counters.in_flight -= 1
 
-    @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
-        """One of the `concurrency` slots (the fetcher keeps the message in progress meanwhile);
-        a wait the stop interrupts hands the message back (HandBack, no delay), so another
-        replica takes it at once."""
-        if not self._slots.locked():
-            # A free slot: taken at once, without the task and the wait below.
-            await self._slots.acquire()
+    async def in_slot(self, job: Job[Work], prepared: Prepared) -> Called:
+        """The call, made by one of the `concurrency` callers when one is free (the fetcher keeps
+        the message in progress meanwhile). A caller that finishes a call takes the next waiting
+        one at once, in its own task: a slot passed from one job's task to another's through a
+        semaphore waited a turn of the event loop per call (profiled in the batch path, loaded:
+        a 2.9 ms call kept its slot about 4.8 ms). A call still waiting when the sender stops
+        is handed back (HandBack, no delay), so another replica takes it at once."""
+        if self._stopped is not None and self._stopped.done():
+            raise HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO)
+        made: asyncio.Future[Called] = asyncio.get_running_loop().create_future()
+        # The job's span goes with its call, which runs in a caller's task.
+        span = trace.get_current_span() if tracing.exporting() else None
+        self._waiting_calls.append(WaitingCall(job, prepared, made, span))
+        self._call_waiting.set()
+        return await made
+
+    async def _caller(self) -> None:
+        """One slot: makes the waiting calls one after the other, for as long as the loop runs."""
+        while True:
+            if not self._waiting_calls:
+                self._call_waiting.clear()
+                await self._call_waiting.wait()
+                continue
+            waiting = self._waiting_calls.popleft()
+            made = waiting.made
+            if made.done():
+                continue  # its job's task is gone (cancelled)
             try:
-                yield
-            finally:
-                self._slots.release()
-            return
-        acquiring = asyncio.ensure_future(self._slots.acquire())
-        waiting: set[asyncio.Future[Any]] = {acquiring} if self._stopped is None else {acquiring, self._stopped}
-        try:
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if not acquiring.done():
-                acquiring.cancel()
-                raise HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO)
-        except asyncio.CancelledError:
-            if acquiring.done() and not acquiring.cancelled():
-                self._slots.release()
-            acquiring.cancel()
-            raise
-        try:
-            yield
-        finally:
-            self._slots.release()
+                if waiting.span is None:
+                    called = await self.call(waiting.job, waiting.prepared)
+                else:
+                    with trace.use_span(waiting.span, end_on_exit=False):
+                        called = await self.call(waiting.job, waiting.prepared)
+            except asyncio.CancelledError as error:
+                caller = asyncio.current_task()
+                if caller is not None and caller.cancelling():
+                    if not made.done():
+                        made.set_exception(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
+                    raise
+                # A cancellation from inside the call, not of this caller: that call's failure only.
+                if not made.done():
+                    made.set_exception(error)
+            except BaseException as error:
+                if not made.done():
+                    made.set_exception(error)
+            else:
+                if not made.done():
+                    made.set_result(called)
 
     async def record_success(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
         return await self._record(job, conclusion, None)
