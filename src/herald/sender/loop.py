@@ -345,18 +345,14 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 else:
                     with trace.use_span(waiting.span, end_on_exit=False):
                         called = await self.call(waiting.job, waiting.prepared)
-            except asyncio.CancelledError as error:
-                caller = asyncio.current_task()
-                if caller is not None and caller.cancelling():
-                    if not made.done():
-                        made.set_exception(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
-                    raise
-                # A cancellation from inside the call, not of this caller: that call's failure only.
-                if not made.done():
-                    made.set_exception(error)
             except BaseException as error:
+                # The call's failure is its job's (a HandBack too); the caller goes on, unless it
+                # is itself being cancelled (the loop's end: every job's task has finished by then).
                 if not made.done():
                     made.set_exception(error)
+                caller = asyncio.current_task()
+                if isinstance(error, asyncio.CancelledError) and caller is not None and caller.cancelling():
+                    raise
             else:
                 if not made.done():
                     made.set_result(called)
