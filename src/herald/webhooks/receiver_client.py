@@ -1,26 +1,26 @@
-"""The HTTP client the senders call tenant-aimed endpoints with: aiohttp behind the target guard.
+"""The HTTP client the senders call tenant-aimed endpoints with: `herald.webhooks.http1` behind
+the target guard.
 
 The webhook-sender POSTs to receivers with it; the email-sender calls its providers' HTTP APIs
 (sends, credential checks, domain calls) with it, because a provider's base URL is as
-tenant-aimed as a webhook URL. Built for throughput: measured with `bench/client_cost.py` (one
-process on uvloop, 5 POSTs in flight over keep-alive to a local receiver), httpx costs about
-0.95 ms of CPU per POST and aiohttp about 0.10 ms. Delivery is Herald's main job, so both
-senders use aiohttp; the target guard's httpx transport (`TargetGuard.transport`) stays for
-the other callers.
+tenant-aimed as a webhook URL. Built for throughput: a call is one write and one wake-up of its
+caller (see `herald.webhooks.http1` for why, and `bench/client_cost.py` for the measure against
+httpx and aiohttp). The target guard's httpx transport (`TargetGuard.transport`) stays for the
+other callers.
 
 Every guarantee of the guard holds here, through the guard's own functions:
-- names are resolved by `TargetGuard.addresses_for` inside a custom aiohttp resolver, so every
-  address a new connection may use is checked, and the connection goes to one of those checked
-  addresses (no second lookup for a rebinding name server to answer differently);
-- address literals, which aiohttp connects to without asking a resolver, are checked before the
-  request by the same function; legacy numeric spellings (`2130706433`, `127.1`) are checked as
-  the address they mean and sent to it, with the Host header as written;
+- every new connection asks `TargetGuard.addresses_for` for the addresses it may use (a name is
+  resolved and every answer checked; a literal is checked), and connects to one of exactly those:
+  there is no second lookup for a rebinding name server to answer differently;
+- address literals are also checked before anything else, in every spelling; legacy numeric
+  spellings (`2130706433`, `127.1`) are checked as the address they mean and sent to it, with the
+  Host header as written;
 - TLS keeps the URL's host name for SNI and certificate verification, and the Host header is the
-  name: aiohttp takes both from the URL, not from the address it connected to;
-- no redirects are followed, no proxy or settings are taken from the environment
-  (`trust_env=False`), and no cookies are kept between receivers;
+  name, whatever address the connection went to;
+- no redirects are followed (a 3xx is an answer), no proxy or settings are taken from the
+  environment, and no cookies are kept;
 - one timeout bounds the whole call (connect, send, answer, excerpt); connections are kept
-  alive per target (host, port, TLS) in one pool of `connections`;
+  alive per target (scheme, host, port), at most `connections` open in all;
 - at most `excerpt_bytes` of the answer's body are read (or the call's own `read_bytes`): a
   receiver cannot make us read more.
 
@@ -28,22 +28,23 @@ Without a guard (`guard=None`) the client checks only the URL's form: that is fo
 operator configured (platform email's provider), which may well sit on a private network.
 
 Failures come back as `ReceiverCallError` with the class the attempt record and the retry
-policy use (`herald.webhooks.retry_policy`), or as `TargetRefused`.
+policy use (`herald.webhooks.retry_policy`), or as `TargetRefused`. A request that a kept-alive
+connection lost to the peer's closing it (no byte of an answer came back) goes out once more on
+a new connection, within the same timeout, rather than failing the attempt.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import socket
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
-from multidict import CIMultiDict
 from yarl import URL
 
+from herald.webhooks.http1 import Answer, Connection, ConnectionBroken, Pool
 from herald.webhooks.retry_policy import ReceiverCallError
 from herald.webhooks.target_guard import (
     MALFORMED,
@@ -56,73 +57,51 @@ from herald.webhooks.target_guard import (
     literal_address,
 )
 
+__all__ = ["DEFAULT_EXCERPT_BYTES", "Answer", "ReceiverClient"]
+
 DEFAULT_EXCERPT_BYTES = 4096
 # URLs whose parse and literal check are remembered: a sender calls the same few targets.
 CHECKED_URLS_KEPT = 1024
+# Headers that frame the message or the connection: the client writes its own, never a caller's.
+FRAMING_HEADERS = frozenset(
+    {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer"}
+)
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+# (https?, host to connect to and to name in TLS, port)
+PoolKey = tuple[bool, str, int]
 
 
 @dataclass(frozen=True)
-class Answer:
-    """What the receiver answered: its status, its headers as sent (repeats kept), the start of its body."""
+class Target:
+    """A URL as the client requests it, parsed and checked once."""
 
-    status_code: int
-    headers: list[tuple[str, str]]
-    excerpt: bytes
-
-    def header(self, name: str) -> str | None:
-        """The first value of header `name` (any case), or None."""
-        name = name.lower()
-        return next((value for key, value in self.headers if key.lower() == name), None)
+    key: PoolKey
+    path: str  # the request target: path and query, percent-encoded
+    host_header: str
+    authorization: str | None  # Basic credentials written in the URL, if any
 
 
-class GuardedResolver(AbstractResolver):
-    """aiohttp asks this for the addresses of a name when it opens a connection: the guard
-    resolves and checks them, and only checked addresses come back."""
-
-    def __init__(self, guard: TargetGuard) -> None:
-        self._guard = guard
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        try:
-            addresses = await self._guard.addresses_for(host, port)
-        except ResolutionFailed as error:
-            # An OSError is what aiohttp turns into its DNS error (a transient "dns" failure).
-            raise OSError(str(error)) from None
-        return [
-            {
-                "hostname": host,
-                "host": str(address),
-                "port": port,
-                "family": socket.AF_INET6 if address.version == 6 else socket.AF_INET,
-                "proto": socket.IPPROTO_TCP,
-                "flags": socket.AI_NUMERICHOST,
-            }
-            for address in addresses
-        ]
-
-    async def close(self) -> None:
-        return None
-
-
-def _error_kind(error: BaseException) -> str:
-    """aiohttp's exceptions in the retry policy's vocabulary (see `retry_policy.error_class`)."""
-    if isinstance(error, TimeoutError):  # aiohttp's timeouts are TimeoutErrors too
+def _connect_error_kind(error: BaseException) -> str:
+    """A failure to open a connection in the retry policy's vocabulary (`retry_policy.error_class`)."""
+    if isinstance(error, TimeoutError):
         return "timeout"
-    if isinstance(error, aiohttp.InvalidURL):
-        return "invalid_url"
-    if isinstance(error, aiohttp.ClientConnectorDNSError):
+    if isinstance(error, ResolutionFailed | socket.gaierror):
         return "dns"
-    if isinstance(error, aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError | ssl.SSLError):
+    if isinstance(error, ssl.SSLError | ssl.CertificateError):
         return "tls"
-    if isinstance(error, aiohttp.ClientConnectorError):
+    if isinstance(error, OSError):
         return "connect"
-    if isinstance(error, aiohttp.ServerDisconnectedError | aiohttp.ClientResponseError | aiohttp.ClientPayloadError):
-        return "protocol"
-    if isinstance(error, aiohttp.ClientOSError | OSError):
-        return "network"
     return "other"
+
+
+def _basic(user: str, password: str) -> str:
+    pair = f"{user}:{password}"
+    try:
+        raw = pair.encode("latin-1")
+    except UnicodeEncodeError:
+        raw = pair.encode("utf-8")
+    return "Basic " + base64.b64encode(raw).decode("ascii")
 
 
 class ReceiverClient:
@@ -138,44 +117,25 @@ class ReceiverClient:
         excerpt_bytes: int = DEFAULT_EXCERPT_BYTES,
     ) -> None:
         self.guard = guard
-        self.timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self.timeout_s = timeout_s
         self.connections = connections
         self.ssl_context = ssl_context
         self.excerpt_bytes = excerpt_bytes
-        self._session: aiohttp.ClientSession | None = None
-        # A call's own timeout, made once per value.
-        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
-        # url -> (what to request, the Host header to send or None). The guard's policy is
-        # fixed for its life, so a literal's verdict cannot change; names are checked per
-        # connection by the resolver whatever is remembered here.
-        self._checked: dict[str, tuple[URL, str | None]] = {}
+        self._pool: Pool[PoolKey] = Pool(connections, self._connect)
+        self._default_ssl: ssl.SSLContext | None = None
+        # url -> Target. The guard's policy is fixed for its life, so a literal's verdict cannot
+        # change; every new connection asks the guard again whatever is remembered here.
+        self._checked: dict[str, Target] = {}
 
-    def _open(self) -> aiohttp.ClientSession:
-        """The session, made on first use (aiohttp wants a running loop for it)."""
-        if self._session is None:
-            guarded = self.guard is not None
-            connector = aiohttp.TCPConnector(
-                resolver=GuardedResolver(self.guard) if self.guard is not None else None,
-                # Guarded, every new connection asks the guard, as a rebinding check must.
-                use_dns_cache=not guarded,
-                limit=self.connections,
-                limit_per_host=0,
-                ssl=self.ssl_context if self.ssl_context is not None else True,
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=self.timeout,
-                trust_env=False,
-                cookie_jar=aiohttp.DummyCookieJar(),
-                raise_for_status=False,
-            )
-        return self._session
+    def _tls(self) -> ssl.SSLContext:
+        if self.ssl_context is not None:
+            return self.ssl_context
+        if self._default_ssl is None:
+            self._default_ssl = ssl.create_default_context()
+        return self._default_ssl
 
-    async def _checked_url(self, url: str) -> tuple[URL, str | None]:
-        """What to request for `url` and the Host header it needs, refused when the guard
-        would refuse it. A host written as an address is checked here (aiohttp connects to
-        literals without a resolver) and sent to the address it means; names are checked by
-        `GuardedResolver` whenever a connection is opened."""
+    async def _checked_url(self, url: str) -> Target:
+        """What to request for `url`, refused when the guard would refuse it."""
         found = self._checked.get(url)
         if found is None:
             found = await self._check(url)
@@ -184,15 +144,17 @@ class ReceiverClient:
             self._checked[url] = found
         return found
 
-    async def _check(self, url: str) -> tuple[URL, str | None]:
+    async def _check(self, url: str) -> Target:
         try:
             parsed = URL(url)
             host = parsed.raw_host
+            port = parsed.port
+            host_header = parsed.host_port_subcomponent
         except (ValueError, TypeError):
             raise TargetRefused(Problem("malformed", MALFORMED)) from None
         if parsed.scheme not in SCHEMES:
             raise TargetRefused(Problem("scheme", NOT_HTTP))
-        if not host or parsed.port is None:
+        if not host or port is None or not host_header:
             raise TargetRefused(Problem("malformed", MALFORMED))
         try:
             address = literal_address(host)
@@ -201,14 +163,56 @@ class ReceiverClient:
         if address is None:
             if ":" in host or host.replace(".", "").isdigit():
                 raise TargetRefused(Problem("malformed", MALFORMED))
-            return parsed, None
-        if self.guard is not None:
-            [address] = await self.guard.addresses_for(str(address), parsed.port)
-        canonical = str(address)
-        if canonical != host:
-            # A legacy spelling aiohttp would not connect to: the checked address, the Host as written.
-            return parsed.with_host(canonical), parsed.raw_authority
-        return parsed, None
+        else:
+            if self.guard is not None:
+                [address] = await self.guard.addresses_for(str(address), port)
+            host = str(address)  # a legacy spelling is sent to the address it means, Host as written
+        authorization = _basic(parsed.user or "", parsed.password or "") if parsed.user is not None else None
+        return Target((parsed.scheme == "https", host, port), parsed.raw_path_qs or "/", host_header, authorization)
+
+    async def _connect(self, key: PoolKey) -> Connection[PoolKey]:
+        """A new connection to an address the guard checked just now (a name asks it again)."""
+        tls, host, port = key
+        addresses = [str(a) for a in await self.guard.addresses_for(host, port)] if self.guard else [host]
+        loop = asyncio.get_running_loop()
+        failure: BaseException | None = None
+        for address in addresses:
+            try:
+                _, connection = await loop.create_connection(
+                    lambda: Connection(key, self._pool.discard),
+                    host=address,
+                    port=port,
+                    ssl=self._tls() if tls else None,
+                    server_hostname=host if tls else None,
+                )
+                return connection
+            except OSError as error:  # ssl.SSLError is an OSError too
+                failure = error
+        assert failure is not None
+        raise failure
+
+    def _head(self, method: str, target: Target, headers: Mapping[str, str], body: bytes | None) -> bytes:
+        lines = [f"{method} {target.path} HTTP/1.1\r\nHost: {target.host_header}\r\n"]
+        accept = authorization = False
+        for name, value in headers.items():
+            lowered = name.lower()
+            if lowered in FRAMING_HEADERS:
+                continue
+            if not name or any(c in name for c in ":\r\n\x00 ") or any(c in value for c in "\r\n\x00"):
+                raise ReceiverCallError("other", f"header {name!r} cannot be sent")
+            accept = accept or lowered == "accept"
+            authorization = authorization or lowered == "authorization"
+            lines.append(f"{name}: {value}\r\n")
+        if not accept:
+            lines.append("Accept: */*\r\n")
+        if target.authorization is not None and not authorization:
+            lines.append(f"Authorization: {target.authorization}\r\n")
+        if body is not None:
+            lines.append(f"Content-Length: {len(body)}\r\n")
+        elif method in BODY_METHODS:
+            lines.append("Content-Length: 0\r\n")
+        lines.append("\r\n")
+        return "".join(lines).encode("utf-8")
 
     async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
         """One POST; raises TargetRefused or ReceiverCallError when there is no answer."""
@@ -226,44 +230,43 @@ class ReceiverClient:
     ) -> Answer:
         """One call; raises TargetRefused or ReceiverCallError when there is no answer.
         `timeout_s` replaces the client's timeout for this call, `read_bytes` its excerpt cap."""
-        target, host = await self._checked_url(url)
-        sending = CIMultiDict(headers)
-        if host is not None:
-            sending["host"] = host
+        target = await self._checked_url(url)
+        method = method.upper()
+        head = self._head(method, target, headers, body)
         limit = self.excerpt_bytes if read_bytes is None else read_bytes
-        try:
-            async with self._open().request(
-                method,
-                target,
-                data=body,
-                headers=sending,
-                allow_redirects=False,
-                proxy=None,
-                timeout=self._timeout(timeout_s),
-            ) as response:
-                excerpt = bytearray()
-                while len(excerpt) < limit:
-                    chunk = await response.content.read(limit - len(excerpt))
-                    if not chunk:
-                        break
-                    excerpt += chunk
-                return Answer(response.status, list(response.headers.items()), bytes(excerpt))
-        except TargetRefused:
-            raise
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            raise ReceiverCallError(_error_kind(error), repr(error)) from error
-
-    def _timeout(self, timeout_s: float | None) -> aiohttp.ClientTimeout:
-        if timeout_s is None:
-            return self.timeout
-        found = self._timeouts.get(timeout_s)
-        if found is None:
-            found = self._timeouts[timeout_s] = aiohttp.ClientTimeout(total=timeout_s)
-        return found
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.timeout_s if timeout_s is None else timeout_s)
+        pool = self._pool
+        while True:
+            connection = pool.idle(target.key)
+            if connection is None:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        connection = await pool.open(target.key)
+                except TargetRefused:
+                    raise
+                except Exception as error:
+                    raise ReceiverCallError(_connect_error_kind(error), repr(error)) from error
+            reused = connection.exchanges > 0
+            timer = loop.call_at(deadline, connection.expire)
+            try:
+                answer = await connection.send(head, body, limit=limit, head_only=method == "HEAD")
+            except ConnectionBroken as broken:
+                pool.discard(connection)
+                if broken.stale and reused:
+                    continue  # the peer closed a kept-alive connection as we wrote: once more, anew
+                kind = "protocol" if broken.parse_error or not broken.reset else "network"
+                raise ReceiverCallError(kind, str(broken)) from broken
+            except TimeoutError as error:
+                pool.discard(connection)
+                raise ReceiverCallError("timeout", repr(error)) from error
+            except BaseException:
+                pool.discard(connection)  # cancelled mid-exchange: the connection's state is unknown
+                raise
+            finally:
+                timer.cancel()
+            pool.release(connection)
+            return answer
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        self._pool.close()
