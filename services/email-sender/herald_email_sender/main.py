@@ -183,7 +183,7 @@ async def build(runtime: ServiceRuntime) -> None:
     # with HERALD_WEBHOOK_ALLOW_LOOPBACK, which `herald up` sets).
     guard = TargetGuard(AllowList.parse(settings.target_allow, loopback=settings.webhook_allow_loopback))
     # Credential checks and domain calls; sends have a client of their own, sized for them.
-    # Both are the guarded aiohttp client the webhook-sender uses (a tenth of httpx's CPU a call).
+    # Both are the guarded receiver client the webhook-sender uses (a thirtieth of httpx's CPU a call).
     http = ReceiverClient(guard, timeout_s=VALIDATION_TIMEOUT_S, connections=CHECK_CONNECTIONS)
     send_http = ReceiverClient(
         guard, timeout_s=settings.email_send_timeout_s, connections=settings.email_concurrency * 2
