@@ -202,3 +202,35 @@ async def test_a_body_larger_than_one_write_arrives_whole(client: ReceiverClient
         assert raw.requests[0].body == body
     finally:
         server.close()
+
+
+async def test_an_endless_head_is_cut_off_as_a_protocol_failure(client: ReceiverClient) -> None:
+    """A receiver that sends header after header (or one endless header) gets a protocol failure
+    once the head passes 64 KiB, long before the call's timeout: it cannot make us hold more."""
+
+    def endless(request: Request, writer: asyncio.StreamWriter) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-%d: %s\r\n" % (i, b"v" * 100) for i in range(2000)))
+        return True
+
+    def one_long(request: Request, writer: asyncio.StreamWriter) -> bool:
+        writer.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"v" * 300_000)
+        return True
+
+    for answer in (endless, one_long):
+        raw, server = await running(answer)
+        try:
+            with pytest.raises(ReceiverCallError) as failed:
+                await client.post(f"http://127.0.0.1:{raw.port}/", b"x", {})
+            assert error_class(failed.value) == "protocol"
+        finally:
+            server.close()
+
+
+async def test_a_head_and_a_long_body_in_one_read_are_an_answer(client: ReceiverClient) -> None:
+    body = b"y" * 200_000
+    raw, server = await running(always(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)))
+    try:
+        answer = await client.post(f"http://127.0.0.1:{raw.port}/", b"x", {})
+        assert (answer.status_code, len(answer.excerpt)) == (200, 4096)
+    finally:
+        server.close()

@@ -10,7 +10,8 @@ and one wait on a future that `data_received` completes: the caller resumes once
 `bench/client_cost.py`, in docs/performance.md.
 
 What a connection guarantees:
-- it reads at most `limit` bytes of an answer's body; an answer cut there is not reused;
+- it reads at most `limit` bytes of an answer's body, and at most MAX_HEAD_BYTES of its head;
+  an answer cut at the body's limit is returned and its connection not reused;
 - an interim answer (1xx) is skipped, the final one returned;
 - it is reused only when the answer said keep-alive and was read to its end;
 - a connection whose peer closed it while it was idle is never written to; one that the peer
@@ -34,6 +35,9 @@ import httptools
 KEEP_ALIVE_S = 15.0
 # A body at most this long leaves in the same write as the head.
 ONE_WRITE_BYTES = 16 * 1024
+# An answer's status line and headers may take this much, interim answers included: llhttp sets
+# no bound of its own, and a receiver must not make us hold more than the excerpt's worth.
+MAX_HEAD_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class Connection(asyncio.Protocol, Generic[Key]):
         self._limit = 0
         self._head_only = False
         self._received = False
+        self._head_bytes = 0
         self._interim = False
         self._status = 0
         self._headers: list[tuple[str, str]] = []
@@ -100,6 +105,7 @@ class Connection(asyncio.Protocol, Generic[Key]):
         self._limit = limit
         self._head_only = head_only
         self._received = False
+        self._head_bytes = 0
         self._interim = False
         self._status = 0
         self._headers = []
@@ -165,10 +171,18 @@ class Connection(asyncio.Protocol, Generic[Key]):
             self._fail(ConnectionBroken(f"not an HTTP answer ({error})", parse_error=True))
             self.close()
         else:
-            if self._full and self._answer is not None:
+            if self._answer is None:
+                return
+            if self._full:
                 # The excerpt is full and the body goes on: answer now, read no more.
                 self._finish()
                 self.close()
+            elif not self._headers_done:
+                # All of it was head (the parser holds a header it has not finished in memory).
+                self._head_bytes += len(data)
+                if self._head_bytes > MAX_HEAD_BYTES:
+                    self._fail(ConnectionBroken(f"the answer's head exceeds {MAX_HEAD_BYTES} bytes", parse_error=True))
+                    self.close()
 
     def eof_received(self) -> bool:
         self._ended(None)
@@ -244,13 +258,19 @@ class Pool(Generic[Key]):
     def idle(self, key: Key) -> Connection[Key] | None:
         """The most recently used idle connection for `key` still fit to use, or None."""
         kept = self._idle.get(key)
+        if kept is None:
+            return None
         now = time.monotonic()
+        found = None
         while kept:
             connection = kept.pop()
             if connection.reusable and now - connection.idle_since < KEEP_ALIVE_S:
-                return connection
+                found = connection
+                break
             self.discard(connection)
-        return None
+        if not kept:
+            self._idle.pop(key, None)  # a sender meets many targets over its life: keep no empty entries
+        return found
 
     async def open(self, key: Key) -> Connection[Key]:
         """A new connection for `key`, once there is room for it."""
@@ -287,6 +307,8 @@ class Pool(Generic[Key]):
         kept = self._idle.get(connection.key)
         if kept and connection in kept:
             kept.remove(connection)
+            if not kept:
+                del self._idle[connection.key]
         if connection in self._open:
             self._open.discard(connection)
             self._wake()
