@@ -86,7 +86,12 @@ _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
-WINDOW_PER_SLOT = 16
+# Started jobs per slot. A job stays in the window from its start to its committed record (two
+# ledger calls, each up to ADVANCE_MAX_WAIT_S gathering, and a wait for a caller), so the window
+# over that time bounds the rate: in the batch path 16 a slot held one sender near 1,040 delivered
+# jobs/s, 32 a slot 1,360 (`make bench MODE=batch N=20000 RUNS=2 REV=3b92225`, docs/performance.md),
+# with fewer ledger calls per job. A crash duplicates at most the calls made and not yet recorded.
+WINDOW_PER_SLOT = 32
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a
 # second 2 ms gathered about six jobs a call (0.13-0.19 calls per job, profiled: gRPC a tenth of
