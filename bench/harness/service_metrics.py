@@ -18,6 +18,9 @@ from harness.herald_code import nats_servers
 from herald.cli.stack import Stack
 
 RPC_LINE = re.compile(r"^herald_rpc_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
+# The HTTP requests a service answered, by route: beside the client's latency, the share of it
+# spent inside the service's app (from its HTTP parser's hand-over to its answer).
+HTTP_LINE = re.compile(r"^herald_http_request_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
 
 
 def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
@@ -30,7 +33,8 @@ def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
 
 def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
     """Server-side gRPC calls and seconds per service method, from every service's /metrics
-    (herald_rpc_duration_seconds, recorded by the services' own interceptor)."""
+    (herald_rpc_duration_seconds, recorded by the services' own interceptor), and HTTP requests
+    per route (herald_http_request_duration_seconds) as `service.http METHOD route`."""
     totals: dict[str, list[float]] = {}
     for url in metrics_urls(metrics):
         try:
@@ -39,12 +43,14 @@ def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
         except OSError:
             continue
         for line in text.splitlines():
-            found = RPC_LINE.match(line)
+            found = RPC_LINE.match(line) or HTTP_LINE.match(line)
             if not found:
                 continue
             labels = dict(re.findall(r'(\w+)="([^"]*)"', found[2]))
-            key = labels.get("method", "?").rsplit("/", 1)[-1]
-            key = f"{labels.get('service', '?')}.{key}"
+            if "route" in labels:
+                key = f"{labels.get('service', '?')}.http {labels.get('method', '?')} {labels['route']}"
+            else:
+                key = f"{labels.get('service', '?')}.{labels.get('method', '?').rsplit('/', 1)[-1]}"
             slot = totals.setdefault(key, [0.0, 0.0])
             slot[0 if found[1] == "count" else 1] += float(found[3])
     return totals
