@@ -149,14 +149,19 @@ async def test_a_new_connection_closed_without_an_answer_is_a_protocol_failure(c
         server.close()
 
 
-async def test_an_answer_that_is_not_http_is_a_protocol_failure(client: ReceiverClient) -> None:
-    raw, server = await running(always(b"SSH-2.0-OpenSSH_9.6\r\n\r\n"))
+async def fails_as_protocol(client: ReceiverClient, answer: Callable[[Request, asyncio.StreamWriter], bool]) -> None:
+    """A call to a receiver answering with `answer` fails, classed "protocol"."""
+    raw, server = await running(answer)
     try:
         with pytest.raises(ReceiverCallError) as failed:
             await client.post(f"http://127.0.0.1:{raw.port}/", b"x", {})
         assert error_class(failed.value) == "protocol"
     finally:
         server.close()
+
+
+async def test_an_answer_that_is_not_http_is_a_protocol_failure(client: ReceiverClient) -> None:
+    await fails_as_protocol(client, always(b"SSH-2.0-OpenSSH_9.6\r\n\r\n"))
 
 
 async def test_the_request_is_framed_by_the_client_alone(client: ReceiverClient) -> None:
@@ -216,14 +221,8 @@ async def test_an_endless_head_is_cut_off_as_a_protocol_failure(client: Receiver
         writer.write(b"HTTP/1.1 200 OK\r\nX-Long: " + b"v" * 300_000)
         return True
 
-    for answer in (endless, one_long):
-        raw, server = await running(answer)
-        try:
-            with pytest.raises(ReceiverCallError) as failed:
-                await client.post(f"http://127.0.0.1:{raw.port}/", b"x", {})
-            assert error_class(failed.value) == "protocol"
-        finally:
-            server.close()
+    await fails_as_protocol(client, endless)
+    await fails_as_protocol(client, one_long)
 
 
 async def test_a_head_and_a_long_body_in_one_read_are_an_answer(client: ReceiverClient) -> None:

@@ -6,6 +6,10 @@ named by the route template the router matched ("POST /v1/jobs/{job_id}"), never
 few and carry no ids. Attributes are the method, the route and the status: no headers, query string or body,
 which may hold API keys, signatures or a tenant's data.
 
+Without an exporter (`tracing.exporting()` false) no span is made: it would be dropped unread, and
+the context it would carry downstream would be unsampled, so nothing downstream records a span for it
+either. The request's duration is still observed for `/metrics`.
+
 These are public entry points: a `traceparent` a caller sends is not continued (it would let anyone on the
 internet choose our trace ids and sampling); the request's span starts a new trace, linked to the caller's
 when one was given, so the two can still be found together.
@@ -19,6 +23,7 @@ from typing import Any
 from opentelemetry import context, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
+from herald.telemetry import tracing
 from herald.telemetry.metrics import HTTP_SECONDS
 
 Scope = dict[str, Any]
@@ -30,6 +35,21 @@ _tracer = trace.get_tracer("herald.http.server")
 # metric label must not take whatever the internet puts there.
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _EMPTY = context.Context()
+
+
+class _Answering:
+    """The app's `send`, remembering the status it answered with (0 until it starts an answer)."""
+
+    __slots__ = ("send", "status")
+
+    def __init__(self, send: Any) -> None:
+        self.send = send
+        self.status = 0
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        await self.send(message)
 
 
 class ServerSpans:
@@ -50,6 +70,9 @@ class ServerSpans:
         method = scope.get("method", "")
         method = method if method in HTTP_METHODS else "_OTHER"
         started = time.perf_counter()
+        if not tracing.exporting():
+            await self._unspanned(scope, receive, send, method, started)
+            return
         with _tracer.start_as_current_span(
             method,
             context=_EMPTY,
@@ -59,17 +82,11 @@ class ServerSpans:
             record_exception=True,
             set_status_on_exception=True,
         ) as span:
-            status = 0
-
-            async def send_and_observe(message: Message) -> None:
-                nonlocal status
-                if message["type"] == "http.response.start":
-                    status = int(message["status"])
-                await send(message)
-
+            answer = _Answering(send)
             try:
-                await self.app(scope, receive, send_and_observe)
+                await self.app(scope, receive, answer)
             finally:
+                status = answer.status
                 # The router records the route it matched in the (shared) scope.
                 route = getattr(scope.get("route"), "path", None)
                 if route:
@@ -79,10 +96,23 @@ class ServerSpans:
                     span.set_attribute("http.response.status_code", status)
                     if status >= 500:
                         span.set_status(Status(StatusCode.ERROR))
-                if self.metrics_service is not None:
-                    HTTP_SECONDS.labels(self.metrics_service, method, route or "unmatched", str(status or 500)).observe(
-                        time.perf_counter() - started
-                    )
+                self._observe(method, route, status, started)
+
+    async def _unspanned(self, scope: Scope, receive: Any, send: Any, method: str, started: float) -> None:
+        if self.metrics_service is None:
+            await self.app(scope, receive, send)
+            return
+        answer = _Answering(send)
+        try:
+            await self.app(scope, receive, answer)
+        finally:
+            self._observe(method, getattr(scope.get("route"), "path", None), answer.status, started)
+
+    def _observe(self, method: str, route: str | None, status: int, started: float) -> None:
+        if self.metrics_service is not None:
+            HTTP_SECONDS.labels(self.metrics_service, method, route or "unmatched", str(status or 500)).observe(
+                time.perf_counter() - started
+            )
 
 
 def _caller_link(scope: Scope) -> list[Link]:
