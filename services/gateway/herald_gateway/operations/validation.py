@@ -121,9 +121,18 @@ def webhook_problems(
     return problems
 
 
+# A message up to this size is first checked whole, serialized: text goes into the wire form as
+# it is, so a form with no zero byte has no NUL in any text field (most requests: one C call
+# instead of a walk over every field, which profiled at a tenth of the gateway's submit work).
+# A larger one (a body of megabytes) is walked without being copied.
+NUL_CHECK_WHOLE_BYTES = 64 * 1024
+
+
 def nul_fields(message: Message, prefix: str = "") -> list[str]:
     """Text fields holding NUL, which PostgreSQL cannot store: refused here, so one bad item
     never fails the transaction its chunk (and other requests) share in the ledger."""
+    if not prefix and message.ByteSize() <= NUL_CHECK_WHOLE_BYTES and b"\0" not in message.SerializeToString():
+        return []
     found = []
     for descriptor, value in message.ListFields():
         name = f"{prefix}{descriptor.name}"
