@@ -72,7 +72,7 @@ def test_the_signature_is_timestamped_when_the_call_is_made(
     )
     signature = hmac.new(secret.encode(), f"{timestamp}.".encode() + received.body, hashlib.sha256).hexdigest()
     assert received.headers["x-webhook-signature"] == signature
-    # The official libraries accept it, timestamp tolerance included (sent through the aiohttp client).
+    # The official libraries accept it, timestamp tolerance included (sent through the receiver client).
     standard = {k: received.headers[k] for k in ("webhook-id", "webhook-timestamp", "webhook-signature")}
     StandardWebhook(secret).verify(received.body, standard)
     SvixWebhook(secret).verify(received.body, standard)

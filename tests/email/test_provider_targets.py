@@ -1,5 +1,5 @@
 """At call time the email-sender connects to providers only through the target guard: its HTTP
-client is the guarded receiver client (aiohttp), SMTP connects to the checked address while TLS keeps the
+client is the guarded receiver client (herald.webhooks.http1), SMTP connects to the checked address while TLS keeps the
 host name. A guard that does not allow loopback refuses the local stand-ins before any byte."""
 
 from __future__ import annotations

@@ -233,3 +233,13 @@ async def test_a_head_and_a_long_body_in_one_read_are_an_answer(client: Receiver
         assert (answer.status_code, len(answer.excerpt)) == (200, 4096)
     finally:
         server.close()
+
+
+async def test_a_body_cut_short_by_the_connection_is_a_protocol_failure(client: ReceiverClient) -> None:
+    """Content-Length says 100 and 5 bytes come before the receiver closes: a broken answer, as
+    for a chunked body without its last chunk. Only an answer with neither ends with the
+    connection (tested above)."""
+    await fails_as_protocol(client, always(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nshort", keep=False))
+    await fails_as_protocol(
+        client, always(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nshort\r\n", keep=False)
+    )

@@ -86,13 +86,9 @@ _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
-# Started jobs per slot. A job stays in the window from its start to its committed record (two
-# ledger calls, each up to ADVANCE_MAX_WAIT_S gathering, and a wait for a caller), so the window
-# over that time bounds the rate. 32 a slot measured 1,364 against 1,039 delivered jobs/s in the
-# batch path (docs/performance.md, session 12), but a clean-clone CI run with it saw the fault
-# audit's work stream keep one message of a settled job pending past three AckWaits (a copy
-# redelivered while its first was in hand, during a NATS restart): kept at 16 until that is
-# understood.
+# Started jobs per slot: a job holds its place from its start to its committed record, so the
+# window bounds a sender's rate. 32 measured faster but is not kept yet (docs/performance.md,
+# session 12: a leftover message in the fault audit to explain first).
 WINDOW_PER_SLOT = 16
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a

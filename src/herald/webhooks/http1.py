@@ -13,6 +13,8 @@ What a connection guarantees:
 - it reads at most `limit` bytes of an answer's body, and at most MAX_HEAD_BYTES of its head;
   an answer cut at the body's limit is returned and its connection not reused;
 - an interim answer (1xx) is skipped, the final one returned;
+- a body framed by Content-Length or chunked that the connection's end cuts short is a broken
+  answer, not a short one; only an answer with neither ends with the connection;
 - it is reused only when the answer said keep-alive and was read to its end;
 - a connection whose peer closed it while it was idle is never written to; one that the peer
   closed just as a request went out (no byte of an answer came back) is reported as `stale`, so
@@ -38,6 +40,8 @@ ONE_WRITE_BYTES = 16 * 1024
 # An answer's status line and headers may take this much, interim answers included: llhttp sets
 # no bound of its own, and a receiver must not make us hold more than the excerpt's worth.
 MAX_HEAD_BYTES = 64 * 1024
+# Headers that say where an answer's body ends, other than at the connection's end.
+FRAMING = frozenset({b"content-length", b"transfer-encoding"})
 
 
 @dataclass(frozen=True)
@@ -83,13 +87,18 @@ class Connection(asyncio.Protocol, Generic[Key]):
         self._on_lost = on_lost
         self._parser = httptools.HttpResponseParser(self)
         self._answer: asyncio.Future[Answer] | None = None
-        self._limit = 0
-        self._head_only = False
+        self._begin(0, head_only=False)
+
+    def _begin(self, limit: int, *, head_only: bool) -> None:
+        """What one exchange reads, set afresh for each."""
+        self._limit = limit
+        self._head_only = head_only
         self._received = False
         self._head_bytes = 0
         self._interim = False
         self._status = 0
         self._headers: list[tuple[str, str]] = []
+        self._framed = False  # Content-Length or chunked: the connection's end is not the body's
         self._headers_done = False
         self._excerpt = bytearray()
         self._full = False
@@ -101,18 +110,12 @@ class Connection(asyncio.Protocol, Generic[Key]):
         """Writes the request and returns the future of its answer (read up to `limit` body bytes)."""
         assert self.transport is not None and self._answer is None
         answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        if self.closed or self.transport.is_closing():
+            # Lost between its pick (or its opening) and now: nothing can come back on it.
+            answer.set_exception(ConnectionBroken("the connection was closed", stale=self.exchanges > 0))
+            return answer
         self._answer = answer
-        self._limit = limit
-        self._head_only = head_only
-        self._received = False
-        self._head_bytes = 0
-        self._interim = False
-        self._status = 0
-        self._headers = []
-        self._headers_done = False
-        self._excerpt = bytearray()
-        self._full = False
-        self._reusable = False
+        self._begin(limit, head_only=head_only)
         if body is None:
             self.transport.write(request)
         elif len(body) <= ONE_WRITE_BYTES:
@@ -196,12 +199,15 @@ class Connection(asyncio.Protocol, Generic[Key]):
     def _ended(self, exc: Exception | None) -> None:
         if self._answer is None:
             return
-        if self._headers_done and not self._interim and exc is None:
+        if self._headers_done and not self._framed and exc is None:
             # A body delimited by the end of the connection: what came is the whole of it.
             self._reusable = False
             self._finish()
             return
-        detail = "the receiver closed the connection without an answer" if exc is None else repr(exc)
+        if self._headers_done:
+            detail = "the receiver closed the connection before the end of its answer's body"
+        else:
+            detail = "the receiver closed the connection without an answer" if exc is None else repr(exc)
         stale = not self._received and self.exchanges > 0
         self._fail(ConnectionBroken(detail, stale=stale, reset=exc is not None))
 
@@ -210,6 +216,7 @@ class Connection(asyncio.Protocol, Generic[Key]):
     def on_header(self, name: bytes, value: bytes) -> None:
         if not self._interim:
             self._headers.append((name.decode("latin-1"), value.decode("utf-8", "replace")))
+            self._framed = self._framed or name.lower() in FRAMING
 
     def on_headers_complete(self) -> None:
         status = self._parser.get_status_code()

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import socket
 import ssl
 from collections.abc import Mapping
@@ -67,6 +68,9 @@ FRAMING_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer"}
 )
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+# What would end a header line early or split a name: refused rather than written.
+UNSENDABLE_NAME = re.compile(r"[:\r\n\x00 ]")
+UNSENDABLE_VALUE = re.compile(r"[\r\n\x00]")
 
 # (https?, host to connect to and to name in TLS, port)
 PoolKey = tuple[bool, str, int]
@@ -198,7 +202,7 @@ class ReceiverClient:
             lowered = name.lower()
             if lowered in FRAMING_HEADERS:
                 continue
-            if not name or any(c in name for c in ":\r\n\x00 ") or any(c in value for c in "\r\n\x00"):
+            if not name or UNSENDABLE_NAME.search(name) or UNSENDABLE_VALUE.search(value):
                 raise ReceiverCallError("other", f"header {name!r} cannot be sent")
             accept = accept or lowered == "accept"
             authorization = authorization or lowered == "authorization"
