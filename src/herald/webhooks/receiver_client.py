@@ -251,13 +251,12 @@ class ReceiverClient:
                     raise
                 except Exception as error:
                     raise ReceiverCallError(_connect_error_kind(error), repr(error)) from error
-            reused = connection.exchanges > 0
             timer = loop.call_at(deadline, connection.expire)
             try:
                 answer = await connection.send(head, body, limit=limit, head_only=method == "HEAD")
             except ConnectionBroken as broken:
                 pool.discard(connection)
-                if broken.stale and reused:
+                if broken.stale:
                     continue  # the peer closed a kept-alive connection as we wrote: once more, anew
                 kind = "protocol" if broken.parse_error or not broken.reset else "network"
                 raise ReceiverCallError(kind, str(broken)) from broken
