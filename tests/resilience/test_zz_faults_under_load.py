@@ -356,14 +356,6 @@ KNOWN_DEFECTS = [
         lambda problem: ": HTTP 500 internal at " in problem,
         ("gateway", "herald_gateway/idempotency.py"),
     ),
-    KnownDefect(
-        "a work message of a settled job stays pending after a NATS restart: the webhook-sender dropped its "
-        "redelivered copy while the first was in hand (herald.bus.fair, 'redelivered copy of a message in hand "
-        "dropped'), and nothing settles the copy's delivery (seen twice in session 12; nothing lost, nothing "
-        "delivered twice)",
-        lambda problem: problem.startswith("the work stream holds ") and ", 0 jobs are open" in problem,
-        None,
-    ),
 ]
 
 

@@ -101,6 +101,9 @@ class FairFetcher:
         # Handed out by next() and not yet settled (see `settled`), by stream sequence: when each
         # was last renewed (pulled or told in progress), as in the buffers.
         self._in_hand: dict[int, tuple[float, Msg]] = {}
+        # Copies the server sent again while their first was in hand (see `next`), by stream
+        # sequence: settled with the first, never handed out.
+        self._copies: dict[int, list[Msg]] = {}
         self._running = False
 
     async def start(self) -> None:
@@ -143,14 +146,20 @@ class FairFetcher:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._keeping_alive
         self._in_hand.clear()
+        self._copies.clear()
 
-    def settled(self, message: Msg) -> None:
+    def settled(self, message: Msg) -> list[Msg]:
         """The caller is about to ack, NAK or terminate `message`: no longer kept alive (an
-        in-progress after a NAK with a delay would bring the message back early)."""
+        in-progress after a NAK with a delay would bring the message back early). Returns the
+        copies of it the server sent meanwhile, for the caller to settle the same way: after a
+        bus restart the server may know only the copy's delivery, and a verdict sent on the
+        first alone can then be lost, leaving the message pending for a job already ended."""
         sequence = message.metadata.sequence.stream
         held = self._in_hand.get(sequence)
-        if held is not None and held[1] is message:
-            del self._in_hand[sequence]
+        if held is None or held[1] is not message:
+            return []
+        del self._in_hand[sequence]
+        return self._copies.pop(sequence, [])
 
     async def _pull(self, lane: Lane) -> None:
         while self._running:
@@ -177,7 +186,7 @@ class FairFetcher:
         caller's hands alike; tell the server it is in progress before that runs out. Were it
         to run out under a live sender, the copy redelivered would run the same attempt a second
         time beside the first (seen: four timeout attempts recorded for three; a copy that comes
-        all the same, after a stall longer than the margin, is dropped by `next`). Renewed from
+        all the same, after a stall longer than the margin, is held back by `next`). Renewed from
         one place because a message taken from the buffer just before its renewal was due
         would otherwise start a fresh count in the hands that took it. Checked every quarter of
         AckWait, a message is renewed at most half of AckWait after its last renewal, which
@@ -195,7 +204,11 @@ class FairFetcher:
                             if i < len(lane.buffer) and lane.buffer[i][1] is msg:
                                 lane.buffer[i] = (time.monotonic(), msg)
             for key, (since, msg) in list(self._in_hand.items()):
-                if since < threshold and key in self._in_hand:
+                # Checked by identity: while an earlier renewal was awaited this one may have been
+                # settled and its sequence taken by a later copy, which must not be replaced by the
+                # settled message (that kept the sequence alive on the server for good).
+                held = self._in_hand.get(key)
+                if since < threshold and held is not None and held[1] is msg:
                     self._in_hand[key] = (time.monotonic(), msg)
                     with contextlib.suppress(Exception):
                         await msg.in_progress()
@@ -231,10 +244,12 @@ class FairFetcher:
                 lane.space.set()
             sequence = message.metadata.sequence.stream
             if sequence in self._in_hand:
-                # AckWait ran out under a stalled process and the server sent the message again
-                # while its first copy is still in hand: running both would make the same attempt
-                # twice. The copy is dropped; settling the first settles the stream sequence.
-                log.warning("redelivered copy of a message in hand dropped", extra={"stream_sequence": sequence})
+                # AckWait ran out under a stalled process, or the bus restarted, and the server
+                # sent the message again while its first copy is still in hand: running both
+                # would make the same attempt twice. The copy is held back and settled with the
+                # first (see `settled`).
+                log.warning("redelivered copy of a message in hand held back", extra={"stream_sequence": sequence})
+                self._copies.setdefault(sequence, []).append(message)
                 continue
             self._in_hand[sequence] = (renewed, message)
             return message

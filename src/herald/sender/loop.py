@@ -220,14 +220,16 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         await self.steps.drain()
 
     async def _settle(self, message: Msg, *, nak_delay: float | None = None, term: bool = False) -> None:
-        """Ack (the default), NAK with a delay, or terminate; no longer kept in progress."""
-        self.fetcher.settled(message)
-        if term:
-            await message.term()
-        elif nak_delay is not None:
-            await message.nak(delay=nak_delay)
-        else:
-            await message.ack()
+        """Ack (the default), NAK with a delay, or terminate; no longer kept in progress. Copies
+        of the message the server sent while it was in hand get the same verdict."""
+        copies: list[Msg] = self.fetcher.settled(message)
+        for delivery in (message, *copies):
+            if term:
+                await delivery.term()
+            elif nak_delay is not None:
+                await delivery.nak(delay=nak_delay)
+            else:
+                await delivery.ack()
 
     async def _take(self, stopping: asyncio.Event) -> None:
         """Takes messages while the window has room. One task for the whole run, awaiting the
@@ -292,7 +294,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             # A bug here must cost one message a redelivery, never the sender.
             log.exception("delivery failed unexpectedly; message left for redelivery", extra={"sender": self.label})
         finally:
-            self.fetcher.settled(message)  # a message left for redelivery runs down its AckWait
+            self.fetcher.settled(message)  # a message left for redelivery (its copies too) runs down its AckWait
             self._window.release()
 
     async def _deliver(self, job: Job[Work]) -> None:
