@@ -29,8 +29,9 @@ from herald_ledger.store import job_creation
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store.codes import CHANNEL_FROM_PROTO, PRIORITY_FROM_PROTO, STATUS_FROM_PROTO, STATUS_TO_PROTO
 from herald_ledger.store.idempotency import KeyedDraft
+from herald_ledger.store.intake import claim_keys_and_lock_usage
 from herald_ledger.store.platform_email import PlatformMail
-from herald_ledger.store.quota import admit
+from herald_ledger.store.quota import current_period, decide
 
 
 def answered(job: job_creation.NewJob, queued: bool) -> common_pb2.Job:
@@ -101,19 +102,22 @@ class JobRpcs(Rpcs):
             for i, j in enumerate(new_jobs)
             if j.idempotency_key and j.request_hash
         }
+        tenant_ids = [j.tenant_id for j in new_jobs]
         with self.committing.writing() as committing:
             async with self.engine.begin() as conn:
-                # The keys first: a repeat waits for (then answers with) the job its key names.
-                earlier = await idempotency_store.claim_for_jobs(conn, keyed)
+                # The keys first: a repeat waits for (then answers with) the job its key names;
+                # in the same statement, the tenants' counters locked for admission.
+                earlier, locked = await claim_keys_and_lock_usage(conn, keyed, tenant_ids, current_period())
                 fresh = [j for i, j in enumerate(new_jobs) if i not in earlier]
-                verdicts = await admit(conn, fresh, self.platform)
+                verdicts, usage = await decide(conn, fresh, locked, self.platform)
                 for verdict in verdicts:
                     if verdict.job is not None:
                         verdict.job.suppressed = verdict.suppressed
                 admitted = [v.job for v in verdicts if v.job is not None]
                 # The caller has each request: the rows come back without it (see CreateJobsResponse).
+                # The counters ride in the same statement.
                 publishing = self.outbox.ready
-                await job_creation.insert_jobs(conn, admitted, published=publishing)
+                await job_creation.insert_jobs(conn, admitted, published=publishing, usage=usage)
                 refused = {id(job) for job, v in zip(fresh, verdicts, strict=True) if v.job is None}
                 await idempotency_store.release(
                     conn,

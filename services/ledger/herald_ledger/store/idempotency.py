@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import and_, delete, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -130,19 +131,26 @@ class EarlierUse:
     same_as: int | None = None
 
 
-# On the driver (prepared once per connection), in the caller's transaction.
-_CLAIM_FOR_JOBS = """
+def claim_for_jobs_sql(first: int = 1) -> str:
+    """The claim of keys sent with jobs, its six arguments numbered from `first` (so it can
+    share a statement): the keys it claimed come back."""
+    t, k, h, j, in_flight_s, retention_s = range(first, first + 6)
+    return f"""
     INSERT INTO idempotency_keys (tenant_id, key, request_hash, state, status_code, job_id)
     SELECT t, k, h, 'job', 202, j
-    FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::uuid[]) AS u(t, k, h, j)
+    FROM unnest(${t}::uuid[], ${k}::text[], ${h}::bytea[], ${j}::uuid[]) AS u(t, k, h, j)
     ON CONFLICT (tenant_id, key) DO UPDATE SET
         request_hash = EXCLUDED.request_hash, state = 'job', status_code = 202, body = NULL,
         job_id = EXCLUDED.job_id, created_at = now(), updated_at = now()
     WHERE (idempotency_keys.state = 'in_flight'
-           AND idempotency_keys.updated_at < now() - make_interval(secs => $5::float8))
-       OR idempotency_keys.created_at < now() - make_interval(secs => $6::float8)
+           AND idempotency_keys.updated_at < now() - make_interval(secs => ${in_flight_s}::float8))
+       OR idempotency_keys.created_at < now() - make_interval(secs => ${retention_s}::float8)
     RETURNING tenant_id, key
-"""
+    """  # noqa: S608 (argument numbers only)
+
+
+# On the driver (prepared once per connection), in the caller's transaction.
+_CLAIM_FOR_JOBS = claim_for_jobs_sql()
 
 _EARLIER_USES = """
     SELECT i.tenant_id, i.key, i.request_hash, i.state, i.job_id
@@ -157,54 +165,66 @@ _RELEASE = """
 """
 
 
-async def claim_for_jobs(conn: AsyncConnection, drafts: dict[int, KeyedDraft]) -> dict[int, EarlierUse]:
-    """Claims each draft's key for its (not yet written) job, in the caller's transaction.
+@dataclass
+class KeyClaims:
+    """The keys sent with a batch's drafts, claimed for their (not yet written) jobs in the
+    caller's transaction (`store.intake` sends the claim): the first draft of each key is
+    claimed; a repeat of a key earlier in the batch shares that draft's outcome.
 
-    Returns, by draft index, the drafts that must not create a job: a key another
-    request used before (its job, or a mismatch when the request differed) or a
-    repeat of a key earlier in the same batch. A concurrent transaction claiming the
-    same key makes this one wait on the key's row, then see its committed claim, so
-    one key never yields two jobs. Call `release` for claimed drafts that end up refused."""
-    earlier: dict[int, EarlierUse] = {}
-    first: dict[tuple[uuid.UUID, str], int] = {}
-    for index, draft in drafts.items():
-        seen = first.get((draft.tenant_id, draft.key))
-        if seen is None:
-            first[(draft.tenant_id, draft.key)] = index
-        elif hmac.compare_digest(drafts[seen].request_hash, draft.request_hash):
-            earlier[index] = EarlierUse(same_as=seen)
-        else:
-            earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
-    if not first:
-        return earlier
-    claiming = [drafts[i] for i in first.values()]
-    driver = await in_transaction(conn)
-    claimed = {
-        (row["tenant_id"], row["key"])
-        for row in await driver.fetch(
-            _CLAIM_FOR_JOBS,
+    `settle` then says, by draft index, which drafts must not create a job: a key another
+    request used before (its job, or a mismatch when the request differed) or a repeat. A
+    concurrent transaction claiming the same key makes this one wait on the key's row, then
+    see its committed claim, so one key never yields two jobs. Call `release` for claimed
+    drafts that end up refused."""
+
+    drafts: dict[int, KeyedDraft]
+    first: dict[tuple[uuid.UUID, str], int]
+    earlier: dict[int, EarlierUse]
+
+    @classmethod
+    def of(cls, drafts: dict[int, KeyedDraft]) -> KeyClaims:
+        earlier: dict[int, EarlierUse] = {}
+        first: dict[tuple[uuid.UUID, str], int] = {}
+        for index, draft in drafts.items():
+            seen = first.get((draft.tenant_id, draft.key))
+            if seen is None:
+                first[(draft.tenant_id, draft.key)] = index
+            elif hmac.compare_digest(drafts[seen].request_hash, draft.request_hash):
+                earlier[index] = EarlierUse(same_as=seen)
+            else:
+                earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
+        return cls(drafts, first, earlier)
+
+    def arguments(self) -> list[object]:
+        """The claim's arguments, in the order `claim_for_jobs_sql` numbers them."""
+        claiming = [self.drafts[i] for i in self.first.values()]
+        return [
             [d.tenant_id for d in claiming],
             [d.key for d in claiming],
             [d.request_hash for d in claiming],
             [d.job_id for d in claiming],
             IN_FLIGHT_TIMEOUT_S,
             RETENTION_S,
-        )
-    }
-    taken = {pair: index for pair, index in first.items() if pair not in claimed}
-    if not taken:
-        return earlier
-    for row in await driver.fetch(_EARLIER_USES, [t for t, _ in taken], [k for _, k in taken]):
-        index = taken.pop((row["tenant_id"], row["key"]))
-        if not hmac.compare_digest(bytes(row["request_hash"]), drafts[index].request_hash):
-            earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
-        elif row["state"] != "job" or row["job_id"] is None:
+        ]
+
+    async def settle(self, driver: Any, claimed: set[tuple[uuid.UUID, str]]) -> dict[int, EarlierUse]:
+        """After the claim (`claimed`: the keys it returned): by draft index, the drafts that must
+        not create a job, with what their key names instead."""
+        earlier = dict(self.earlier)
+        taken = {pair: index for pair, index in self.first.items() if pair not in claimed}
+        if not taken:
+            return earlier
+        for row in await driver.fetch(_EARLIER_USES, [t for t, _ in taken], [k for _, k in taken]):
+            index = taken.pop((row["tenant_id"], row["key"]))
+            if not hmac.compare_digest(bytes(row["request_hash"]), self.drafts[index].request_hash):
+                earlier[index] = EarlierUse(mismatch="the key was used with a different request body or route")
+            elif row["state"] != "job" or row["job_id"] is None:
+                earlier[index] = EarlierUse(in_flight=True)
+            else:
+                earlier[index] = EarlierUse(job_id=row["job_id"])
+        for index in taken.values():  # claimed by a transaction that has since let it go: never guess
             earlier[index] = EarlierUse(in_flight=True)
-        else:
-            earlier[index] = EarlierUse(job_id=row["job_id"])
-    for index in taken.values():  # claimed by a transaction that has since let it go: never guess
-        earlier[index] = EarlierUse(in_flight=True)
-    return earlier
+        return earlier
 
 
 async def release(conn: AsyncConnection, pairs: list[tuple[uuid.UUID, str]]) -> None:

@@ -26,30 +26,44 @@ from herald_ledger.store.codes import PLAN_TO_PROTO
 from herald_ledger.store.driver import in_transaction
 from herald_ledger.store.job_creation import NewJob
 from herald_ledger.store.platform_email import PlatformMail, QuotaWarning, crossed, queue_quota_warnings
+from herald_ledger.store.usage import UsageWrite, write_usage
 
 QUOTA_CHANNELS = {"webhook": "webhooks", "email": "emails"}
 # The hot statements run on the driver (asyncpg prepares each once per connection), in
 # the caller's transaction. The usual batch costs one statement before its decisions: the
-# tenants' usage rows locked and, joined to them, the tenants' limits.
+# tenants' usage rows locked and, joined to them, the tenants' limits (CreateJobs sends it
+# together with the idempotency claim, see `store.intake`).
 _ENSURE_USAGE = (
     "INSERT INTO usage_counters (tenant_id, period) SELECT t, $2 FROM unnest($1::uuid[]) t ON CONFLICT DO NOTHING"
 )
-_LOCK_ADMISSION = """
+
+
+def lock_usage(tenants: int = 1, period: int = 2) -> str:
+    """The lock, its two arguments numbered as given (so it can share a statement)."""
+    return f"""
     SELECT u.tenant_id, u.webhooks, u.emails, t.plan, t.rate_per_min, t.webhooks_per_month, t.emails_per_month,
            t.disabled
     FROM usage_counters u JOIN tenants t ON t.id = u.tenant_id
-    WHERE u.tenant_id = ANY($1::uuid[]) AND u.period = $2
+    WHERE u.tenant_id = ANY(${tenants}::uuid[]) AND u.period = ${period}
     ORDER BY u.tenant_id FOR UPDATE OF u
-"""
+    """  # noqa: S608 (argument numbers only)
+
+
+_LOCK_ADMISSION = lock_usage()
 # (tenant, period) pairs whose usage row this process has seen: the insert that makes
 # sure the row exists is skipped for them. Bounded; forgetting only costs that insert.
 _ENSURED: set[tuple[uuid.UUID, str]] = set()
 _ENSURED_MAX = 100_000
-_SET_USAGE = """
-    UPDATE usage_counters SET webhooks = u.webhooks, emails = u.emails
-    FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS u(id, webhooks, emails)
-    WHERE usage_counters.tenant_id = u.id AND usage_counters.period = $4
-"""
+
+
+@dataclass(frozen=True)
+class LockedAdmission:
+    """The tenants' usage rows, locked for the month, with what admission reads of them."""
+
+    period: str
+    limits: dict[uuid.UUID, Limits]
+    disabled: set[uuid.UUID]
+    rows: dict[uuid.UUID, Any]
 
 
 @dataclass
@@ -103,23 +117,35 @@ async def tenant_admission(
     return limits, {row.id for row in rows if row.disabled}
 
 
-async def lock_admission(
-    conn: AsyncConnection, tenant_ids: Sequence[uuid.UUID], period: str
-) -> tuple[dict[uuid.UUID, Limits], set[uuid.UUID], dict[uuid.UUID, Any]]:
+async def lock_admission(conn: AsyncConnection, tenant_ids: Sequence[uuid.UUID], period: str) -> LockedAdmission:
     """Locks each tenant's counters for the month, in a fixed order so two transactions
     admitting for the same tenants cannot deadlock, and reads the tenants' limits in the
-    same statement: (limits, the disabled tenants, usage rows) by tenant. The rows are
-    made sure to exist first (one insert, also in that order) unless this process has
-    seen them all; a tenant with no row then is unknown (or was deleted)."""
+    same statement. The rows are made sure to exist first (one insert, also in that order)
+    unless this process has seen them all; a tenant with no row then is unknown (or was
+    deleted)."""
     ordered = sorted(set(tenant_ids))
     driver = await in_transaction(conn)
+    unseen = await ensure_usage_rows(driver, ordered, period)
+    return await admission_locked(driver, ordered, unseen, period, await driver.fetch(_LOCK_ADMISSION, ordered, period))
+
+
+async def ensure_usage_rows(driver: Any, ordered: list[uuid.UUID], period: str) -> list[uuid.UUID]:
+    """Before the lock: the usage rows this process has not seen, inserted if missing (a
+    statement's own insert is not visible to a lock in the same statement). Returns them."""
     unseen = [t for t in ordered if (t, period) not in _ENSURED]
     if unseen:
         await driver.execute(_ENSURE_USAGE, ordered, period)
-    rows = {row["tenant_id"]: row for row in await driver.fetch(_LOCK_ADMISSION, ordered, period)}
+    return unseen
+
+
+async def admission_locked(
+    driver: Any, ordered: list[uuid.UUID], unseen: list[uuid.UUID], period: str, locked_rows: Sequence[Any]
+) -> LockedAdmission:
+    """What the lock's rows say (`locked_rows`, of `lock_usage`); a tenant seen before whose row
+    is gone now (a test's truncation, a deleted usage row) takes the long way here."""
+    rows = {row["tenant_id"]: row for row in locked_rows}
     missing = [t for t in ordered if t not in rows and t not in unseen]
     if missing:
-        # Seen before, gone now (a test's truncation, a deleted usage row): the long way.
         _ENSURED.difference_update((t, period) for t in missing)
         await driver.execute(_ENSURE_USAGE, missing, period)
         rows.update({row["tenant_id"]: row for row in await driver.fetch(_LOCK_ADMISSION, missing, period)})
@@ -132,7 +158,7 @@ async def lock_admission(
         )
         for t, row in rows.items()
     }
-    return limits, {t for t, row in rows.items() if row["disabled"]}, rows
+    return LockedAdmission(period, limits, {t for t, row in rows.items() if row["disabled"]}, rows)
 
 
 async def suppressed_addresses(conn: AsyncConnection, jobs: Sequence[NewJob]) -> dict[uuid.UUID, dict[str, str]]:
@@ -164,7 +190,21 @@ def room_for(limits: Limits, used: dict[str, int], channel: str) -> str:
 
 
 async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: PlatformMail | None = None) -> list[Verdict]:
-    """Decides every draft; the caller writes the admitted ones in the same transaction.
+    """Decides every draft (see `decide`) with its tenants' counters locked, and writes the
+    counters; the caller writes the admitted jobs in the same transaction."""
+    if not jobs:
+        return []
+    locked = await lock_admission(conn, [j.tenant_id for j in jobs], current_period())
+    verdicts, usage = await decide(conn, jobs, locked, platform)
+    await write_usage(await in_transaction(conn), usage)
+    return verdicts
+
+
+async def decide(
+    conn: AsyncConnection, jobs: Sequence[NewJob], locked: LockedAdmission, platform: PlatformMail | None = None
+) -> tuple[list[Verdict], UsageWrite | None]:
+    """Decides every draft, its tenant's counters locked (`locked`: every tenant of `jobs`,
+    others allowed); returns the verdicts and the counters to write with the admitted jobs.
 
     In order: a disabled tenant's webhooks and emails are refused (nothing written), whatever
     path they came by (HTTP, gRPC unary or stream, an event's fan-out): the gateway's check at
@@ -174,11 +214,9 @@ async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: Platfor
     own sender identity); a suppressed recipient writes the job as SUPPRESSED; then the
     quota. Usage reaching 80 % or 100 % of a limit queues a warning (platform email)."""
     if not jobs:
-        return []
-    tenant_ids = sorted({j.tenant_id for j in jobs})
-    period = current_period()
-    limits, disabled, locked = await lock_admission(conn, tenant_ids, period)
-    used = {t: {"webhooks": int(locked[t]["webhooks"]), "emails": int(locked[t]["emails"])} for t in locked}
+        return [], None
+    limits, disabled, period = locked.limits, locked.disabled, locked.period
+    used = {t: {"webhooks": int(row["webhooks"]), "emails": int(row["emails"])} for t, row in locked.rows.items()}
     before = {t: dict(counts) for t, counts in used.items()}
     refused_for_quota: set[uuid.UUID] = set()
     blocked = await suppressed_addresses(conn, jobs)
@@ -216,14 +254,11 @@ async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: Platfor
             used[job.tenant_id][counter] += 1
         verdicts.append(Verdict(job))
     changed = [(t, counts) for t, counts in used.items() if counts != before[t]]
+    usage = None
     if changed:
         # One statement for every tenant of the batch (a batch spans many tenants).
-        await (await in_transaction(conn)).execute(
-            _SET_USAGE,
-            [t for t, _ in changed],
-            [c["webhooks"] for _, c in changed],
-            [c["emails"] for _, c in changed],
-            period,
+        usage = UsageWrite(
+            period, [t for t, _ in changed], [c["webhooks"] for _, c in changed], [c["emails"] for _, c in changed]
         )
     warnings = [
         QuotaWarning(tenant_id, counter, threshold, after, limit, period)
@@ -234,7 +269,7 @@ async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: Platfor
         for threshold in crossed(counter, was, after, limit, tenant_id in refused_for_quota)
     ]
     await queue_quota_warnings(conn, warnings, platform)
-    return verdicts
+    return verdicts, usage
 
 
 def _metered(limits: Limits, before: dict[str, int], after: dict[str, int]) -> list[tuple[str, int, int, int | None]]:
