@@ -128,6 +128,11 @@ class Settings(BaseSettings):
     # How long a rotated-out webhook signing secret keeps signing alongside the new one.
     webhook_secret_overlap_s: float = Field(default=24 * 3600, ge=0)
 
+    # The senders' niceness (0-19) on a machine they share with the accept path: under CPU
+    # contention a burst is accepted first and delivered right behind it (herald.cpu_priority);
+    # 0 gives delivery the same priority as accepting.
+    delivery_cpu_nice: int = Field(default=10, ge=0, le=19)
+
     # Webhook delivery.
     webhook_concurrency: int = Field(default=5, ge=1, le=1000)
     webhook_timeout_s: float = Field(default=15.0, gt=0)

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
 from herald.config import Settings, get_settings
+from herald.cpu_priority import lower_cpu_priority
 from herald.grpcio.server import GrpcServer
 from herald.telemetry import configure_logging, configure_tracing, start_metrics_server
 
@@ -116,11 +117,15 @@ def run_service(
     name: str,
     build: Callable[[ServiceRuntime], Awaitable[None]],
     grpc_options: Callable[[Settings], Iterable[tuple[str, int]]] | None = None,
+    delivers: bool = False,
 ) -> None:
     """Entry point body of every service: `herald run NAME` ends up here. `grpc_options`: server
-    options of this service's own, from its settings (the gateway's maximum connection age)."""
+    options of this service's own, from its settings (the gateway's maximum connection age).
+    `delivers`: a sender, which yields the CPU to the accept path (`herald.cpu_priority`)."""
     settings = get_settings()
     configure_logging(name, settings.log_level)
+    if delivers:
+        lower_cpu_priority(settings.delivery_cpu_nice)
     configure_tracing(name)
 
     async def main() -> None:
