@@ -23,8 +23,8 @@ from herald_gateway.errors import GatewayError, IdempotencyMismatch, Invalid, Un
 from herald_gateway.target_check import TargetCheck
 
 MAX_BATCH_ITEMS = 1000
-# One SubmitJobs call: a 1,000-item batch is two router hops and two ledger transactions.
-CHUNK_ITEMS = 500
+# One SubmitJobs call: a batch of up to 1,000 items is one router hop and one ledger transaction.
+CHUNK_ITEMS = MAX_BATCH_ITEMS
 # And never a message near the gRPC limit (16 MB), whatever the items weigh.
 CHUNK_BYTES = 8 * 1024 * 1024
 
