@@ -20,6 +20,7 @@ import nats
 import pytest
 
 from herald.cli.embedded import EmbeddedNatsCluster, EmbeddedPostgres, free_port
+from herald.cli.embedded.ports import PORT_RANGE_ENV, port_range
 from herald.cli.stack import Stack, StackConfig
 from herald.config import nats_servers
 from tests.conftest import TEST_ENV
@@ -49,21 +50,36 @@ def herald_up_started(work_dir: Path, infra: dict[str, str]) -> Iterator[HeraldU
     does (each start-up is mostly one process importing at a time: two of them share two cores)."""
     data_dir = work_dir / "up-cluster"
     output = work_dir / "up-cluster.out"
-    with separate_database(infra["database_url"], "up_cluster") as database_url, output.open("wb") as out:
-        env = {k: v for k, v in os.environ.items() if k != "NATS_URL"} | {"DATABASE_URL": database_url}
-        args = ["up", "--data-dir", str(data_dir), "--http-port", "0", "--grpc-port", "0"]
-        up = subprocess.Popen(
-            [HERALD, *args, "--nats-cluster", str(NODES), "--replicas", str(REPLICAS)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            yield HeraldUp(up, data_dir, output)
-        finally:
-            if up.poll() is None:  # the test stops it itself; this is for a test that failed first
-                up.send_signal(signal.SIGINT)
-                up.wait(timeout=120)
+    # `herald up` chooses its ports while this lane chooses the package stack's: each from its own
+    # half of the lane's range, or both may take one port (seen in CI: the gateway's, "address
+    # already in use"), since neither knows what the other handed out and has not bound yet.
+    lane_ports = os.environ.get(PORT_RANGE_ENV)
+    low, high = port_range()
+    os.environ[PORT_RANGE_ENV] = f"{low}-{(low + high) // 2}"
+    try:
+        with separate_database(infra["database_url"], "up_cluster") as database_url, output.open("wb") as out:
+            env = {k: v for k, v in os.environ.items() if k != "NATS_URL"} | {
+                "DATABASE_URL": database_url,
+                PORT_RANGE_ENV: f"{(low + high) // 2}-{high}",
+            }
+            args = ["up", "--data-dir", str(data_dir), "--http-port", "0", "--grpc-port", "0"]
+            up = subprocess.Popen(
+                [HERALD, *args, "--nats-cluster", str(NODES), "--replicas", str(REPLICAS)],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                yield HeraldUp(up, data_dir, output)
+            finally:
+                if up.poll() is None:  # the test stops it itself; this is for a test that failed first
+                    up.send_signal(signal.SIGINT)
+                    up.wait(timeout=120)
+    finally:
+        if lane_ports is None:
+            os.environ.pop(PORT_RANGE_ENV, None)
+        else:
+            os.environ[PORT_RANGE_ENV] = lane_ports
 
 
 @pytest.fixture(scope="package")
