@@ -30,16 +30,14 @@ AUTOGROUP_RETRIES = 20
 AUTOGROUP_RETRY_S = 0.11
 
 
-def lower_cpu_priority(niceness: int) -> tuple[int, bool]:
+def lower_cpu_priority(niceness: int) -> None:
     """Raises this process's niceness to `niceness` (never lowers it) and, when it leads its
-    session, its scheduling group's; returns (the process's niceness, whether the group's was set)."""
-    current = os.getpriority(os.PRIO_PROCESS, 0)
-    if niceness <= current:
-        return current, False
+    session, its scheduling group's."""
+    if niceness <= os.getpriority(os.PRIO_PROCESS, 0):
+        return
     os.setpriority(os.PRIO_PROCESS, 0, niceness)
     grouped = os.getsid(0) == os.getpid() and _set_autogroup(niceness)
     log.info("cpu priority lowered", extra={"nice": niceness, "autogroup": grouped})
-    return niceness, grouped
 
 
 def _set_autogroup(niceness: int) -> bool:

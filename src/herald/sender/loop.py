@@ -87,8 +87,9 @@ _tracer = trace.get_tracer("herald.sender")
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
 # Started jobs per slot: a job holds its place from its start to its committed record, so the
-# window bounds a sender's rate. 32 measured faster but is not kept yet (docs/performance.md,
-# session 12: a leftover message in the fault audit to explain first).
+# window bounds a sender's rate. 32 measured faster in session 12 and was held back for a leftover
+# message in the fault audit; that leftover is explained and fixed since (herald.bus.fair, copies
+# settled with the first), and 32 has not been measured again (docs/performance.md).
 WINDOW_PER_SLOT = 16
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a

@@ -79,7 +79,7 @@ class EventRpcs(Rpcs):
                             replayed=True,
                             deliveries=[common_pb2.EventDelivery(**d) for d in earlier.deliveries],
                         )
-                    verdicts = await admit(conn, new_jobs, self.platform) if new_jobs else []
+                    verdicts, usage = await admit(conn, new_jobs, self.platform)
                     refused = [v for v in verdicts if v.job is None]
                     if refused:
                         await transaction.rollback()
@@ -87,7 +87,7 @@ class EventRpcs(Rpcs):
                         rejection = (kind, refused[0].rejection or "monthly quota reached")
                     else:
                         publishing = self.outbox.ready
-                        await job_creation.insert_jobs(conn, new_jobs, published=publishing)
+                        await job_creation.insert_jobs(conn, new_jobs, published=publishing, usage=usage)
                         deliveries = [
                             {"job_id": str(job.id), "target_id": target_id}
                             for job, target_id in zip(new_jobs, request.target_ids, strict=True)

@@ -26,7 +26,7 @@ from herald_ledger.store.codes import PLAN_TO_PROTO
 from herald_ledger.store.driver import in_transaction
 from herald_ledger.store.job_creation import NewJob
 from herald_ledger.store.platform_email import PlatformMail, QuotaWarning, crossed, queue_quota_warnings
-from herald_ledger.store.usage import UsageWrite, write_usage
+from herald_ledger.store.usage import UsageWrite
 
 QUOTA_CHANNELS = {"webhook": "webhooks", "email": "emails"}
 # The hot statements run on the driver (asyncpg prepares each once per connection), in
@@ -189,15 +189,15 @@ def room_for(limits: Limits, used: dict[str, int], channel: str) -> str:
     return ""
 
 
-async def admit(conn: AsyncConnection, jobs: Sequence[NewJob], platform: PlatformMail | None = None) -> list[Verdict]:
-    """Decides every draft (see `decide`) with its tenants' counters locked, and writes the
-    counters; the caller writes the admitted jobs in the same transaction."""
+async def admit(
+    conn: AsyncConnection, jobs: Sequence[NewJob], platform: PlatformMail | None = None
+) -> tuple[list[Verdict], UsageWrite | None]:
+    """Locks the tenants' counters and decides every draft (see `decide`); the caller writes the
+    admitted jobs and the counters in the same transaction (`job_creation.insert_jobs`)."""
     if not jobs:
-        return []
+        return [], None
     locked = await lock_admission(conn, [j.tenant_id for j in jobs], current_period())
-    verdicts, usage = await decide(conn, jobs, locked, platform)
-    await write_usage(await in_transaction(conn), usage)
-    return verdicts
+    return await decide(conn, jobs, locked, platform)
 
 
 async def decide(
