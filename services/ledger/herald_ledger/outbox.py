@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections.abc import Awaitable
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -72,13 +73,33 @@ class Outbox:
         return self.publisher.connected
 
     async def publish_in(
-        self, conn: AsyncConnection, jobs: list[common_pb2.Job], traces: dict[str, dict[str, str]] | None = None
+        self,
+        conn: AsyncConnection,
+        jobs: list[common_pb2.Job],
+        traces: dict[str, dict[str, str]] | None = None,
+        while_writing: Awaitable[None] | None = None,
     ) -> set[str]:
-        """Inside the transaction that wrote `jobs` QUEUED: publishes them and sets the
-        ones the bus did not acknowledge back to PENDING. Returns the acknowledged ids."""
-        if not jobs:
+        """Inside the transaction that writes `jobs` QUEUED: publishes them and sets the
+        ones the bus did not acknowledge back to PENDING. Returns the acknowledged ids.
+
+        `while_writing`: the statements that write them, run on `conn` while the messages
+        go out, so the transaction waits once for PostgreSQL and the bus together instead
+        of one after the other (its row locks are held for that long). A message may then
+        reach a sender before its row is even written: the same case as before the commit
+        (the start waits for the commit, see `inflight.Committing`). When the writing fails
+        the publishing is still waited for, then the error goes on and the transaction
+        rolls back: messages of jobs that never were, as when a commit fails."""
+        publishing = asyncio.ensure_future(self.publisher.publish(jobs, traces)) if jobs else None
+        try:
+            if while_writing is not None:
+                await while_writing
+        except BaseException:
+            if publishing is not None:
+                await asyncio.gather(publishing, return_exceptions=True)
+            raise
+        if publishing is None:
             return set()
-        acknowledged = await self.publisher.publish(jobs, traces)
+        acknowledged = await publishing
         await job_creation.unpublished(conn, [uuid.UUID(j.id) for j in jobs if j.id not in acknowledged])
         return acknowledged
 

@@ -26,16 +26,17 @@ class OperationsBase:
         self.ledger = ledger
         self.router = router
         self.email_sender = email_sender
-        # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs. Two
-        # calls in flight, not four: measured (docs/performance.md, session 8), twelve to fourteen
-        # jobs a call instead of seven, the router's and the ledger's CPU per job 0.6-0.8x, the
-        # accept rate the same.
+        # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs. One
+        # call in flight: a second one's transaction would wait for the first's commit anyway (each
+        # locks the usage counters of the tenants in it). Measured (docs/performance.md, sessions 8
+        # and 14): two calls in flight instead of four halved the calls per job; one instead of two
+        # halved them again (twenty-eight jobs a call), CPU per job 0.82x, the accept rate the same.
         self.submitter: Batcher[router_pb2.Submission, ledger_jobs_pb2.DraftOutcome] = Batcher(
             self._submit_many,
             max_items=256,
             max_wait=0.002,
             size_of=lambda s: s.ByteSize(),
-            max_concurrent=2,
+            max_concurrent=1,
         )
         self.dead_letter_reader = dead_letter_reader
         # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
