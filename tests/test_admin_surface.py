@@ -15,13 +15,13 @@ import httpx
 import pytest
 
 from herald.cli.stack import Stack
-from tests.support.api import TenantKey, remember_secret
+from tests.support.api import TenantKey, openapi_document, remember_secret
 
 PLACEHOLDER = "00000000-0000-7000-8000-000000000000"
 
 
 def operations(gateway: str) -> list[tuple[str, str]]:
-    spec = httpx.get(f"{gateway}/openapi.json").json()
+    spec = openapi_document(gateway)
     found = []
     for path, methods in spec["paths"].items():
         for method in methods:

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from herald.cli.stack import Stack
+from tests.support.api import openapi_document
 
 
 def _get(url: str) -> httpx.Response:
@@ -60,7 +61,7 @@ def test_every_http_service_is_alive_and_ready(stack: Stack) -> None:
 
 
 def test_health_routes_are_in_the_openapi_document(gateway: str) -> None:
-    paths = httpx.get(f"{gateway}/openapi.json", timeout=10).json()["paths"]
+    paths = openapi_document(gateway)["paths"]
     assert set(paths["/healthz"]) == {"get"} and paths["/healthz"]["get"]["security"] == []
     assert set(paths["/readyz"]["get"]["responses"]) == {"200", "503"}
 

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
 from tests.resilience.conftest import Resilient
@@ -37,7 +36,7 @@ from tests.resilience.profile import PROFILE
 from tests.resilience.receivers import FlakyReceiver
 from tests.resilience.report import REPORT
 from tests.standins.sendgrid import SendGridStandIn
-from tests.support.api import TenantKey
+from tests.support.api import TenantKey, openapi_document
 
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed (see the dev dependencies)")
 hypothesis = pytest.importorskip("hypothesis")
@@ -182,7 +181,7 @@ def fuzz(
         status_code_conformance,
     )
 
-    document = httpx.get(f"{resilient.gateway}/openapi.json", timeout=10).json()
+    document = openapi_document(resilient.gateway)
     schema = schemathesis.openapi.from_dict(document)
     run = FuzzRun()
     generation = [GenerationMode.POSITIVE] + ([GenerationMode.NEGATIVE] if mode == "valid key" else [])

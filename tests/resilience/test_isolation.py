@@ -43,7 +43,7 @@ from tests.resilience.openapi import Operation, minimal, operations
 from tests.resilience.receivers import FlakyReceiver
 from tests.resilience.report import REPORT
 from tests.standins.sendgrid import SEND_PATH, SendGridStandIn
-from tests.support.api import TenantKey, wait_for_status
+from tests.support.api import TenantKey, openapi_document, wait_for_status
 from tests.support.infra import query
 
 # A path parameter -> the kind of A's resource it names.
@@ -151,7 +151,7 @@ def changed(before: dict[str, list[str]], after: dict[str, list[str]]) -> list[s
 def world(resilient: Resilient) -> Iterator[World]:
     """Tenant A with one resource of every kind the gateway offers today, and tenant B."""
     gateway = resilient.gateway
-    paths = set(httpx.get(f"{gateway}/openapi.json", timeout=10).json()["paths"])
+    paths = set(openapi_document(gateway)["paths"])
     receiver = FlakyReceiver("isolation")
     sendgrid = SendGridStandIn()
     try:
@@ -291,7 +291,7 @@ def call(resilient: Resilient, operation: Operation, path: str, key: TenantKey, 
 
 
 def test_rest_operations_with_another_tenants_key(resilient: Resilient, world: World) -> None:
-    document = httpx.get(f"{resilient.gateway}/openapi.json", timeout=10).json()
+    document = openapi_document(resilient.gateway)
     # Operations on A's resources (by path) first, before B has made anything of its own with the
     # same values (B may suppress the same address); deletions last within each group.
     ordered = sorted(operations(document), key=lambda op: (not op.path_params, op.method == "delete", op.path))

@@ -35,6 +35,15 @@ class TenantKey:
         return {"authorization": f"Bearer {self.api_key}"}
 
 
+def openapi_document(gateway_http: str) -> dict[str, Any]:
+    """The gateway's /openapi.json. Generous timeout: the first request builds the document (about half a second
+    of CPU), and a full CI run keeps both cores busy (a clean-clone run timed out at httpx's default 5 s)."""
+    response = httpx.get(f"{gateway_http}/openapi.json", timeout=60)
+    response.raise_for_status()
+    document: dict[str, Any] = response.json()
+    return document
+
+
 def create_tenant(gateway_http: str, operator_token: str, name: str, plan: str = "startup") -> TenantKey:
     response = httpx.post(
         f"{gateway_http}/admin/v1/tenants",

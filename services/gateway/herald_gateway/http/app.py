@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import orjson
 from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
 
 from herald import http_health
 from herald_gateway import console
@@ -32,6 +36,8 @@ from herald_gateway.idempotency import Idempotency
 from herald_gateway.operations import Operations
 from herald_gateway.rate_limit import RateLimiter
 
+OPENAPI_PATH = "/openapi.json"
+
 
 def create_app(
     operations: Operations,
@@ -49,6 +55,7 @@ def create_app(
         # one server span from herald.telemetry.http_spans (see herald.asgi), which starts a new trace rather
         # than continuing one an internet caller chose. Profiled, FastAPI's (with its per-dependency,
         # per-endpoint and serialization spans) cost a fifth of the gateway's CPU per request.
+        openapi_url=OPENAPI_PATH,
         telemetry={"tracing": False, "operation_spans": False, "metrics": False, "logs": False},
     )
     app.state.operations = operations
@@ -84,6 +91,19 @@ def create_app(
         return app.openapi_schema  # type: ignore[return-value]
 
     app.openapi = openapi  # type: ignore[method-assign]
+    document_built = asyncio.Lock()
+
+    async def serve_openapi(request: Request) -> Response:
+        # The first build takes about half a second of CPU: in a thread, so that the event loop keeps answering
+        # the submit routes meanwhile instead of every tenant's requests stalling behind one GET /openapi.json.
+        if app.openapi_schema is None:
+            async with document_built:
+                if app.openapi_schema is None:
+                    await asyncio.to_thread(app.openapi)
+        return Response(orjson.dumps(app.openapi_schema), media_type="application/json")
+
+    app.router.routes = [route for route in app.router.routes if getattr(route, "path", None) != OPENAPI_PATH]
+    app.add_route(OPENAPI_PATH, serve_openapi, include_in_schema=False)
     # Inside the gateway middleware (added after it, so it wraps this): the submit routes' lean path.
     app.add_middleware(
         LeanSubmitRoutes, api=app, routers=(batches.router, webhooks.router, emails.router, events.router)
