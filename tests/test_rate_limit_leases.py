@@ -86,3 +86,29 @@ async def test_a_stream_chunk_gets_all_the_room_there_is_not_only_what_is_leased
         granted.append((await replica.consume("tenant-stream", 100, count=80, partial=True)).granted)
     assert sum(granted) == 100, granted
     assert not (await replicas[0].consume("tenant-stream", 100)).allowed
+
+
+async def test_a_replica_that_alone_writes_a_window_takes_each_lease_with_one_compare_and_set(
+    replicas: Replicas,
+) -> None:
+    # A limit of 8 leases nothing beyond the request itself (an eighth of the room is under one), so
+    # every request goes to the window: the cost of taking a lease, request by request.
+    alone, other = replicas
+
+    async def cost(replica: RateLimiter) -> int:
+        before = replica.kv_ops
+        assert (await replica.consume("tenant-lone", 8)).allowed
+        return replica.kv_ops - before
+
+    # The first: a read (nothing there yet) and the write that creates the window.
+    assert await cost(alone) == 2
+    # Then the window as this replica wrote it: the compare-and-set alone.
+    assert [await cost(alone), await cost(alone)] == [1, 1]
+    # Another replica writes it: this one's compare-and-set fails once, it reads and writes; from then
+    # on it reads first (a read and a compare-and-set). The other learns the same way; all stays exact.
+    assert await cost(other) == 2
+    assert [await cost(alone), await cost(alone)] == [3, 2]
+    assert await cost(other) == 3
+    # Seven admitted so far: one more, then the window is full for both.
+    assert [(await alone.consume("tenant-lone", 8)).allowed for _ in range(2)] == [True, False]
+    assert not (await other.consume("tenant-lone", 8)).allowed

@@ -19,8 +19,12 @@ it or hands it back within 1.25 s: a window never admits more than its limit, an
 it while requests keep coming. A request
 therefore costs at most a KV get and a compare-and-set, and at high rates a small
 fraction of one: the cost no longer grows with the limit (limits up to the int32 the
-ledger stores). `kv_ops` counts the KV operations, for tests and the
-herald_rate_limiter_kv_ops_total metric.
+ledger stores). A replica remembers the window as it last wrote it, so where no other
+replica writes a tenant's window (one gateway, or a tenant one replica serves) the next
+lease is the compare-and-set alone: the requests that find their second's lease gone wait
+for one round trip to NATS, not two. A tenant whose window another replica wrote is read
+first again for `SHARED_S`, so a fleet pays no failed attempt per lease. `kv_ops` counts
+the KV operations, for tests and the herald_rate_limiter_kv_ops_total metric.
 
 If the KV store cannot be reached the decision is a setting: fail closed (default:
 503, nothing admitted beyond what is already leased) or fail open; either way it is
@@ -51,6 +55,8 @@ CAS_ATTEMPTS = 25
 LEASE_SHARE = 8
 # How long after its second ends an unspent lease is handed back when no request did it.
 RETURN_DELAY_S = 0.25
+# After another replica wrote a tenant's window, how long its leases start with a read.
+SHARED_S = 60.0
 _LAYOUT = struct.Struct(f"<Q{BUCKETS}I")
 
 
@@ -112,6 +118,10 @@ class RateLimiter:
         self._locks: dict[str, asyncio.Lock] = {}
         self._leases: dict[str, Lease] = {}
         self._returns: set[asyncio.Task[None]] = set()
+        # Each tenant's window (value, revision) as this replica last read or wrote it, and until
+        # when (monotonic) it is known to be written by other replicas too.
+        self._known: dict[str, tuple[bytes | None, int | None]] = {}
+        self._shared_until: dict[str, float] = {}
 
     @staticmethod
     def _state(limit: int, charged: int, oldest: int | None, now_ms: int, allowed: bool, granted: int) -> RateState:
@@ -144,8 +154,18 @@ class RateLimiter:
         try:
             entry = await self.kv.get(key)
         except KeyNotFoundError:
+            self._known[key] = (None, None)
             return None, None
+        self._known[key] = (entry.value, entry.revision)
         return entry.value, entry.revision
+
+    async def _window(self, key: str) -> tuple[bytes | None, int | None]:
+        """The tenant's window to compare-and-set on: as this replica last read or wrote it while no
+        other replica writes it (a stale one only fails the compare-and-set), else read now."""
+        known = self._known.get(key)
+        if known is not None and time.monotonic() >= self._shared_until.get(key, 0.0):
+            return known
+        return await self._read(key)
 
     def _count_op(self) -> None:
         self.kv_ops += 1
@@ -155,18 +175,25 @@ class RateLimiter:
         """Compare-and-set on the revision read; False when another replica wrote first."""
         assert self.kv is not None
         self._count_op()
+        self._known.pop(key, None)
         try:
             if revision is None:
-                await self.kv.create(key, value)
+                written = await self.kv.create(key, value)
             else:
-                await self.kv.update(key, value, last=revision)
+                written = await self.kv.update(key, value, last=revision)
         except KeyWrongLastSequenceError:
-            return False
+            return self._written_by_another(key)
         except Exception as error:
             if "wrong last sequence" in str(error).lower() or "key exists" in str(error).lower():
-                return False
+                return self._written_by_another(key)
             raise
+        self._known[key] = (value, written)
         return True
+
+    def _written_by_another(self, key: str) -> bool:
+        """A compare-and-set lost: another replica writes this window, so read it first for a while."""
+        self._shared_until[key] = time.monotonic() + SHARED_S
+        return False
 
     async def consume(self, tenant_id: str, limit: int, count: int = 1, partial: bool = False) -> RateState:
         """Admits one request, or says when the next one would be admitted.
@@ -197,7 +224,7 @@ class RateLimiter:
             if (spendable := self._spendable(tenant_id, now_s, count)) is not None:
                 return self._spent(spendable, limit, count, now_ms)
             lease = self._leases.get(tenant_id)
-            value, revision = await self._read(tenant_id)
+            value, revision = await self._window(tenant_id)
             buckets = unpack(value, now_s)
             # What this replica holds goes back first: expired, or too little for this request.
             held = lease.left if lease is not None else 0
@@ -243,7 +270,7 @@ class RateLimiter:
                     if lease is None or lease.second != second or not lease.left:
                         return
                     now_s = int(time.time())
-                    value, revision = await self._read(tenant_id)
+                    value, revision = await self._window(tenant_id)
                     buckets = unpack(value, now_s)
                     if second in buckets:
                         buckets[second] = max(buckets[second] - lease.left, 0)
