@@ -30,6 +30,30 @@ async def test_items_arriving_during_a_flush_go_out_together_in_the_next() -> No
     assert batches == [[0], list(range(1, 41))]
 
 
+async def test_the_next_batch_is_under_way_before_the_last_ones_callers_wake() -> None:
+    """A bounded batcher carries one batch a round trip: the round trip for the items that
+    waited must not queue behind the answers to the batch before (each caller's wake-up)."""
+    release = asyncio.Event()
+    batches: list[list[int]] = []
+
+    async def flush(items: list[int]) -> list[int]:
+        batches.append(items)
+        if len(batches) == 1:
+            await release.wait()
+        return items
+
+    batcher: Batcher[int, int] = Batcher(flush, max_items=100, max_wait=0, max_concurrent=1)
+    first = asyncio.create_task(batcher.submit(0))
+    while not batches:
+        await asyncio.sleep(0)
+    waiting = [asyncio.create_task(batcher.submit(i)) for i in (1, 2)]
+    await asyncio.sleep(0.01)
+    release.set()
+    assert await first == 0
+    assert batches == [[0], [1, 2]]
+    assert [await t for t in waiting] == [1, 2]
+
+
 async def test_a_waiting_backlog_is_cut_by_count_and_bytes() -> None:
     release = asyncio.Event()
     batches: list[list[bytes]] = []
