@@ -7,24 +7,16 @@ import asyncio
 from herald.batching import Batcher
 
 
-class FirstFlushHeld:
-    """A flush that records its batches, answers each item times ten, and holds the first
-    batch until `release` is set: what arrives meanwhile waits for its slot."""
+async def test_items_arriving_during_a_flush_go_out_together_in_the_next() -> None:
+    release = asyncio.Event()
+    batches: list[list[int]] = []
 
-    def __init__(self) -> None:
-        self.release = asyncio.Event()
-        self.batches: list[list[int]] = []
-
-    async def __call__(self, items: list[int]) -> list[int]:
-        self.batches.append(items)
-        if len(self.batches) == 1:
-            await self.release.wait()
+    async def flush(items: list[int]) -> list[int]:
+        batches.append(items)
+        if len(batches) == 1:
+            await release.wait()
         return [i * 10 for i in items]
 
-
-async def test_items_arriving_during_a_flush_go_out_together_in_the_next() -> None:
-    flush = FirstFlushHeld()
-    release, batches = flush.release, flush.batches
     batcher: Batcher[int, int] = Batcher(flush, max_items=100, max_wait=0.001, max_concurrent=1)
     first = asyncio.create_task(batcher.submit(0))
     while not batches:
@@ -36,22 +28,6 @@ async def test_items_arriving_during_a_flush_go_out_together_in_the_next() -> No
     assert await first == 0
     assert [await t for t in rest] == [i * 10 for i in range(1, 41)]
     assert batches == [[0], list(range(1, 41))]
-
-
-async def test_the_next_batch_is_under_way_before_the_last_ones_callers_wake() -> None:
-    """A bounded batcher carries one batch a round trip: the round trip for the items that
-    waited must not queue behind the answers to the batch before (each caller's wake-up)."""
-    flush = FirstFlushHeld()
-    batcher: Batcher[int, int] = Batcher(flush, max_items=100, max_wait=0, max_concurrent=1)
-    first = asyncio.create_task(batcher.submit(0))
-    while not flush.batches:
-        await asyncio.sleep(0)
-    waiting = [asyncio.create_task(batcher.submit(i)) for i in (1, 2)]
-    await asyncio.sleep(0.01)
-    flush.release.set()
-    assert await first == 0
-    assert flush.batches == [[0], [1, 2]]
-    assert [await t for t in waiting] == [10, 20]
 
 
 async def test_a_waiting_backlog_is_cut_by_count_and_bytes() -> None:

@@ -10,27 +10,16 @@ arrives while they run waits and goes out together as soon as one finishes. With
 the bound, a saturated process starts a small flush every `max_wait` and the calls
 queue behind each other (and behind row locks) instead of growing: profiled at about
 six jobs per ledger transaction under full load before the bound, the whole window after.
-
-A finished flush starts the next one before it wakes its own callers, and lets the next
-one reach the wire first (see `HANDOFF_TURNS`): a bounded batcher's throughput is one
-batch per round trip, so the round trip must not wait behind the answers of the last one.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-
-# Turns of the event loop a finished flush gives the next one before it wakes its callers. A
-# gRPC call is on the wire at its third turn (the flush's task, the channel interceptor's
-# task, grpc's own call task); waking the callers first ran the gateway's batch of HTTP
-# answers, a few ms, ahead of the next SubmitJobs. Measured (docs/performance.md, session
-# 16): the gateway's call reached the router in 1.1 ms instead of 3.0 to 5.4.
-HANDOFF_TURNS = 4
 
 
 class Batcher(Generic[Item, Result]):
@@ -109,32 +98,21 @@ class Batcher(Generic[Item, Result]):
         try:
             results = await self._flush([item for item, _ in batch])
         except BaseException as error:
-            _fail(batch, error)
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(error)
             if isinstance(error, asyncio.CancelledError):
                 raise
             return
-        try:
-            if self._hand_over():
-                for _ in range(HANDOFF_TURNS):
-                    await asyncio.sleep(0)
-        finally:
-            if len(results) != len(batch):
-                _fail(batch, RuntimeError(f"batch flush returned {len(results)} results for {len(batch)} items"))
-            else:
-                for (_, future), result in zip(batch, results, strict=True):
-                    if not future.done():
-                        future.set_result(result)
-
-    def _hand_over(self) -> bool:
-        """This flush's slot to the items that wait for it (the bound was reached), before its
-        callers wake: whether a flush started. Items waiting only for `max_wait` keep waiting."""
-        current = asyncio.current_task()
-        at_bound = self._max_concurrent is not None and len(self._in_flight) >= self._max_concurrent
-        if not at_bound or current not in self._in_flight or not self._pending:
-            return False
-        self._in_flight.discard(current)  # type: ignore[arg-type]
-        self._start_flush()
-        return True
+        if len(results) != len(batch):
+            mismatch = RuntimeError(f"batch flush returned {len(results)} results for {len(batch)} items")
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(mismatch)
+            return
+        for (_, future), result in zip(batch, results, strict=True):
+            if not future.done():
+                future.set_result(result)
 
     async def drain(self) -> None:
         """Flushes what is waiting and waits for every flush under way (used at shutdown)."""
@@ -142,9 +120,3 @@ class Batcher(Generic[Item, Result]):
             while self._pending:
                 self._start_flush(force=True)
             await asyncio.gather(*self._in_flight, return_exceptions=True)
-
-
-def _fail(batch: Sequence[tuple[object, asyncio.Future[Any]]], error: BaseException) -> None:
-    for _, future in batch:
-        if not future.done():
-            future.set_exception(error)
