@@ -28,10 +28,17 @@ from harness.cpu import CLK_TCK, exact_postgres_fields, per_1000_delivered, tree
 from harness.db import Db, db_counters, db_sessions
 from harness.herald_code import code_identity
 from harness.infra import infrastructure, shared_server_roots
-from harness.load import loadgen_command, read_accepts, run_load
+from harness.load import first_wave_of_slowest, loadgen_command, read_accept_spans, run_load
 from harness.machine import wait_quiet
 from harness.profiling import attach_profilers, save_profiles
-from harness.service_metrics import deliveries_per_sender, rpc_mean_ms, rpc_per_job, rpc_totals, stream_leader
+from harness.service_metrics import (
+    deliveries_per_sender,
+    p99_bound_ms,
+    rpc_mean_ms,
+    rpc_per_job,
+    rpc_totals,
+    stream_leader,
+)
 from harness.sink import http_json, start_sink
 from harness.stack import create_tenants, start_stack
 from harness.tables import percentile, rounded
@@ -159,8 +166,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
         record: dict[str, Any] = json.loads(summary_file.read_text().splitlines()[-1])
-        accepts = read_accepts(run_dir / "accepts.txt")
-        latencies = sorted(arrivals[i] - t for i, t in accepts.items() if i in arrivals)
+        spans = read_accept_spans(run_dir / "accepts.txt")
+        latencies = sorted(arrivals[i] - t for i, (t, _) in spans.items() if i in arrivals)
         delivered = max(int(sink_stats["unique"]), 1)
         record.update(
             # The sampler (the peers' method) misses PostgreSQL backends that started and exited between
@@ -177,6 +184,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             a2d_p99_ms=rounded(percentile(latencies, 99)),
             a2d_max_ms=rounded(latencies[-1] if latencies else None),
             a2d_jobs=len(latencies),
+            # The slowest 1% of requests: how many were the first wave (MODE=http; see first_wave_of_slowest).
+            **first_wave_of_slowest(spans, cfg.conns),
             cpu_s_per_1000_delivered=per_1000_delivered(record["cpu_s"], delivered),
             cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
             services_alive_at_end=alive,
@@ -194,6 +203,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             # Server-side gRPC calls per delivered job and their mean duration, per service method.
             rpc_per_job=rpc_per_job(rpc_before, rpc_after, delivered),
             rpc_mean_ms=rpc_mean_ms(rpc_before, rpc_after),
+            # The bucket bound of the window's p99 inside the service, per method (coarse: 25, 50, 100 ms...).
+            rpc_p99_bound_ms=p99_bound_ms(rpc_before, rpc_after),
             tenant_rate_per_min=rate_per_min,
             invocation=cfg.invocation,
             machine=machine,

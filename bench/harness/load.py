@@ -58,12 +58,31 @@ def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, c
     return result
 
 
-def read_accepts(path: Path) -> dict[str, float]:
-    """The client's `job_id ms` lines: when each job's 202 arrived (missing file: none)."""
-    accepts = {}
+def read_accept_spans(path: Path) -> dict[str, tuple[float, float | None]]:
+    """The client's `job_id ms [start_ms]` lines, per job: when its 202 arrived and, from clients
+    that say so (the HTTP load generator's preload), when its request was started (missing file: none)."""
+    spans: dict[str, tuple[float, float | None]] = {}
     if path.exists():
         for line in path.read_text().splitlines():
-            job_id, _, ms = line.partition(" ")
-            if ms:
-                accepts[job_id] = float(ms)
-    return accepts
+            fields = line.split()
+            if len(fields) >= 2:
+                spans[fields[0]] = (float(fields[1]), float(fields[2]) if len(fields) >= 3 else None)
+    return spans
+
+
+def first_wave_of_slowest(spans: dict[str, tuple[float, float | None]], conns: int) -> dict[str, float | int]:
+    """Where the slowest 1% of accepted requests were: how many of them were in the first wave (the
+    first `conns` requests, which a closed-loop client sends at once on new connections), and the
+    client's p99 over the requests after it. Empty when the client did not say when it started each
+    request. A diagnostic beside the accept p99, which stays over every request."""
+    started = sorted((start, end - start) for end, start in spans.values() if start is not None)
+    if len(started) <= conns:
+        return {}
+    slowest = max(len(started) // 100, 1)
+    ranked = sorted(range(len(started)), key=lambda i: started[i][1], reverse=True)[:slowest]
+    after_wave = sorted(latency for _, latency in started[conns:])
+    return {
+        "slowest_1pct": slowest,
+        "slowest_1pct_in_first_wave": sum(1 for i in ranked if i < conns),
+        "accept_p99_after_first_wave_ms": round(after_wave[min(int(0.99 * len(after_wave)), len(after_wave) - 1)], 2),
+    }

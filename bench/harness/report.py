@@ -116,6 +116,14 @@ def report(
                 f"{fmt(median(used, 'e2e_jobs_per_s'), 0)} jobs/s; the batch client's own CPU "
                 f"{fmt(median(used, 'loadgen_cpu_s'), 2)} s (apart from the sums)"
             )
+        waves = [r for r in used if "slowest_1pct_in_first_wave" in r]
+        if cfg.mode == "http" and waves:
+            shares = ", ".join(f"{r['slowest_1pct_in_first_wave']}/{r['slowest_1pct']}" for r in waves)
+            after = ", ".join(fmt(r["accept_p99_after_first_wave_ms"], 1) for r in waves)
+            print(
+                f"\n-- {name}: of the slowest 1% of requests, in the first wave (the first {cfg.conns}, sent at once "
+                f"on new connections), per run: {shares}; the accept p99 after it: {after} ms"
+            )
 
     per_process: dict[str, dict[str, float]] = {}
     titles = [("Herald", h), (f"REV {base[0]['herald_commit'][:7]}" if b else "", b), (p[0]["tag"] if p else "", p)]
@@ -182,9 +190,16 @@ def report(
             f"\n-- Herald: server-side gRPC calls per delivered job (last run; {last.get('db_sessions_opened')} new "
             "PostgreSQL sessions opened during it)"
         )
+        bounds = last.get("rpc_p99_bound_ms", {})
+
+        def p99_bound(key: str) -> str:
+            if key not in bounds:
+                return "NA"  # a record from before the bound was kept
+            return f"<= {bounds[key]:g}" if bounds[key] is not None else "> 10000"
+
         table(
-            ["service.method", "calls/job", "mean ms"],
-            [[k, f"{v:.3f}", f"{last['rpc_mean_ms'][k]:.2f}"] for k, v in last["rpc_per_job"].items()],
+            ["service.method", "calls/job", "mean ms", "p99 ms (bucket)"],
+            [[k, f"{v:.3f}", f"{last['rpc_mean_ms'][k]:.2f}", p99_bound(k)] for k, v in last["rpc_per_job"].items()],
         )
     if not all(all(r["services_alive_at_end"].values()) for r in herald + base):
         print("\nWARNING: a Herald service died during a run (see services_alive_at_end in the record)")

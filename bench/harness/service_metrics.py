@@ -21,6 +21,8 @@ RPC_LINE = re.compile(r"^herald_rpc_duration_seconds_(count|sum)\{([^}]*)\} ([0-
 # The HTTP requests a service answered, by route: beside the client's latency, the share of it
 # spent inside the service's app (from its HTTP parser's hand-over to its answer).
 HTTP_LINE = re.compile(r"^herald_http_request_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
+# Their histograms' cumulative buckets: an upper bound on the window's p99 inside the service.
+BUCKET_LINE = re.compile(r"^herald_(?:rpc|http_request)_duration_seconds_bucket\{([^}]*)\} ([0-9.eE+-]+)$")
 
 
 def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
@@ -31,11 +33,22 @@ def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
     return [entry.partition("=")[2] for entry in metrics.split(",")]
 
 
+def _call_key(labels_text: str) -> tuple[str, dict[str, str]]:
+    """`service.method` for a gRPC method, `service.http METHOD route` for an HTTP route."""
+    labels = dict(re.findall(r'(\w+)="([^"]*)"', labels_text))
+    if "route" in labels:
+        return f"{labels.get('service', '?')}.http {labels.get('method', '?')} {labels['route']}", labels
+    return f"{labels.get('service', '?')}.{labels.get('method', '?').rsplit('/', 1)[-1]}", labels
+
+
 def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
     """Server-side gRPC calls and seconds per service method, from every service's /metrics
     (herald_rpc_duration_seconds, recorded by the services' own interceptor), and HTTP requests
-    per route (herald_http_request_duration_seconds) as `service.http METHOD route`."""
+    per route (herald_http_request_duration_seconds) as `service.http METHOD route`. After the
+    count and the sum, each key's cumulative histogram buckets as `le:<bound>` -> count (status
+    and code summed), for `p99_bound_ms`."""
     totals: dict[str, list[float]] = {}
+    buckets: dict[str, dict[float, float]] = {}
     for url in metrics_urls(metrics):
         try:
             with urllib.request.urlopen(url, timeout=10) as response:
@@ -43,16 +56,22 @@ def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
         except OSError:
             continue
         for line in text.splitlines():
+            if bucket := BUCKET_LINE.match(line):
+                key, labels = _call_key(bucket[1])
+                bound = float(labels.get("le", "inf"))
+                per_bound = buckets.setdefault(key, {})
+                per_bound[bound] = per_bound.get(bound, 0.0) + float(bucket[2])
+                continue
             found = RPC_LINE.match(line) or HTTP_LINE.match(line)
             if not found:
                 continue
-            labels = dict(re.findall(r'(\w+)="([^"]*)"', found[2]))
-            if "route" in labels:
-                key = f"{labels.get('service', '?')}.http {labels.get('method', '?')} {labels['route']}"
-            else:
-                key = f"{labels.get('service', '?')}.{labels.get('method', '?').rsplit('/', 1)[-1]}"
+            key, _ = _call_key(found[2])
             slot = totals.setdefault(key, [0.0, 0.0])
             slot[0 if found[1] == "count" else 1] += float(found[3])
+    for key, per_bound in buckets.items():
+        if key in totals:
+            for bound, count in sorted(per_bound.items()):
+                totals[key].extend((bound, count))
     return totals
 
 
@@ -72,6 +91,24 @@ def rpc_mean_ms(before: dict[str, list[float]], after: dict[str, list[float]]) -
         for k, v in sorted(after.items())
         if v[0] > before.get(k, [0, 0])[0]
     }
+
+
+def p99_bound_ms(before: dict[str, list[float]], after: dict[str, list[float]]) -> dict[str, float | None]:
+    """Per service method called in the window: the upper bound of the histogram bucket that holds
+    the window's 99th percentile, in ms (None past the last finite bucket). The buckets are coarse
+    (25, 50, 100 ms...): enough to say how much of a client's p99 the service itself accounts for."""
+    bounds: dict[str, float | None] = {}
+    for key, values in sorted(after.items()):
+        calls = values[0] - before.get(key, [0, 0])[0]
+        if calls <= 0:
+            continue
+        earlier = dict(zip(before.get(key, [])[2::2], before.get(key, [])[3::2], strict=True))
+        bounds[key] = None
+        for bound, count in zip(values[2::2], values[3::2], strict=True):
+            if count - earlier.get(bound, 0.0) >= 0.99 * calls:
+                bounds[key] = None if bound == float("inf") else round(bound * 1000, 1)
+                break
+    return bounds
 
 
 def deliveries_per_sender(stack: Stack) -> dict[str, float]:

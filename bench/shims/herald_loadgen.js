@@ -9,8 +9,9 @@
 //              `Idempotency-Key: <idempotency_key>` (Herald delivers with POST; a tenant is its API key)
 // loadgen.js picks one of 16 random tenant ids per request (i % 16); each distinct id is mapped, in the
 // order first seen, to one of the keys in HERALD_BENCH_KEYS (a JSON list of 16 API keys).
-// HERALD_BENCH_ACCEPTS (optional): file written at exit with one "job_id epoch_ms" line per 202,
-// the accept side of the per-job accept-to-delivery latency.
+// HERALD_BENCH_ACCEPTS (optional): file written at exit with one "job_id epoch_ms start_epoch_ms" line per
+// 202: when its answer arrived (the accept side of the per-job accept-to-delivery latency) and when the
+// request was started (so the harness can say which requests were the slowest: the first wave or later).
 const http = require('http');
 const fs = require('fs');
 const { performance } = require('perf_hooks');
@@ -32,6 +33,7 @@ function keyFor(tenantId) {
 
 const realRequest = http.request;
 http.request = function heraldRequest(options, callback) {
+  const started = performance.timeOrigin + performance.now();
   const onResponse = (res) => {
     if (acceptsFile) {
       const chunks = [];
@@ -39,7 +41,7 @@ http.request = function heraldRequest(options, callback) {
       res.on('end', () => {
         if (res.statusCode !== 202) return;
         const t = performance.timeOrigin + performance.now();
-        try { accepts.push(`${JSON.parse(Buffer.concat(chunks).toString()).id} ${t.toFixed(3)}`); } catch (_) { /* counted as ok by loadgen; no id */ }
+        try { accepts.push(`${JSON.parse(Buffer.concat(chunks).toString()).id} ${t.toFixed(3)} ${started.toFixed(3)}`); } catch (_) { /* counted as ok by loadgen; no id */ }
       });
     }
     if (callback) callback(res);
