@@ -1,32 +1,25 @@
 """Per-tenant rate limits shared by every gateway replica through NATS KV.
 
 The shared state of a tenant is a sliding window of one-second buckets: the KV value
-holds how many requests were charged in each of the last 61 seconds and the next one (a
-fixed 256 bytes, whatever the limit). A request charged in second `s` counts until second
+holds how many requests were charged in each of the last 61 seconds (a fixed 252
+bytes, whatever the limit). A request charged in second `s` counts until second
 `s + 60` is over, so any 60 s span holds at most `limit` requests, and "300 requests
 in a minute against 200/min" admits exactly 200, whatever their pace (a request
-leaves the window up to two seconds later than an exact log would let it: never sooner).
+leaves the window up to one second later than an exact log would let it).
 
 Replicas do not write the KV per request. A replica that needs room takes a lease:
 with one compare-and-set on the value's revision it charges the request plus a slice
 of the remaining room (an eighth of it) to the current second, then spends that slice
-locally, without a KV call, until the second ends. Near the limit the slices shrink to
-nothing, so the last requests of a window are charged one by one. A replica may refuse
-while another still holds slices it leased (at most an eighth of the room there was, twice):
-the holder spends them or hands them back within 2.25 s: a window never admits more than
-its limit, and admits all of it while requests keep coming. A request therefore costs at
-most a KV get and a compare-and-set, and at high rates a small fraction of one: the cost
-no longer grows with the limit (limits up to the int32 the ledger stores).
-
-A tenant that keeps sending would otherwise wait for a round trip at every second's turn
-(its first request of the second takes the lease, the others queue behind it; measured at
-3 to 11 ms under load, docs/performance.md, session 17). So the first request spent from a
-lease also starts, in the background, the lease of the next second: charged to that second,
-and spendable from the moment it is taken (a request spent early is counted later than it
-came, which only ever admits less). The unspent rest of a lease that ended goes back in the
-next compare-and-set (or, when no request comes, in one of its own shortly after).
-
-A replica remembers the window as it last wrote it, so where no other
+locally, without a KV call, until the second ends. Then the unspent rest goes back in
+the compare-and-set that takes the next lease (or, when no request comes, in one of its
+own shortly after). Near the limit the slices shrink to nothing, so the last requests
+of a window are charged one by one. A replica may refuse while another still holds a slice
+it leased in the same second (at most an eighth of the room there was): the holder spends
+it or hands it back within 1.25 s: a window never admits more than its limit, and admits all of
+it while requests keep coming. A request
+therefore costs at most a KV get and a compare-and-set, and at high rates a small
+fraction of one: the cost no longer grows with the limit (limits up to the int32 the
+ledger stores). A replica remembers the window as it last wrote it, so where no other
 replica writes a tenant's window (one gateway, or a tenant one replica serves) the next
 lease is the compare-and-set alone: the requests that find their second's lease gone wait
 for one round trip to NATS, not two. A tenant whose window another replica wrote is read
@@ -45,9 +38,7 @@ import logging
 import math
 import struct
 import time
-from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
 
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
@@ -57,8 +48,8 @@ from herald.telemetry.metrics import RATE_LIMITER_ERRORS, RATE_LIMITER_KV_OPS
 
 log = logging.getLogger("herald.gateway.rate_limit")
 WINDOW_S = int(RATE_WINDOW_S)
-# Buckets alive at once: the next second (leased ahead), the current one and the 60 before it.
-BUCKETS = WINDOW_S + 2
+# Buckets alive at once: the current second and the 60 before it.
+BUCKETS = WINDOW_S + 1
 CAS_ATTEMPTS = 25
 # A lease takes at most this fraction (1/LEASE_SHARE) of the room left beyond the request itself.
 LEASE_SHARE = 8
@@ -67,9 +58,6 @@ RETURN_DELAY_S = 0.25
 # After another replica wrote a tenant's window, how long its leases start with a read.
 SHARED_S = 60.0
 _LAYOUT = struct.Struct(f"<Q{BUCKETS}I")
-# The layout before the next second was leased ahead (61 buckets), still read: a fleet upgraded
-# replica by replica keeps its windows.
-_EARLIER_LAYOUT = struct.Struct(f"<Q{BUCKETS - 1}I")
 
 
 @dataclass(frozen=True)
@@ -90,13 +78,12 @@ class RateLimiterUnavailable(Exception):
 
 def unpack(value: bytes | None, now_s: int) -> dict[int, int]:
     """The live buckets of a stored window: second -> requests charged in it."""
-    layout = _LAYOUT if value and len(value) == _LAYOUT.size else _EARLIER_LAYOUT
-    if not value or len(value) != layout.size:
+    if not value or len(value) != _LAYOUT.size:
         return {}
-    newest, *counts = layout.unpack(value)
+    newest, *counts = _LAYOUT.unpack(value)
     live = {}
-    for second in range(max(newest - len(counts) + 1, now_s - WINDOW_S), newest + 1):
-        count = counts[second % len(counts)]
+    for second in range(max(newest - BUCKETS + 1, now_s - WINDOW_S), newest + 1):
+        count = counts[second % BUCKETS]
         if count:
             live[second] = count
     return live
@@ -114,8 +101,7 @@ def pack(buckets: dict[int, int], now_s: int) -> bytes:
 
 @dataclass
 class Lease:
-    """Room this replica charged to the tenant's window in `second` and has not spent yet:
-    spendable until that second ends (from before it starts, for a lease taken ahead)."""
+    """Room this replica charged to the tenant's window in `second` and has not spent yet."""
 
     second: int
     left: int
@@ -130,11 +116,8 @@ class RateLimiter:
         self.fail_open = fail_open
         self.kv_ops = 0
         self._locks: dict[str, asyncio.Lock] = {}
-        # Per tenant, oldest first: at most the current second's lease and the next one's.
-        self._leases: dict[str, list[Lease]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        # Per tenant, the second in which the next second's lease was last tried: once a second.
-        self._ahead_tried: dict[str, int] = {}
+        self._leases: dict[str, Lease] = {}
+        self._returns: set[asyncio.Task[None]] = set()
         # Each tenant's window (value, revision) as this replica last read or wrote it, and until
         # when (monotonic) it is known to be written by other replicas too.
         self._known: dict[str, tuple[bytes | None, int | None]] = {}
@@ -153,39 +136,17 @@ class RateLimiter:
         )
 
     def _spendable(self, tenant_id: str, now_s: int, count: int) -> Lease | None:
-        """This replica's oldest lease that has not ended and covers the whole request (a partial
+        """This replica's lease, when it is for this second and covers the whole request (a partial
         request it covers only in part goes to the window, which may have room for the rest)."""
-        for lease in self._leases.get(tenant_id, ()):
-            if lease.second >= now_s and lease.left >= count:
-                return lease
+        lease = self._leases.get(tenant_id)
+        if lease is not None and lease.second == now_s and lease.left >= count:
+            return lease
         return None
 
     def _spent(self, lease: Lease, limit: int, granted: int, now_ms: int) -> RateState:
         lease.left -= granted
         # Our own unspent lease is still room for our callers.
         return self._state(limit, lease.charged - lease.left, lease.oldest, now_ms, True, granted)
-
-    def _held(self, tenant_id: str, ended_before: int | None = None) -> dict[int, int]:
-        """Takes the unspent rest of this replica's leases (only those that ended before
-        `ended_before`, when given) off the fast path, to go back to the window: second -> count.
-        Taken at once, so no request spends what is being handed back while the write is out."""
-        held: dict[int, int] = {}
-        kept = []
-        for lease in self._leases.get(tenant_id, ()):
-            if ended_before is None or lease.second < ended_before:
-                if lease.left:
-                    held[lease.second] = held.get(lease.second, 0) + lease.left
-                lease.left = 0
-            else:
-                kept.append(lease)
-        self._leases[tenant_id] = kept
-        return held
-
-    @staticmethod
-    def _give_back_to(buckets: dict[int, int], held: dict[int, int]) -> None:
-        for second, count in held.items():
-            if second in buckets:
-                buckets[second] = max(buckets[second] - count, 0)
 
     async def _read(self, key: str) -> tuple[bytes | None, int | None]:
         assert self.kv is not None
@@ -243,7 +204,6 @@ class RateLimiter:
         now_ms = int(time.time() * 1000)
         lease = self._spendable(tenant_id, now_ms // 1000, count)
         if lease is not None:
-            self._lease_ahead(tenant_id, limit, lease, now_ms // 1000)
             return self._spent(lease, limit, count, now_ms)
         if self.kv is None:
             return self._unavailable(limit, "the shared rate-limit state is not connected", count)
@@ -258,25 +218,24 @@ class RateLimiter:
 
     async def _lease(self, tenant_id: str, limit: int, count: int, partial: bool) -> RateState:
         """Under the tenant's lock: spend what is leased, or charge the window for more."""
-        # What this replica holds goes back first: ended, or too little for this request.
-        held: dict[int, int] = {}
         for _ in range(CAS_ATTEMPTS):
             now_ms = int(time.time() * 1000)
             now_s = now_ms // 1000
             if (spendable := self._spendable(tenant_id, now_s, count)) is not None:
-                if held:
-                    self._return_later(tenant_id, held)
                 return self._spent(spendable, limit, count, now_ms)
-            for second, unspent in self._held(tenant_id).items():
-                held[second] = held.get(second, 0) + unspent
+            lease = self._leases.get(tenant_id)
             value, revision = await self._window(tenant_id)
             buckets = unpack(value, now_s)
-            self._give_back_to(buckets, held)
+            # What this replica holds goes back first: expired, or too little for this request.
+            held = lease.left if lease is not None else 0
+            if held and lease is not None and lease.second in buckets:
+                buckets[lease.second] = max(buckets[lease.second] - held, 0)
             charged = sum(buckets.values())
             room = limit - charged
             if room <= 0 or (room < count and not partial):
                 if held and not await self._write(tenant_id, pack(buckets, now_s), revision):
                     continue
+                self._leases.pop(tenant_id, None)
                 return self._state(limit, charged, min(buckets, default=None), now_ms, False, 0)
             granted = min(room, count)
             extra = (room - granted) // LEASE_SHARE
@@ -284,94 +243,39 @@ class RateLimiter:
             if not await self._write(tenant_id, pack(buckets, now_s), revision):
                 continue
             oldest = min(buckets)
+            self._leases[tenant_id] = Lease(now_s, extra, charged + granted + extra, oldest)
             if extra:
-                self._leases[tenant_id] = [Lease(now_s, extra, charged + granted + extra, oldest)]
-                self._return_later(tenant_id, {now_s: 0})
+                self._return_later(tenant_id, limit, now_s)
             return self._state(limit, charged + granted, oldest, now_ms, True, granted)
-        if held:
-            self._return_later(tenant_id, held)
         log.warning("rate-limit state too contended; refusing this request", extra={"tenant_id": tenant_id})
         return RateState(limit, 0, 1, allowed=False, retry_after_s=1, granted=0)
 
-    def _lease_ahead(self, tenant_id: str, limit: int, spending: Lease, now_s: int) -> None:
-        """A request spent from this second's lease: the next second's is taken now, in the
-        background, once a second at most (near the limit, or when another replica wrote first,
-        the attempt may take nothing; the next second's first request then leases as before)."""
-        if spending.second != now_s or self._ahead_tried.get(tenant_id) == now_s:
-            return
-        if any(lease.second > now_s for lease in self._leases.get(tenant_id, ())):
-            return
-        self._ahead_tried[tenant_id] = now_s
-        self._start(self._take_ahead(tenant_id, limit))
+    def _return_later(self, tenant_id: str, limit: int, second: int) -> None:
+        """Hands an unspent lease back shortly after its second ends, if no request did."""
 
-    async def _take_ahead(self, tenant_id: str, limit: int) -> None:
-        """Charges a slice of the room to the next second (and hands back what leases that ended
-        left unspent, in the same write). One attempt: a lost compare-and-set leaves the next
-        second's first request to take its lease as before."""
-        lock = self._locks.setdefault(tenant_id, asyncio.Lock())
-        held: dict[int, int] = {}
-        try:
-            async with lock:
-                now_s = int(time.time())
-                if any(lease.second > now_s for lease in self._leases.get(tenant_id, ())):
-                    return
-                held = self._held(tenant_id, ended_before=now_s)
-                value, revision = await self._window(tenant_id)
-                buckets = unpack(value, now_s)
-                self._give_back_to(buckets, held)
-                charged = sum(buckets.values())
-                extra = (limit - charged) // LEASE_SHARE
-                if extra <= 0:
-                    if held and await self._write(tenant_id, pack(buckets, now_s), revision):
-                        held = {}
-                    return
-                ahead = now_s + 1
-                buckets[ahead] = buckets.get(ahead, 0) + extra
-                if await self._write(tenant_id, pack(buckets, now_s), revision):
-                    held = {}
-                    self._leases.setdefault(tenant_id, []).append(Lease(ahead, extra, charged + extra, min(buckets)))
-                    self._return_later(tenant_id, {ahead: 0})
-        except Exception as error:
-            log.info("next second's rate-limit lease not taken", extra={"tenant_id": tenant_id, "error": repr(error)})
-        finally:
-            if held:
-                self._return_later(tenant_id, held)
+        def start() -> None:
+            task = asyncio.get_running_loop().create_task(self._give_back(tenant_id, second))
+            self._returns.add(task)
+            task.add_done_callback(self._returns.discard)
 
-    async def settled(self) -> None:
-        """Waits for the writes under way in the background (a lease taken ahead, one handed back)."""
-        while self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        delay = (second + 1) - time.time() + RETURN_DELAY_S
+        asyncio.get_running_loop().call_later(max(delay, 0.0), start)
 
-    def _start(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def _return_later(self, tenant_id: str, held: dict[int, int]) -> None:
-        """Shortly after the latest of these seconds ends: hands back `held` (rest of leases
-        already taken off the fast path), and what the replica's leases of those seconds left
-        unspent, if no request did it meanwhile."""
-        latest = max(held)
-        delay = (latest + 1) - time.time() + RETURN_DELAY_S
-        asyncio.get_running_loop().call_later(
-            max(delay, 0.0), lambda: self._start(self._give_back(tenant_id, dict(held)))
-        )
-
-    async def _give_back(self, tenant_id: str, held: dict[int, int]) -> None:
+    async def _give_back(self, tenant_id: str, second: int) -> None:
         lock = self._locks.setdefault(tenant_id, asyncio.Lock())
         try:
             async with lock:
-                now_s = int(time.time())
-                for second, unspent in self._held(tenant_id, ended_before=now_s).items():
-                    held[second] = held.get(second, 0) + unspent
-                held = {second: count for second, count in held.items() if count}
                 for _ in range(CAS_ATTEMPTS):
-                    if not held:
+                    lease = self._leases.get(tenant_id)
+                    if lease is None or lease.second != second or not lease.left:
                         return
+                    now_s = int(time.time())
                     value, revision = await self._window(tenant_id)
-                    buckets = unpack(value, int(time.time()))
-                    self._give_back_to(buckets, held)
-                    if await self._write(tenant_id, pack(buckets, int(time.time())), revision):
+                    buckets = unpack(value, now_s)
+                    if second in buckets:
+                        buckets[second] = max(buckets[second] - lease.left, 0)
+                    if await self._write(tenant_id, pack(buckets, now_s), revision):
+                        self._leases.pop(tenant_id, None)
                         return
         except Exception as error:
             # The lease expires with its bucket in a minute; until then the room is merely held.
@@ -387,7 +291,8 @@ class RateLimiter:
         except Exception:
             return None
         buckets = unpack(value, now_ms // 1000)
-        held = sum(lease.left for lease in self._leases.get(tenant_id, ()) if lease.second in buckets)
+        lease = self._leases.get(tenant_id)
+        held = lease.left if lease is not None and lease.second in buckets else 0
         return self._state(limit, sum(buckets.values()) - held, min(buckets, default=None), now_ms, True, 1)
 
     def _unavailable(self, limit: int, why: str, count: int = 1) -> RateState:
