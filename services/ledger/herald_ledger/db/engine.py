@@ -15,12 +15,5 @@ def async_url(database_url: str) -> str:
 def create_engine(database_url: str, pool_size: int = 20) -> AsyncEngine:
     """A steady pool: overflow connections that open and close under load cost
     PostgreSQL a backend start each (profiled: it doubled PostgreSQL's CPU), and a
-    pre-ping per checkout costs a round trip; a dead connection is discarded on error.
-
-    Last in, first out: the connection returned last is the next one handed out, so the few a
-    load needs at once stay warm (their prepared statements made, their PostgreSQL backend's
-    caches hot) while the rest of the pool idles, instead of every call taking the connection
-    idle longest and each of the twenty preparing every statement again."""
-    return create_async_engine(
-        async_url(database_url), pool_size=pool_size, max_overflow=4, pool_recycle=1800, pool_use_lifo=True
-    )
+    pre-ping per checkout costs a round trip; a dead connection is discarded on error."""
+    return create_async_engine(async_url(database_url), pool_size=pool_size, max_overflow=4, pool_recycle=1800)
