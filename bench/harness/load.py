@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config import BENCH, ROOT, Config
+from harness.tables import percentile, rounded
 
 
 def loadgen_command(
@@ -70,7 +71,7 @@ def read_accept_spans(path: Path) -> dict[str, tuple[float, float | None]]:
     return spans
 
 
-def first_wave_of_slowest(spans: dict[str, tuple[float, float | None]], conns: int) -> dict[str, float | int]:
+def first_wave_of_slowest(spans: dict[str, tuple[float, float | None]], conns: int) -> dict[str, float | int | None]:
     """Where the slowest 1% of accepted requests were: how many of them were in the first wave (the
     first `conns` requests, which a closed-loop client sends at once on new connections), and the
     client's p99 over the requests after it. Empty when the client did not say when it started each
@@ -84,5 +85,5 @@ def first_wave_of_slowest(spans: dict[str, tuple[float, float | None]], conns: i
     return {
         "slowest_1pct": slowest,
         "slowest_1pct_in_first_wave": sum(1 for i in ranked if i < conns),
-        "accept_p99_after_first_wave_ms": round(after_wave[min(int(0.99 * len(after_wave)), len(after_wave) - 1)], 2),
+        "accept_p99_after_first_wave_ms": rounded(percentile(after_wave, 99), 2),
     }

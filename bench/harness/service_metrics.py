@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 import urllib.request
+from dataclasses import dataclass, field
 
 from harness.config import log
 from harness.herald_code import nats_servers
@@ -33,6 +34,16 @@ def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
     return [entry.partition("=")[2] for entry in metrics.split(",")]
 
 
+@dataclass
+class CallTotals:
+    """One service method's (or HTTP route's) histogram as /metrics showed it at one moment."""
+
+    calls: float = 0.0
+    seconds: float = 0.0
+    # Cumulative count of calls at or under each bucket bound (s), every status and code summed.
+    by_bound: dict[float, float] = field(default_factory=dict)
+
+
 def _call_key(labels_text: str) -> tuple[str, dict[str, str]]:
     """`service.method` for a gRPC method, `service.http METHOD route` for an HTTP route."""
     labels = dict(re.findall(r'(\w+)="([^"]*)"', labels_text))
@@ -41,14 +52,11 @@ def _call_key(labels_text: str) -> tuple[str, dict[str, str]]:
     return f"{labels.get('service', '?')}.{labels.get('method', '?').rsplit('/', 1)[-1]}", labels
 
 
-def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
-    """Server-side gRPC calls and seconds per service method, from every service's /metrics
-    (herald_rpc_duration_seconds, recorded by the services' own interceptor), and HTTP requests
-    per route (herald_http_request_duration_seconds) as `service.http METHOD route`. After the
-    count and the sum, each key's cumulative histogram buckets as `le:<bound>` -> count (status
-    and code summed), for `p99_bound_ms`."""
-    totals: dict[str, list[float]] = {}
-    buckets: dict[str, dict[float, float]] = {}
+def rpc_totals(metrics: str | dict[str, str]) -> dict[str, CallTotals]:
+    """Server-side gRPC calls, seconds and buckets per service method, from every service's
+    /metrics (herald_rpc_duration_seconds, recorded by the services' own interceptor), and the
+    same per HTTP route (herald_http_request_duration_seconds) as `service.http METHOD route`."""
+    totals: dict[str, CallTotals] = {}
     for url in metrics_urls(metrics):
         try:
             with urllib.request.urlopen(url, timeout=10) as response:
@@ -58,54 +66,54 @@ def rpc_totals(metrics: str | dict[str, str]) -> dict[str, list[float]]:
         for line in text.splitlines():
             if bucket := BUCKET_LINE.match(line):
                 key, labels = _call_key(bucket[1])
+                by_bound = totals.setdefault(key, CallTotals()).by_bound
                 bound = float(labels.get("le", "inf"))
-                per_bound = buckets.setdefault(key, {})
-                per_bound[bound] = per_bound.get(bound, 0.0) + float(bucket[2])
+                by_bound[bound] = by_bound.get(bound, 0.0) + float(bucket[2])
                 continue
             found = RPC_LINE.match(line) or HTTP_LINE.match(line)
             if not found:
                 continue
             key, _ = _call_key(found[2])
-            slot = totals.setdefault(key, [0.0, 0.0])
-            slot[0 if found[1] == "count" else 1] += float(found[3])
-    for key, per_bound in buckets.items():
-        if key in totals:
-            for bound, count in sorted(per_bound.items()):
-                totals[key].extend((bound, count))
+            slot = totals.setdefault(key, CallTotals())
+            if found[1] == "count":
+                slot.calls += float(found[3])
+            else:
+                slot.seconds += float(found[3])
     return totals
 
 
-def rpc_per_job(before: dict[str, list[float]], after: dict[str, list[float]], jobs: int) -> dict[str, float]:
-    """The window's calls per job, per service method that was called in it."""
+def _window(before: dict[str, CallTotals], after: dict[str, CallTotals]) -> dict[str, tuple[CallTotals, CallTotals]]:
+    """Each key called between the two readings, with its reading before (empty if none)."""
     return {
-        k: round((v[0] - before.get(k, [0, 0])[0]) / jobs, 3)
-        for k, v in sorted(after.items())
-        if v[0] > before.get(k, [0, 0])[0]
+        key: (before.get(key, CallTotals()), now)
+        for key, now in sorted(after.items())
+        if now.calls > before.get(key, CallTotals()).calls
     }
 
 
-def rpc_mean_ms(before: dict[str, list[float]], after: dict[str, list[float]]) -> dict[str, float]:
+def rpc_per_job(before: dict[str, CallTotals], after: dict[str, CallTotals], jobs: int) -> dict[str, float]:
+    """The window's calls per job, per service method that was called in it."""
+    return {k: round((now.calls - then.calls) / jobs, 3) for k, (then, now) in _window(before, after).items()}
+
+
+def rpc_mean_ms(before: dict[str, CallTotals], after: dict[str, CallTotals]) -> dict[str, float]:
     """The window's mean call duration in ms, per service method that was called in it."""
     return {
-        k: round((v[1] - before.get(k, [0, 0])[1]) * 1000 / (v[0] - before.get(k, [0, 0])[0]), 2)
-        for k, v in sorted(after.items())
-        if v[0] > before.get(k, [0, 0])[0]
+        k: round((now.seconds - then.seconds) * 1000 / (now.calls - then.calls), 2)
+        for k, (then, now) in _window(before, after).items()
     }
 
 
-def p99_bound_ms(before: dict[str, list[float]], after: dict[str, list[float]]) -> dict[str, float | None]:
+def p99_bound_ms(before: dict[str, CallTotals], after: dict[str, CallTotals]) -> dict[str, float | None]:
     """Per service method called in the window: the upper bound of the histogram bucket that holds
     the window's 99th percentile, in ms (None past the last finite bucket). The buckets are coarse
     (25, 50, 100 ms...): enough to say how much of a client's p99 the service itself accounts for."""
     bounds: dict[str, float | None] = {}
-    for key, values in sorted(after.items()):
-        calls = values[0] - before.get(key, [0, 0])[0]
-        if calls <= 0:
-            continue
-        earlier = dict(zip(before.get(key, [])[2::2], before.get(key, [])[3::2], strict=True))
+    for key, (then, now) in _window(before, after).items():
+        calls = now.calls - then.calls
         bounds[key] = None
-        for bound, count in zip(values[2::2], values[3::2], strict=True):
-            if count - earlier.get(bound, 0.0) >= 0.99 * calls:
+        for bound, count in sorted(now.by_bound.items()):
+            if count - then.by_bound.get(bound, 0.0) >= 0.99 * calls:
                 bounds[key] = None if bound == float("inf") else round(bound * 1000, 1)
                 break
     return bounds

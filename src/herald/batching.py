@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -98,17 +98,12 @@ class Batcher(Generic[Item, Result]):
         try:
             results = await self._flush([item for item, _ in batch])
         except BaseException as error:
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(error)
+            _fail(batch, error)
             if isinstance(error, asyncio.CancelledError):
                 raise
             return
         if len(results) != len(batch):
-            mismatch = RuntimeError(f"batch flush returned {len(results)} results for {len(batch)} items")
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(mismatch)
+            _fail(batch, RuntimeError(f"batch flush returned {len(results)} results for {len(batch)} items"))
             return
         for (_, future), result in zip(batch, results, strict=True):
             if not future.done():
@@ -120,3 +115,9 @@ class Batcher(Generic[Item, Result]):
             while self._pending:
                 self._start_flush(force=True)
             await asyncio.gather(*self._in_flight, return_exceptions=True)
+
+
+def _fail(batch: Sequence[tuple[object, asyncio.Future[Any]]], error: BaseException) -> None:
+    for _, future in batch:
+        if not future.done():
+            future.set_exception(error)
