@@ -12,6 +12,7 @@
 // HERALD_BENCH_ACCEPTS (optional): file written at exit with one "job_id epoch_ms start_epoch_ms" line per
 // 202: when its answer arrived (the accept side of the per-job accept-to-delivery latency) and when the
 // request was started (so the harness can say which requests were the slowest: the first wave or later).
+// Exports `reshape` for bench/shims/preload_cost.js, which checks it.
 const http = require('http');
 const fs = require('fs');
 const { performance } = require('perf_hooks');
@@ -106,3 +107,5 @@ process.on('exit', () => {
   );
   fs.writeFileSync(acceptsFile, lines.join(''));
 });
+
+module.exports = { reshape };

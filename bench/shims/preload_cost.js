@@ -28,18 +28,16 @@ const keysFile = path.join(dir, 'keys.json');
 fs.writeFileSync(keysFile, JSON.stringify(Array.from({ length: 16 }, (_, i) => `key${i}`)));
 
 function checkReshape() {
-  const m = { exports: {} };
   process.env.HERALD_BENCH_KEYS = keysFile;
-  const src = fs.readFileSync(preload, 'utf8');
-  // The preload replaces http.request when loaded; here only its reshape function is wanted.
+  // Loading the preload replaces http.request in this process too; only its reshape is wanted here.
   const realRequest = http.request;
-  new Function('require', 'module', `${src}\nmodule.exports = { reshape };`)(require, m);
+  const { reshape } = require(preload);
   http.request = realRequest;
   for (let i = 0; i < 1000; i++) {
     const tenant = crypto.randomUUID();
     const payload = { event: 'order.created', seq: i, data: { note: 'a "quoted","payload":1 value' } };
     const peer = JSON.stringify({ url: 'http://127.0.0.1:7070/hook', method: 'POST', tenant_id: tenant, idempotency_key: `r-${i}`, payload });
-    const got = m.exports.reshape(peer);
+    const got = reshape(peer);
     if (got.body !== JSON.stringify({ url: 'http://127.0.0.1:7070/hook', payload }) || got.tenantId !== tenant || got.idempotencyKey !== `r-${i}`) {
       throw new Error(`reshape differs from parse + stringify for ${peer}`);
     }
@@ -76,9 +74,9 @@ function run(port, withPreload) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 (async () => {
-  checkReshape();
   // The server runs in a child, so its CPU is not the client's and the two use both cores.
   if (args.serve) { const s = await server(); process.stdout.write(`${s.address().port}\n`); return; }
+  checkReshape();
   const child = spawn(process.execPath, [__filename, '--serve', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
   const sides = { 'no preload (the peers)': null, 'the preload (Herald)': preload };
