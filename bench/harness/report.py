@@ -65,6 +65,11 @@ def report(
                 f"rate limit per minute: {', '.join(rates)}"
                 + (" (all contended: other load on the machine)" if all(map(contended, records)) else "")
                 + ("; PROFILED (py-spy attached): not a baseline" if cfg.profile else "")
+                + (
+                    "; SENDERS HELD (stopped while the load ran): a diagnostic, not a baseline"
+                    if any(r.get("held_senders") for r in records)
+                    else ""
+                )
             )
     if peer:
         print(
