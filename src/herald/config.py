@@ -129,8 +129,8 @@ class Settings(BaseSettings):
     webhook_secret_overlap_s: float = Field(default=24 * 3600, ge=0)
 
     # The senders' niceness (0-19) on a machine they share with the accept path: under CPU
-    # contention a burst is accepted first and delivered right behind it (herald.cpu_priority);
-    # 0 gives delivery the same priority as accepting.
+    # contention their own work yields to accepting (herald.cpu_priority); 0 gives it the same
+    # priority as accepting.
     delivery_cpu_nice: int = Field(default=10, ge=0, le=19)
 
     # Webhook delivery.

@@ -4,8 +4,12 @@ Accepting a job is what a client waits on (its request holds a connection until 
 committed); delivering it is asynchronous by contract. On one machine the two compete for the
 same cores, and when the cores are saturated (a burst) every delivery taken at the same time
 slows every request being accepted. So a sender lowers its own CPU priority at start
-(`Settings.delivery_cpu_nice`): with idle cores nothing changes; under contention the accept
-path runs first and delivery catches up right behind the burst, in larger and cheaper batches.
+(`Settings.delivery_cpu_nice`): with idle cores nothing changes; under contention its own work
+waits for the accept path's. That is only part of a delivery's cost: the ledger's records,
+PostgreSQL, nats-server and the receiver do the rest at their own priority, and measured
+(docs/performance.md, session 19) deliveries taken during a burst still cost its accept rate
+about a third, which deliveries held until the burst ends do not, at two thirds of the CPU
+per job.
 
 Linux schedules a session's processes as one group (autogroup, on by default in most
 distributions), and a process's niceness only weighs inside its group: the services started
