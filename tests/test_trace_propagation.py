@@ -98,7 +98,9 @@ def test_one_trace_runs_from_the_http_request_to_the_delivery_and_the_ledger_upd
         spans = collector.trace(root.trace_id)
         names = {(s.service, s.name) for s in spans}
         wanted = {("herald-webhook-sender", "webhook.deliver"), ("herald-ledger", RECORD_ATTEMPTS)}
-        return spans if wanted <= names else []
+        # Each service exports its spans in its own batches: wait for the router's too.
+        exported = {"herald-gateway", "herald-router", "herald-ledger"} <= {s.service for s in spans}
+        return spans if wanted <= names and exported else []
 
     deadline = time.monotonic() + 15
     while not (spans := whole_trace()):

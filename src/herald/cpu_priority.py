@@ -9,7 +9,7 @@ waits for the accept path's. That is only part of a delivery's cost: the ledger'
 PostgreSQL, nats-server and the receiver do the rest at their own priority, and measured
 (docs/performance.md, session 19) deliveries taken during a burst still cost its accept rate
 about a third, which deliveries held until the burst ends do not, at two thirds of the CPU
-per job.
+per job: `herald.intake` holds them.
 
 Linux schedules a session's processes as one group (autogroup, on by default in most
 distributions), and a process's niceness only weighs inside its group: the services started

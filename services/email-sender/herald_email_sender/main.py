@@ -21,6 +21,7 @@ from herald.bus.subjects import WorkClass
 from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.context import Context
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
+from herald.intake import follow_intake
 from herald.links import open_links
 from herald.names import PROVIDER_NAMES
 from herald.secrets import SecretUnavailable
@@ -226,6 +227,7 @@ async def build(runtime: ServiceRuntime) -> None:
         return platform
 
     workers = []
+    intake = await follow_intake(nc, settings.subjects(), settings.intake_hold_max_s)
     for work_class, config, lookup, class_senders in (
         (
             WorkClass.EMAIL,
@@ -257,6 +259,7 @@ async def build(runtime: ServiceRuntime) -> None:
         worker = EmailWorker(
             config, fetcher, ledger, lookup, class_senders, breakers, js, settings.subjects(), alerter, counters
         )
+        worker.intake = intake
         workers.append(worker)
         runtime.add_loop(lambda worker=worker: worker.run(runtime.stopping))  # type: ignore[misc]
 

@@ -41,6 +41,7 @@ async def build(runtime: ServiceRuntime) -> None:
         bus.read_dead_letter,
     )
     operations.target_check = TargetCheck.from_settings(settings)
+    operations.intake.busy_at = settings.intake_busy_submissions
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
@@ -74,7 +75,14 @@ async def build(runtime: ServiceRuntime) -> None:
     subjects = Subjects(settings.bus_prefix)
     runtime.add_loop(
         lambda: follow_changes(
-            settings, subjects, tenants, rate_limiter, settings.stream_name("rate"), runtime.stopping, bus
+            settings,
+            subjects,
+            tenants,
+            rate_limiter,
+            settings.stream_name("rate"),
+            runtime.stopping,
+            bus,
+            operations.intake,
         )
     )
     runtime.add_loop(lambda: flush_uses_periodically(tenants, settings.api_key_touch_interval_s, runtime.stopping))

@@ -1,8 +1,9 @@
 """The delivery loop every sender runs; a sender supplies only its delivery.
 
 Take the next message in fair order (`herald.bus.fair`) while the window of started jobs has
-room; ask the ledger whether the job may start (coalesced with concurrent asks and with the
-records of finished jobs into one `advance` call: a redelivered job that already ended is
+room, and while clients are not waiting on the accept path in numbers (`herald.intake`); ask
+the ledger whether the job may start (coalesced with concurrent asks and with the records of
+finished jobs into one `advance` call: a redelivered job that already ended is
 acknowledged and skipped, one held back by its ordering key goes back for a moment); then the
 named phases:
 
@@ -51,6 +52,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
+from herald.intake import IntakeHold
 from herald.sender.states import (
     HAND_BACK_S,
     Called,
@@ -65,7 +67,7 @@ from herald.sender.states import (
     WorkMessage,
 )
 from herald.telemetry import tracing
-from herald.telemetry.metrics import observe_finished
+from herald.telemetry.metrics import INTAKE_HOLD_SECONDS, observe_finished
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
@@ -152,6 +154,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         self._waiting_calls: deque[WaitingCall[Work, Prepared, Called]] = deque()
         self._call_waiting = asyncio.Event()
         self._window = asyncio.Semaphore(concurrency * window_per_slot)
+        # Set by the service when the hold is on: no new job while the accept path is busy.
+        self.intake: IntakeHold | None = None
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
         # message back then instead of holding the stop up (another replica takes it at once).
         self._stopped: asyncio.Future[None] | None = None
@@ -242,11 +246,19 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         while not stopping.is_set():
             await self._window.acquire()
             try:
+                if self.intake is not None:
+                    await self._wait_for_intake(self.intake)
                 message = await self.fetcher.next()
             except BaseException:
                 self._window.release()
                 raise
             self.background(self._handle(message))
+
+    async def _wait_for_intake(self, intake: IntakeHold) -> None:
+        """No new job while clients wait on the accept path in numbers (`herald.intake`)."""
+        while (wait_s := intake.wait_s()) > 0:
+            INTAKE_HOLD_SECONDS.labels(self.label).inc(wait_s)
+            await asyncio.sleep(wait_s)
 
     def background(self, work: Coroutine[Any, Any, None]) -> None:
         """A task the stop waits for."""

@@ -36,6 +36,11 @@ JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowled
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
 # provider: the email provider kind (sendgrid, resend, postmark, smtp; "unknown" for a provider the tenant no
 # longer has), "webhook" for webhooks: a handful of values, never a tenant's provider config id.
+INTAKE_HOLD_SECONDS = Counter(
+    "herald_sender_intake_hold_seconds_total",
+    "Time a sender took no new job because clients were waiting on the accept path (herald.intake).",
+    ["channel"],
+)
 DELIVERIES = Counter(
     "herald_deliveries_total",
     "Delivery attempts by channel, outcome and provider.",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from herald.intake import IntakeGauge
 from herald.v1 import common_pb2, ledger_jobs_pb2, router_pb2, router_pb2_grpc
 from herald_gateway.errors import GatewayError, IdempotencyMismatch, Invalid, Unavailable, from_rpc, refused
 from herald_gateway.target_check import TargetCheck
@@ -80,8 +81,9 @@ def chunks(pending: list[tuple[int, router_pb2.Submission]]) -> Iterable[list[tu
 
 
 class BatchSubmitter:
-    def __init__(self, router: router_pb2_grpc.RouterServiceAsyncStub) -> None:
+    def __init__(self, router: router_pb2_grpc.RouterServiceAsyncStub, intake: IntakeGauge) -> None:
         self.router = router
+        self.intake = intake
 
     async def submit(self, items: list[router_pb2.Submission | GatewayError]) -> list[ItemOutcome]:
         """One outcome per item, in order. An item given as an error stays refused with it."""
@@ -107,6 +109,20 @@ class BatchSubmitter:
                         )
                     continue
             pending.append((index, item))
+        self.intake.enter(len(pending))
+        try:
+            await self._send(pending, outcomes)
+        finally:
+            self.intake.leave(len(pending))
+        for index, first in repeats:
+            earlier_outcome = outcomes[first]
+            outcomes[index] = ItemOutcome(
+                job=earlier_outcome.job, replayed=earlier_outcome.job is not None, error=earlier_outcome.error
+            )
+        return outcomes
+
+    async def _send(self, pending: list[tuple[int, router_pb2.Submission]], outcomes: list[ItemOutcome]) -> None:
+        """The pending items to the router, chunk by chunk, their outcomes into `outcomes`."""
         failure: GatewayError | None = None
         for chunk in chunks(pending):
             if failure is None:
@@ -123,9 +139,3 @@ class BatchSubmitter:
             # After a failed chunk the rest are not tried: they stay in order for the retry.
             for index, _ in chunk:
                 outcomes[index].error = failure
-        for index, first in repeats:
-            earlier_outcome = outcomes[first]
-            outcomes[index] = ItemOutcome(
-                job=earlier_outcome.job, replayed=earlier_outcome.job is not None, error=earlier_outcome.error
-            )
-        return outcomes
