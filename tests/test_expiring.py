@@ -5,14 +5,7 @@ still live before what has expired."""
 from __future__ import annotations
 
 from herald.expiring import MISSING, ExpiringCache
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.fake_clock import Clock
 
 
 def test_an_entry_lives_its_time_then_is_missing() -> None:

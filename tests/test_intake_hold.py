@@ -20,22 +20,16 @@ import httpx
 import nats
 import pytest
 
-from herald.cli.stack import Stack, StackConfig
+from herald.cli.stack import Stack
 from herald.intake import ANNOUNCE_EVERY_S, QUIET_S, IntakeHold
 from tests.conftest import TEST_ENV
 from tests.support.api import TenantKey, create_tenant, wait_for_status
-from tests.support.infra import separate_database
+from tests.support.fake_clock import Clock
+from tests.support.infra import separate_stack
 from tests.support.receiver import Receiver
 
 MAX_HOLD_S = 4.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+BURST = 160
 
 
 def test_a_sender_holds_while_announcements_come_and_not_past_the_bound() -> None:
@@ -97,7 +91,8 @@ def test_a_gateway_with_many_submissions_waiting_says_so(
         )
         await ready.wait()
         ids: list[str] = []
-        async with httpx.AsyncClient(headers=tenant.headers, timeout=30) as client:
+        limits = httpx.Limits(max_connections=BURST)
+        async with httpx.AsyncClient(headers=tenant.headers, timeout=30, limits=limits) as client:
 
             async def send(n: int) -> None:
                 sent = await client.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": n})
@@ -108,7 +103,8 @@ def test_a_gateway_with_many_submissions_waiting_says_so(
                 await send(n)
             await asyncio.sleep(ANNOUNCE_EVERY_S * 2)
             quiet = len(heard)
-            await asyncio.gather(*(send(n) for n in range(64)))  # 64 waiting at once: busy
+            # Far more than the threshold at once: some are still waiting when the rest arrive.
+            await asyncio.gather(*(send(n) for n in range(BURST)))
         await asyncio.sleep(ANNOUNCE_EVERY_S * 2)
         done.set()
         await listener
@@ -116,31 +112,15 @@ def test_a_gateway_with_many_submissions_waiting_says_so(
 
     quiet, busy, ids = asyncio.run(scenario())
     assert quiet == 0, "one request at a time is no reason for deliveries to wait"
-    assert busy > 0, "64 requests waiting at once make the gateway say it is busy"
+    assert busy > 0, f"{BURST} requests sent at once make the gateway say it is busy"
     for job_id in ids:
         assert wait_for_status(gateway, tenant, job_id)["status"] == "delivered"
 
 
 @pytest.fixture(scope="module")
 def held_stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
-    with separate_database(infra["database_url"], "intake") as database_url:
-        stack = Stack(
-            StackConfig(
-                data_dir=work_dir / "intake-stack",
-                nats_url=infra["nats_url"],
-                database_url=database_url,
-                gateway_http_port=0,
-                gateway_grpc_port=0,
-                bus_prefix=infra["bus_prefix"] + "i",
-                env={**TEST_ENV, "HERALD_INTAKE_HOLD_MAX_S": str(MAX_HOLD_S)},
-            )
-        )
-        stack.start()
-        stack.supervise_in_background()
-        try:
-            yield stack
-        finally:
-            stack.stop()
+    with separate_stack(work_dir, infra, "intake", {**TEST_ENV, "HERALD_INTAKE_HOLD_MAX_S": str(MAX_HOLD_S)}) as stack:
+        yield stack
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +165,7 @@ def test_deliveries_wait_while_the_accept_path_is_busy_and_go_when_it_is_not(
     held_stack: Stack, held_tenant: TenantKey, receiver: Receiver, infra: dict[str, str]
 ) -> None:
     gateway = held_stack.endpoints["gateway_http"]
-    with busy_gateway(infra["nats_url"], infra["bus_prefix"] + "i"):
+    with busy_gateway(infra["nats_url"], infra["bus_prefix"] + "intake"):
         # A sender already waiting for a message when the announcements began takes that one.
         send(gateway, held_tenant, receiver, 0)
         time.sleep(0.3)
@@ -202,7 +182,7 @@ def test_a_busy_accept_path_holds_deliveries_for_the_bound_at_most(
     held_stack: Stack, held_tenant: TenantKey, receiver: Receiver, infra: dict[str, str]
 ) -> None:
     gateway = held_stack.endpoints["gateway_http"]
-    with busy_gateway(infra["nats_url"], infra["bus_prefix"] + "i"):
+    with busy_gateway(infra["nats_url"], infra["bus_prefix"] + "intake"):
         job_ids = [send(gateway, held_tenant, receiver, n) for n in range(3)]
         for job_id in job_ids:
             got = receiver.wait_for(job_id, timeout=MAX_HOLD_S * 4)

@@ -21,12 +21,12 @@ import grpc
 import httpx
 import pytest
 
-from herald.cli.stack import Stack, StackConfig
+from herald.cli.stack import Stack
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
 from herald.webhooks.target_guard import literal_address, non_public_category
 from tests.conftest import TEST_ENV
 from tests.support.api import TenantKey, create_tenant, wait_for_status
-from tests.support.infra import separate_database
+from tests.support.infra import separate_stack
 from tests.support.receiver import Receiver
 
 PROBLEM = "application/problem+json"
@@ -97,29 +97,14 @@ def test_loopback_is_accepted_where_the_operator_allow_listed_it(
 
 @pytest.fixture(scope="module")
 def split_stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
-    with separate_database(infra["database_url"], "guard") as database_url:
-        config = StackConfig(
-            data_dir=work_dir / "guard-stack",
-            nats_url=infra["nats_url"],
-            database_url=database_url,
-            gateway_http_port=0,
-            gateway_grpc_port=0,
-            bus_prefix=infra["bus_prefix"] + "g",
-            env={**TEST_ENV, "HERALD_WEBHOOK_ALLOW_LOOPBACK": "false"},
-            service_env={"gateway": {"HERALD_TARGET_ALLOW": "10.0.0.0/8, 169.254.169.254/32"}},
-        )
-        stack = Stack(config)
-        try:
-            stack.start()
-        except RuntimeError:
-            # A free port picked for it can be taken by another process on a shared machine.
-            stack = Stack(config)
-            stack.start()
-        stack.supervise_in_background()
-        try:
-            yield stack
-        finally:
-            stack.stop()
+    with separate_stack(
+        work_dir,
+        infra,
+        "guard",
+        {**TEST_ENV, "HERALD_WEBHOOK_ALLOW_LOOPBACK": "false"},
+        service_env={"gateway": {"HERALD_TARGET_ALLOW": "10.0.0.0/8, 169.254.169.254/32"}},
+    ) as stack:
+        yield stack
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ import nats
 from sqlalchemy.engine import make_url
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres
+from herald.cli.stack import Stack, StackConfig
 from herald.config import nats_servers
 
 
@@ -103,3 +104,38 @@ def query(database_url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
             await connection.close()
 
     return asyncio.run(run())
+
+
+@contextmanager
+def separate_stack(
+    work_dir: Path,
+    infra: dict[str, str],
+    name: str,
+    env: dict[str, str],
+    service_env: dict[str, dict[str, str]] | None = None,
+) -> Iterator[Stack]:
+    """A stack of its own beside the session's: its own database and bus prefix (both named
+    after `name`), the run's NATS, `env` for every service and `service_env` per service."""
+    with separate_database(infra["database_url"], name) as database_url:
+        config = StackConfig(
+            data_dir=work_dir / f"{name}-stack",
+            nats_url=infra["nats_url"],
+            database_url=database_url,
+            gateway_http_port=0,
+            gateway_grpc_port=0,
+            bus_prefix=infra["bus_prefix"] + name,
+            env=env,
+            service_env=service_env or {},
+        )
+        stack = Stack(config)
+        try:
+            stack.start()
+        except RuntimeError:
+            # A free port picked for it can be taken by another process on a shared machine.
+            stack = Stack(config)
+            stack.start()
+        stack.supervise_in_background()
+        try:
+            yield stack
+        finally:
+            stack.stop()
