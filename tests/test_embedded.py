@@ -13,6 +13,7 @@ import psutil
 import pytest
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from tests.test_herald_up import refused_without_password
 
 # The machine's own servers; the embedded ones must never take (or stop) them.
 SYSTEM_PORTS = {4222, 5432}
@@ -92,9 +93,15 @@ async def test_postgres_serves_herald_and_keeps_data_across_restarts(
     started = time.monotonic()
     url = embedded_postgres.start()
     first_start_s = time.monotonic() - started
-    assert url.startswith("postgresql://postgres@127.0.0.1:")
+    assert url.startswith("postgresql://postgres:")
     assert url.endswith("/herald")
     assert _port(url) not in SYSTEM_PORTS
+    # The superuser's password is generated at the first start, kept for the owner's eyes only,
+    # and required of every connection.
+    password = embedded_postgres.password_file.read_text().strip()
+    assert f"postgres:{password}@127.0.0.1:" in url
+    assert embedded_postgres.password_file.stat().st_mode & 0o777 == 0o600
+    assert await refused_without_password(url) == "InvalidPasswordError"
 
     conn = await asyncpg.connect(url)
     try:

@@ -1,9 +1,11 @@
 """`herald up` with no NATS_URL / DATABASE_URL: the stack comes up on an embedded
 nats-server and PostgreSQL, the README's example works against it, and Ctrl-C
-stops everything it started."""
+stops everything it started. What it writes is its owner's alone, each service holds
+only the secrets it needs, and the user's own settings win over its defaults."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -13,36 +15,56 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import httpx
 import psutil
 
 from herald.cli.stack import SERVICES
-from tests.support.api import TenantKey, wait_for_status
+from herald.cli.stack_env import SECRET_HOLDERS
+from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
 
 HERALD = str(Path(sys.executable).parent / "herald")
 
 
-def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver) -> None:
-    data_dir = tmp_path / "dot-herald"
+def start_herald_up(data_dir: Path, **settings: str) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    """`herald up` on embedded servers and free ports, with `settings` in its environment; returns
+    the process (its output piped) and the endpoints.json it wrote once up."""
     # Every command finds the stack through HERALD_DATA_DIR, no --data-dir needed.
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
-    env["HERALD_DATA_DIR"] = str(data_dir)
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL", *settings)}
+    env |= {"HERALD_DATA_DIR": str(data_dir), **settings}
     up = subprocess.Popen(
         [HERALD, "up", "--http-port", "0", "--grpc-port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
+    endpoints_file = data_dir / "endpoints.json"
+    deadline = time.monotonic() + 120
+    while not endpoints_file.exists():
+        assert up.poll() is None, up.stdout.read().decode() if up.stdout else ""
+        assert time.monotonic() < deadline, "herald up did not come up"
+        time.sleep(0.2)
+    return up, json.loads(endpoints_file.read_text())
+
+
+def stop_herald_up(up: subprocess.Popen[bytes]) -> str:
+    """Ctrl-C, and what `herald up` printed."""
+    up.send_signal(signal.SIGINT)
+    output, _ = up.communicate(timeout=90)
+    return output.decode(errors="replace")
+
+
+def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver) -> None:
+    data_dir = tmp_path / "dot-herald"
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
+    env["HERALD_DATA_DIR"] = str(data_dir)
+    # The caller's own secrets reach only the services that use them too.
+    up, endpoints = start_herald_up(data_dir, HERALD_OPERATOR_TOKEN="op-from-the-shell")
+    output = ""
     try:
-        endpoints_file = data_dir / "endpoints.json"
-        deadline = time.monotonic() + 120
-        while not endpoints_file.exists():
-            assert up.poll() is None, up.stdout.read().decode() if up.stdout else ""
-            assert time.monotonic() < deadline, "herald up did not come up"
-            time.sleep(0.2)
-        endpoints = json.loads(endpoints_file.read_text())
         assert set(endpoints) >= {"gateway_http", "gateway_grpc", "verifier_http", "nats_url", "database_url"}
         assert ":4222" not in endpoints["nats_url"] and ":5432/" not in endpoints["database_url"]
         # metrics: service -> its /metrics URL, each one answering.
@@ -84,14 +106,57 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         assert [r.body for r in receiver.for_job(job_id)] == [b'{"hello":"world"}']
 
         children = psutil.Process(up.pid).children(recursive=True)
-        assert sum("herald.cli" in " ".join(c.cmdline()) for c in children) == 6, "six service processes"
+        services = {c.cmdline()[-1]: c for c in children if "herald.cli" in " ".join(c.cmdline())}
+        assert set(services) == set(SERVICES), "six service processes"
+        # Each service holds only the secrets it needs: the operator token the gateway, the
+        # master keys the services that seal or unseal.
+        for name, process in services.items():
+            holds = {variable for variable in SECRET_HOLDERS if variable in process.environ()}
+            assert holds == {v for v, holders in SECRET_HOLDERS.items() if name in holders}, name
+        operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
+        assert services["gateway"].environ()["HERALD_OPERATOR_TOKEN"] == operator_token
+        # What the stack wrote is for its owner's eyes only.
+        for written in ("endpoints.json", "operator_token", "master_keys", "postgres_password"):
+            assert (data_dir / written).stat().st_mode & 0o777 == 0o600, written
     finally:
-        up.send_signal(signal.SIGINT)
-        up.wait(timeout=90)
+        output = stop_herald_up(up)
     assert up.returncode == 0
+    assert "Webhooks to this machine (127.0.0.1, localhost) are allowed" in output
     _gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, f"left running after Ctrl-C: {alive}"
     for url in (endpoints["nats_url"], endpoints["database_url"]):
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         with socket.socket() as probe:
             assert probe.connect_ex(("127.0.0.1", port)) != 0, f"{url} still listening after Ctrl-C"
+
+
+def test_herald_up_takes_the_users_loopback_setting(tmp_path: Path, receiver: Receiver) -> None:
+    """`HERALD_WEBHOOK_ALLOW_LOOPBACK=false herald up` refuses webhooks to this machine, and says so."""
+    up, endpoints = start_herald_up(tmp_path / "stack", HERALD_WEBHOOK_ALLOW_LOOPBACK="false")
+    try:
+        token = Path(endpoints["operator_token_file"]).read_text().strip()
+        tenant = create_tenant(endpoints["gateway_http"], token, "no-loopback")
+        refused = httpx.post(
+            f"{endpoints['gateway_http']}/v1/webhooks",
+            json={"url": receiver.url, "payload": {"hello": "world"}},
+            headers=tenant.headers,
+            timeout=30,
+        )
+        assert refused.status_code == 422, refused.text
+        assert refused.headers["content-type"].startswith("application/problem+json")
+        # The embedded database takes no connection without its password.
+        assert asyncio.run(refused_without_password(endpoints["database_url"]))
+    finally:
+        output = stop_herald_up(up)
+    assert "Webhooks to this machine (127.0.0.1, localhost) are refused" in output
+
+
+async def refused_without_password(database_url: str) -> str:
+    """The error PostgreSQL answers a connection to `database_url` without its password."""
+    user, rest = database_url.removeprefix("postgresql://").split("@", 1)
+    assert ":" in user, "the URL carries the password"
+    try:
+        await asyncpg.connect(f"postgresql://postgres@{rest}", password="")
+    except asyncpg.InvalidPasswordError as error:
+        return type(error).__name__
+    raise AssertionError("PostgreSQL took a connection without a password")

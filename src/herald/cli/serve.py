@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from herald.cli.admin import data_dir_option
+from herald.cli.stack_env import ALLOW_LOOPBACK, allow_loopback, loopback_allowed
 from herald.telemetry.logging import configure_logging
 
 
@@ -59,7 +60,9 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
 
     Reads NATS_URL, DATABASE_URL, HERALD_BUS_PREFIX (default herald: two stacks sharing one NATS
     need different ones), HERALD_LOG_LEVEL and HERALD_DATA_DIR; every other HERALD_* variable
-    reaches the services (but the ports, addresses and keys the stack sets itself)."""
+    reaches the services (but the ports, addresses and keys the stack sets itself); the operator
+    token and the master keys reach only the services that use them. Webhooks to this machine
+    (loopback) are allowed unless HERALD_WEBHOOK_ALLOW_LOOPBACK=false."""
     from herald.cli.stack import Stack, StackConfig
 
     if nats_cluster > 1 and os.environ.get("NATS_URL"):
@@ -81,6 +84,15 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
         endpoints = stack.start()
         click.echo(f"Herald is up. Gateway: {endpoints['gateway_http']} (HTTP), {endpoints['gateway_grpc']} (gRPC)")
         click.echo(f"Endpoints written to {data_dir / 'endpoints.json'}; Ctrl-C stops everything.")
+        click.echo(loopback_banner())
         stack.run_forever()
     finally:
         stack.stop()
+
+
+def loopback_banner() -> str:
+    """Says whether tenants' webhooks may reach this machine, and how to change it: a development
+    default that would be a hole anywhere else is never on without a word."""
+    if loopback_allowed(allow_loopback()):
+        return f"Webhooks to this machine (127.0.0.1, localhost) are allowed; {ALLOW_LOOPBACK}=false refuses them."
+    return f"Webhooks to this machine (127.0.0.1, localhost) are refused ({ALLOW_LOOPBACK} is off)."

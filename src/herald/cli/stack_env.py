@@ -1,0 +1,56 @@
+"""What each process of a development stack is given, and how its files are kept.
+
+A service that does not need a secret should not hold it: a process that leaks its
+environment (a crash dump, a debugging endpoint, a dependency gone bad) then leaks only
+what that service could do anyway. So the operator token reaches only the gateway (it
+alone authenticates operators), and the master keys only the services that seal or unseal
+(the ledger seals tenants' secrets; the senders and the verifier open them); the router and
+the gateway hold neither a master key nor a sealed secret's plaintext.
+
+The files a stack writes into its data directory (credentials, keys, endpoints.json) are
+readable by their owner only: anyone else on the machine who could read them could act as
+an operator or read the bus.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+OPERATOR_TOKEN = "HERALD_OPERATOR_TOKEN"  # noqa: S105 - the variable's name
+MASTER_KEYS = "HERALD_MASTER_KEYS"
+ALLOW_LOOPBACK = "HERALD_WEBHOOK_ALLOW_LOOPBACK"
+
+# A secret's variable -> the services that need it; every other service goes without.
+SECRET_HOLDERS: dict[str, frozenset[str]] = {
+    OPERATOR_TOKEN: frozenset({"gateway"}),
+    MASTER_KEYS: frozenset({"ledger", "webhook-sender", "email-sender", "verifier"}),
+}
+
+
+def service_environment(service: str, env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the secrets `service` has no use for (wherever they came from: the
+    stack's own, the caller's shell, a test's overrides)."""
+    return {k: v for k, v in env.items() if k not in SECRET_HOLDERS or service in SECRET_HOLDERS[k]}
+
+
+def allow_loopback(environ: Mapping[str, str] = os.environ) -> str:
+    """A development stack delivers to receivers on this machine unless its user said otherwise
+    (`HERALD_WEBHOOK_ALLOW_LOOPBACK=false herald up`)."""
+    return environ.get(ALLOW_LOOPBACK) or "true"
+
+
+def loopback_allowed(value: str) -> bool:
+    """How the services read the setting (pydantic's booleans), for the banner."""
+    return value.strip().lower() in ("1", "true", "yes", "on", "t", "y")
+
+
+def write_private(path: Path, text: str) -> None:
+    """Writes `text` to a file only its owner can read, never readable by others even for a moment."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(text)
+    # A file that existed before (an older stack's) keeps its mode through O_CREAT: set it.
+    path.chmod(0o600)
