@@ -19,8 +19,12 @@ from typing import Any
 
 import asyncpg
 import httpx
+import nats
+import nats.errors
 import psutil
+import pytest
 
+from herald.bus.connection import read_user_file
 from herald.cli.stack import SERVICES
 from herald.cli.stack_env import SECRET_HOLDERS
 from tests.support.api import TenantKey, create_tenant, wait_for_status
@@ -116,8 +120,15 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
         assert services["gateway"].environ()["HERALD_OPERATOR_TOKEN"] == operator_token
         # What the stack wrote is for its owner's eyes only.
-        for written in ("endpoints.json", "operator_token", "master_keys", "postgres_password"):
-            assert (data_dir / written).stat().st_mode & 0o777 == 0o600, written
+        written = ["endpoints.json", "operator_token", "master_keys", "postgres_password"]
+        for path in [*(data_dir / w for w in written), *(data_dir / "nats-users").iterdir()]:
+            assert path.stat().st_mode & 0o777 == 0o600, path
+        # Every service did its part on the bus as its own user, and was refused nothing.
+        assert Path(endpoints["nats_credentials_file"]).parent == (data_dir / "nats-users").resolve()
+        violations = [
+            line for line in (data_dir / "nats" / "nats-server.log").read_text().splitlines() if "Violation" in line
+        ]
+        assert violations == []
     finally:
         output = stop_herald_up(up)
     assert up.returncode == 0
@@ -146,6 +157,8 @@ def test_herald_up_takes_the_users_loopback_setting(tmp_path: Path, receiver: Re
         assert refused.headers["content-type"].startswith("application/problem+json")
         # The embedded database takes no connection without its password.
         assert asyncio.run(refused_without_password(endpoints["database_url"]))
+        # Nor does its bus; the operators' credential opens it.
+        asyncio.run(bus_refuses_strangers(endpoints["nats_url"], endpoints["nats_credentials_file"]))
     finally:
         output = stop_herald_up(up)
     assert "Webhooks to this machine (127.0.0.1, localhost) are refused" in output
@@ -160,3 +173,14 @@ async def refused_without_password(database_url: str) -> str:
     except asyncpg.InvalidPasswordError as error:
         return type(error).__name__
     raise AssertionError("PostgreSQL took a connection without a password")
+
+
+async def bus_refuses_strangers(nats_url: str, credentials_file: str) -> None:
+    with pytest.raises(nats.errors.Error, match=r"(?i)authorization"):
+        await nats.connect(nats_url, allow_reconnect=False, connect_timeout=2)
+    user, password = read_user_file(credentials_file)
+    nc = await nats.connect(nats_url, user=user, password=password, allow_reconnect=False, connect_timeout=2)
+    try:
+        assert (await nc.jetstream().account_info()).streams >= 3
+    finally:
+        await nc.close()

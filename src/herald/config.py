@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     # to verify the servers with (any set file turns TLS on), and a client certificate and key for
     # servers that verify clients (mutual TLS). Paths to mounted files; the files are read at connect.
     nats_creds_file: str = ""
+    # NATS's own user/password authentication, from a file holding `user:password` (what `herald
+    # up` writes for each service, and a Kubernetes Secret mounts): the connection also takes
+    # `_INBOX.<user>` as its request inbox, the only one that user's permissions let it read
+    # (herald.bus.permissions).
+    nats_user_file: str = ""
     nats_tls_ca_file: str = ""
     nats_tls_cert_file: str = ""
     nats_tls_key_file: str = ""
@@ -105,6 +110,14 @@ class Settings(BaseSettings):
     # 0 turns it off.
     grpc_max_connection_age_s: float = Field(default=600.0, ge=0)
     grpc_max_connection_age_grace_s: float = Field(default=120.0, ge=0)
+
+    # The internal gRPC mesh's mutual TLS (herald.grpcio.mesh): the mesh CA, and this service's
+    # certificate and key (PEM files: `herald up` makes them, cert-manager in Kubernetes). Set, the
+    # internal servers take only callers presenting a certificate from that CA, and the channels
+    # to other services present this one; unset (all three empty), the mesh is plaintext.
+    mesh_ca_file: str = ""
+    mesh_cert_file: str = ""
+    mesh_key_file: str = ""
 
     # Where the other services are.
     ledger_addr: str = "127.0.0.1:50061"
@@ -251,6 +264,14 @@ class Settings(BaseSettings):
     def _nats_client_certificate_has_its_key(self) -> Settings:
         if bool(self.nats_tls_cert_file) != bool(self.nats_tls_key_file):
             raise ValueError("HERALD_NATS_TLS_CERT_FILE and HERALD_NATS_TLS_KEY_FILE are set together or not at all")
+        return self
+
+    @model_validator(mode="after")
+    def _mesh_tls_is_whole(self) -> Settings:
+        if len({bool(self.mesh_ca_file), bool(self.mesh_cert_file), bool(self.mesh_key_file)}) > 1:
+            raise ValueError(
+                "HERALD_MESH_CA_FILE, HERALD_MESH_CERT_FILE and HERALD_MESH_KEY_FILE are set together or not at all"
+            )
         return self
 
     @model_validator(mode="after")

@@ -1,7 +1,9 @@
 """A three-node JetStream cluster (tests/cluster/): what production runs, three nats-server
 nodes with routes and R3 streams, and a stack on it with two processes of every service, on
 a PostgreSQL of its own (the fault test restarts it). All are started once for the package
-and shared by its tests; the fault test runs last (its file name sorts last)."""
+and shared by its tests; the fault test runs last (its file name sorts last). The bus is
+authenticated as in production: each service connects as its own user (herald.bus.permissions),
+the tests as the admin user."""
 
 from __future__ import annotations
 
@@ -18,7 +20,10 @@ from pathlib import Path
 import httpx
 import nats
 import pytest
+from nats.aio.client import Client
 
+from herald.bus.connection import read_user_file
+from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.cli.embedded.ports import PORT_RANGE_ENV, port_range
 from herald.cli.stack import Stack, StackConfig
@@ -83,8 +88,22 @@ def herald_up_started(work_dir: Path, infra: dict[str, str]) -> Iterator[HeraldU
 
 
 @pytest.fixture(scope="package")
-def nats_cluster(work_dir: Path) -> Iterator[EmbeddedNatsCluster]:
-    cluster = EmbeddedNatsCluster(work_dir / "nats-cluster", size=NODES)
+def cluster_users(work_dir: Path) -> BusUsers:
+    """The bus users of the package's cluster (its stack's prefix)."""
+    return BusUsers(work_dir / "nats-users", "cluster")
+
+
+async def admin_connection(url: str, admin_file: Path) -> Client:
+    """A connection to the cluster as its admin user (operators' tools, the tests)."""
+    user, password = read_user_file(admin_file)
+    return await nats.connect(
+        nats_servers(url), user=user, password=password, connect_timeout=2, max_reconnect_attempts=2
+    )
+
+
+@pytest.fixture(scope="package")
+def nats_cluster(work_dir: Path, cluster_users: BusUsers) -> Iterator[EmbeddedNatsCluster]:
+    cluster = EmbeddedNatsCluster(work_dir / "nats-cluster", size=NODES, **cluster_users.server_options())
     cluster.start()
     yield cluster
     cluster.stop()
@@ -96,6 +115,7 @@ class ClusterStack:
     cluster: EmbeddedNatsCluster
     postgres: EmbeddedPostgres
     database_url: str
+    users: BusUsers
 
     @property
     def gateway(self) -> str:
@@ -139,7 +159,7 @@ class ClusterStack:
         started = time.monotonic()
         while True:
             try:
-                found = asyncio.run(_leader(self.cluster.url, self.work_stream))
+                found = asyncio.run(_leader(self.cluster.url, self.work_stream, self.users.admin_file))
             except Exception:
                 found = ""
             if found and found != changed_from:
@@ -149,7 +169,7 @@ class ClusterStack:
 
     def step_down(self) -> None:
         """The work stream's leader hands over cleanly (what a rolling restart of its node does)."""
-        asyncio.run(_step_down(self.cluster.url, self.work_stream))
+        asyncio.run(_step_down(self.cluster.url, self.work_stream, self.users.admin_file))
 
     def tenant(self, name: str) -> TenantKey:
         """A STARTUP tenant without rate limit or monthly quota, so only the faults can refuse it."""
@@ -166,8 +186,8 @@ class ClusterStack:
         return created
 
 
-async def _leader(url: str, stream: str) -> str:
-    nc = await nats.connect(nats_servers(url), connect_timeout=2, max_reconnect_attempts=2)
+async def _leader(url: str, stream: str, admin_file: Path) -> str:
+    nc = await admin_connection(url, admin_file)
     try:
         info = await nc.jetstream(timeout=5).stream_info(stream)
         return (info.cluster.leader if info.cluster else "") or ""
@@ -175,8 +195,8 @@ async def _leader(url: str, stream: str) -> str:
         await nc.close()
 
 
-async def _step_down(url: str, stream: str) -> None:
-    nc = await nats.connect(nats_servers(url), connect_timeout=2, max_reconnect_attempts=2)
+async def _step_down(url: str, stream: str, admin_file: Path) -> None:
+    nc = await admin_connection(url, admin_file)
     try:
         answer = await nc.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}", b"", timeout=10)
         assert json.loads(answer.data).get("success") is True, answer.data
@@ -185,7 +205,7 @@ async def _step_down(url: str, stream: str) -> None:
 
 
 @pytest.fixture(scope="package")
-def cluster_stack(work_dir: Path, nats_cluster: EmbeddedNatsCluster) -> Iterator[ClusterStack]:
+def cluster_stack(work_dir: Path, nats_cluster: EmbeddedNatsCluster, cluster_users: BusUsers) -> Iterator[ClusterStack]:
     # On a port kept across restarts, so the services find it again after the fault test restarts it.
     postgres = EmbeddedPostgres(work_dir / "cluster-pg", port=free_port())
     database_url = postgres.start()
@@ -194,6 +214,7 @@ def cluster_stack(work_dir: Path, nats_cluster: EmbeddedNatsCluster) -> Iterator
             StackConfig(
                 data_dir=work_dir / "cluster-stack",
                 nats_url=nats_cluster.url,
+                bus_users=cluster_users,
                 database_url=database_url,
                 gateway_http_port=0,
                 gateway_grpc_port=0,
@@ -213,7 +234,7 @@ def cluster_stack(work_dir: Path, nats_cluster: EmbeddedNatsCluster) -> Iterator
         stack.start()
         stack.supervise_in_background()
         try:
-            yield ClusterStack(stack, nats_cluster, postgres, database_url)
+            yield ClusterStack(stack, nats_cluster, postgres, database_url, cluster_users)
         finally:
             stack.stop()
     finally:

@@ -49,7 +49,8 @@ def test_herald_up_on_an_embedded_three_node_cluster_with_two_of_every_service(
         assert response.status_code == 202, response.text
         assert wait_for_status(gateway, tenant, response.json()["id"], timeout=60)["status"] == "delivered"
 
-        replication = asyncio.run(_replication(endpoints["nats_url"], "herald"))
+        admin_file = Path(endpoints["nats_credentials_file"])
+        replication = asyncio.run(_replication(endpoints["nats_url"], "herald", admin_file))
         assert replication, "the stack's streams"
         assert {r[0] for r in replication.values()} == {3}, replication
 

@@ -8,22 +8,22 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from pathlib import Path
 
 import httpx
-import nats
 
 from herald.bus.payloads import PayloadStore
 from herald.bus.streams import keep_replicated
+from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNatsCluster
-from herald.config import nats_servers
-from tests.cluster.conftest import NODES, ClusterStack
+from tests.cluster.conftest import NODES, ClusterStack, admin_connection
 from tests.support.api import wait_for_status
 from tests.support.receiver import Receiver
 
 
-async def _replication(url: str, prefix: str) -> dict[str, tuple[int, int]]:
+async def _replication(url: str, prefix: str, admin_file: Path) -> dict[str, tuple[int, int]]:
     """(configured replicas, current peers including the leader) of each stream of this stack."""
-    nc = await nats.connect(nats_servers(url))
+    nc = await admin_connection(url, admin_file)
     try:
         found = {}
         for info in await nc.jetstream(timeout=5).streams_info():
@@ -54,10 +54,10 @@ def test_every_stream_and_bucket_of_the_stack_is_replicated_on_every_node(
     prefix = cluster_stack.bus_prefix.upper()
     # A peer catching up after the previous test's node restart may be behind for a moment.
     deadline = time.monotonic() + 30
-    found = asyncio.run(_replication(cluster_stack.cluster.url, prefix))
+    found = asyncio.run(_replication(cluster_stack.cluster.url, prefix, cluster_stack.users.admin_file))
     while any(r[1] != NODES for r in found.values()) and time.monotonic() < deadline:
         time.sleep(0.5)
-        found = asyncio.run(_replication(cluster_stack.cluster.url, prefix))
+        found = asyncio.run(_replication(cluster_stack.cluster.url, prefix, cluster_stack.users.admin_file))
     expected = {
         f"{prefix}_WORK",
         f"{prefix}_DLQ",
@@ -71,11 +71,13 @@ def test_every_stream_and_bucket_of_the_stack_is_replicated_on_every_node(
     assert {name: r for name, r in found.items() if r != (NODES, NODES)} == {}, "each R3 with all peers current"
 
 
-async def test_buckets_made_with_fewer_replicas_are_raised_to_the_setting(nats_cluster: EmbeddedNatsCluster) -> None:
+async def test_buckets_made_with_fewer_replicas_are_raised_to_the_setting(
+    nats_cluster: EmbeddedNatsCluster, cluster_users: BusUsers
+) -> None:
     """A deployment that grows from one node to three (HERALD_STREAM_REPLICAS 1 -> 3) must not keep
     its large payloads, rate-limit or pacing state on one node: opening them raises their replicas."""
     prefix = f"grow{secrets.token_hex(3)}".upper()
-    nc = await nats.connect(nats_servers(nats_cluster.url))
+    nc = await admin_connection(nats_cluster.url, cluster_users.admin_file)
     try:
         js = nc.jetstream(timeout=10)
         await js.create_key_value(bucket=f"{prefix}_STATE", history=1, replicas=1)

@@ -29,6 +29,9 @@ CUSTOM_KINDS = {
     ("monitoring.coreos.com/v1", "PodMonitor"),
     ("postgresql.cnpg.io/v1", "Cluster"),
     KEDA_SCALED_OBJECT,
+    # The mesh's CA and certificates (base/mesh-tls.yaml).
+    ("cert-manager.io/v1", "Issuer"),
+    ("cert-manager.io/v1", "Certificate"),
 }
 # Scaled by KEDA on consumer lag in prod (deploy/k8s/scaled_objects.py), with the work classes each reads.
 KEDA_SCALED = {"webhook-sender": ("webhook",), "email-sender": ("email", "platform_email")}
@@ -66,7 +69,11 @@ def test_the_validator_is_strict() -> None:
 def test_the_custom_resources_are_exactly_the_known_ones(docs: Docs, overlay: str) -> None:
     """Anything else must be a Kubernetes kind (the strict validation above fails on an unknown one)."""
     kinds = {(doc["apiVersion"], doc["kind"]) for doc in docs}
-    custom = {kind for kind in kinds if kind[0].split("/")[0].endswith((".coreos.com", ".cnpg.io", "keda.sh"))}
+    custom = {
+        kind
+        for kind in kinds
+        if kind[0].split("/")[0].endswith((".coreos.com", ".cnpg.io", "keda.sh", "cert-manager.io"))
+    }
     assert custom == (CUSTOM_KINDS if overlay == "prod" else CUSTOM_KINDS - {KEDA_SCALED_OBJECT})
 
 
@@ -291,18 +298,38 @@ def test_prod_scales_the_senders_on_the_lag_of_every_consumer_they_read(service:
     assert values["config"]["monitor"]["enabled"] is True
 
 
-def test_the_scaled_objects_are_generated_from_the_code() -> None:
+@pytest.mark.parametrize("script", ["scaled_objects", "nats_users"])
+def test_the_generated_files_follow_the_code(script: str) -> None:
+    """The KEDA ScaledObjects and the NATS users, generated for the prod overlay's prefix and lanes."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("scaled_objects", K8S / "scaled_objects.py")
+    spec = importlib.util.spec_from_file_location(script, K8S / f"{script}.py")
     assert spec is not None and spec.loader is not None
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     config = _config(_any_render("prod"))
     lanes = int(config.get("HERALD_FAIRNESS_LANES", Settings.model_fields["fairness_lanes"].default))
     assert generator.OUT.read_text() == generator.render(config["HERALD_BUS_PREFIX"], lanes), (
-        "stale: run `make deploy-scalers`"
+        f"stale: run `.venv/bin/python deploy/k8s/{script}.py`"
     )
+
+
+def test_each_service_mounts_its_own_bus_user_and_mesh_certificate(docs: Docs) -> None:
+    """Secrets mounted as files: the key of the NATS users' Secret named after the service, and the
+    service's own cert-manager Secret; the paths are the ConfigMap's."""
+    config = _config(docs)
+    certificates = {d["spec"]["secretName"]: d for d in docs if d["kind"] == "Certificate"}
+    for service in SERVICES:
+        volumes = {
+            v["name"]: v
+            for v in by_kind(docs, "Deployment")[f"herald-{service}"]["spec"]["template"]["spec"]["volumes"]
+        }
+        assert volumes["nats-user"]["secret"]["items"] == [{"key": service, "path": "user"}]
+        mesh = volumes["mesh-tls"]["secret"]["secretName"]
+        assert certificates[mesh]["spec"]["commonName"] == service
+        assert certificates[mesh]["spec"]["dnsNames"] == [f"herald-{service}"]
+    assert config["HERALD_NATS_USER_FILE"] == "/var/run/secrets/herald/nats/user"
+    assert config["HERALD_MESH_CERT_FILE"].startswith("/var/run/secrets/herald/mesh/")
 
 
 # ---- configuration and secrets ------------------------------------------

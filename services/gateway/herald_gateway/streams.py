@@ -36,26 +36,31 @@ async def report(js: JetStreamContext, names: tuple[str, ...]) -> list[StreamRep
     found = []
     for name in names:
         try:
-            info = await js.stream_info(name)
+            # The raw answer: it carries the oldest message's time (`first_ts`), which nats-py's
+            # StreamInfo leaves out. Reading the message itself for its time would need the
+            # right to read the work stream, which the gateway is not given (herald.bus.permissions).
+            state = (await js._api_request(f"{js._prefix}.STREAM.INFO.{name}", b"", timeout=js._timeout))["state"]
         except NotFoundError:
             continue
         consumers = await js.consumers_info(name)
-        oldest_at = None
-        if info.state.messages:
-            try:
-                oldest_at = (await js.get_msg(name, info.state.first_seq)).time
-            except NotFoundError:
-                oldest_at = None  # taken between the two reads
         found.append(
             StreamReport(
                 name=name,
-                messages=info.state.messages,
-                bytes=info.state.bytes,
+                messages=state["messages"],
+                bytes=state["bytes"],
                 consumers=len(consumers),
                 pending=sum(c.num_pending or 0 for c in consumers),
                 ack_pending=sum(c.num_ack_pending or 0 for c in consumers),
                 redelivered=sum(c.num_redelivered or 0 for c in consumers),
-                oldest_at=oldest_at,
+                oldest_at=_timestamp(state.get("first_ts", "")) if state["messages"] else None,
             )
         )
     return found
+
+
+def _timestamp(value: str) -> datetime | None:
+    """JetStream's RFC 3339 time, nanoseconds and all, as a UTC datetime (None for none)."""
+    if not value or value.startswith("0001-"):
+        return None
+    whole, _, fraction = value.removesuffix("Z").partition(".")
+    return datetime.fromisoformat(f"{whole}.{(fraction + '000000')[:6]}+00:00")

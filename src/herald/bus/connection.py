@@ -11,11 +11,13 @@ import asyncio
 import contextlib
 import logging
 import ssl
+from pathlib import Path
 from typing import Any
 
 import nats
 from nats.aio.client import Client
 
+from herald.bus.permissions import inbox_prefix
 from herald.config import Settings, nats_servers
 
 log = logging.getLogger("herald.bus")
@@ -35,7 +37,19 @@ def connect_options(settings: Settings) -> dict[str, Any]:
         options["tls"] = context
     if settings.nats_creds_file:
         options["user_credentials"] = settings.nats_creds_file
+    if settings.nats_user_file:
+        user, password = read_user_file(settings.nats_user_file)
+        options |= {"user": user, "password": password, "inbox_prefix": inbox_prefix(user)}
     return options
+
+
+def read_user_file(path: str | Path) -> tuple[str, str]:
+    """The `user:password` a NATS user file holds (HERALD_NATS_USER_FILE, endpoints.json's
+    `nats_credentials_file`). Read at every connect, so a rotated Secret is taken at the next one."""
+    user, separator, password = Path(path).read_text().strip().partition(":")
+    if not separator or not user or not password:
+        raise ValueError(f"{path}: a NATS user file holds one line, user:password")
+    return user, password
 
 
 async def connect(settings: Settings, name: str) -> Client:

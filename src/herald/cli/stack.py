@@ -19,12 +19,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.cli.stack_env import allow_loopback, service_environment, write_private
 from herald.crypto import new_operator_token
@@ -49,6 +50,7 @@ class Endpoints(TypedDict):
     nats_url: str
     database_url: str
     operator_token_file: str
+    nats_credentials_file: NotRequired[str]  # the embedded NATS's admin user, for operators' tools
     # Service name -> its Prometheus /metrics URL.
     metrics: dict[str, str]
 
@@ -72,6 +74,8 @@ class StackConfig:
     replicas: int = 1
     # Overrides for one extra process, by its name ("ledger-1"), applied after its service's.
     replica_env: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The users of a NATS at nats_url (each service connects as its own); an embedded one gets its own.
+    bus_users: BusUsers | None = None
 
 
 @dataclass
@@ -103,12 +107,14 @@ class Stack:
     def start(self) -> Endpoints:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         (self.data_dir / "logs").mkdir(exist_ok=True)
-        nats_url = self.config.nats_url
+        nats_url, users = self.config.nats_url, self.config.bus_users
         if not nats_url:
-            if self.config.nats_cluster > 1:
-                self.nats = EmbeddedNatsCluster(self.data_dir / "nats-cluster", self.config.nats_cluster)
+            users = BusUsers.for_stack(self.data_dir, self.config.bus_prefix, self.config.env)
+            auth, nodes = users.server_options(), self.config.nats_cluster
+            if nodes > 1:
+                self.nats = EmbeddedNatsCluster(self.data_dir / "nats-cluster", nodes, **auth)
             else:
-                self.nats = EmbeddedNats(self.data_dir)
+                self.nats = EmbeddedNats(self.data_dir, **auth)
             nats_url = self.nats.start()
             log.info("embedded nats-server started", extra={"url": nats_url})
         database_url = self.config.database_url
@@ -148,6 +154,7 @@ class Stack:
                 **common,
                 "HERALD_GRPC_PORT": str(ports[name]),
                 "HERALD_METRICS_PORT": str(free_port()),
+                **(users.service_env(name) if users is not None else {}),
                 **self.config.service_env.get(name, {}),
             }
             if name in http_ports:
@@ -197,6 +204,8 @@ class Stack:
                 n: f"http://127.0.0.1:{s.env['HERALD_METRICS_PORT']}/metrics" for n, s in self.services.items()
             },
         }
+        if users is not None:
+            self.endpoints["nats_credentials_file"] = str(users.admin_file)
         write_private(self.data_dir / "endpoints.json", json.dumps(self.endpoints, indent=2) + "\n")
         return self.endpoints
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
+from herald.bus.connection import read_user_file
+from herald.bus.permissions import inbox_prefix
 from herald.cli.embedded.ports import HOST, PORT_ATTEMPTS, free_port
 from herald.cli.embedded.processes import START_TIMEOUT_S, STOP_TIMEOUT_S, tail, wait_gone
 
@@ -27,13 +29,24 @@ log = logging.getLogger(__name__)
 class EmbeddedNats:
     """A nats-server child process with JetStream, its store under `data_dir / "nats"`."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, extra_args: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        extra_args: Sequence[str] = (),
+        config_file: Path | None = None,
+        user_file: Path | None = None,
+    ) -> None:
         """`port` pins the listening port, so a restarted server is found at the same
         URL by clients that reconnect; by default the server picks a free one.
-        `extra_args` go to nats-server as they are (a cluster node's name and routes)."""
+        `extra_args` go to nats-server as they are (a cluster node's name and routes).
+        `config_file`: a configuration for the server (its users, `herald.cli.bus_auth`), and
+        `user_file` the `user:password` it is checked for readiness with."""
         self._dir = (data_dir / "nats").resolve()
         self._port = port
         self._extra_args = list(extra_args)
+        self._config_args = ["-c", str(config_file)] if config_file is not None else []
+        self._user_file = user_file
         # What the server reported in its ports file ("nats", "monitoring", "cluster": URL lists).
         self.ports: dict[str, list[str]] = {}
         self.log_path = self._dir / "nats-server.log"
@@ -77,6 +90,7 @@ class EmbeddedNats:
             "-l", str(self.log_path),
             "-P", str(self._pid_file),
             "--ports_file_dir", str(self._dir),
+            *self._config_args,
             *self._extra_args,
         ]  # fmt: skip
         # Errors raised before the server opens its log file go to stderr; keep them with the log.
@@ -95,7 +109,7 @@ class EmbeddedNats:
             raise RuntimeError("nats-server was not launched")
         try:
             port = self._wait_for_port(self._proc, Path(nats_binary()).name)
-            _wait_for_jetstream(port, self._proc, self.log_path)
+            _wait_for_jetstream(port, self._proc, self.log_path, self._user_file)
         except BaseException:
             self.stop()
             raise
@@ -181,7 +195,16 @@ class EmbeddedNatsCluster:
     the choice and the bind makes the whole cluster start again on fresh ports.
     """
 
-    def __init__(self, data_dir: Path, size: int = 3, name: str = "herald") -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        size: int = 3,
+        name: str = "herald",
+        config_file: Path | None = None,
+        user_file: Path | None = None,
+    ) -> None:
+        """`config_file` and `user_file`: as EmbeddedNats's, for every node."""
+        self._auth = {"config_file": config_file, "user_file": user_file}
         if size < 1:
             raise ValueError("a cluster needs at least one node")
         self._dir = data_dir
@@ -247,7 +270,9 @@ class EmbeddedNatsCluster:
                 args += ["--routes", routes]
             # The monitoring port is the server's own pick, read back from its ports file.
             self.nodes.append(
-                EmbeddedNats(self._dir / f"n{i}", port=self._client_ports[i], extra_args=[*args, "-m", "-1"])
+                EmbeddedNats(
+                    self._dir / f"n{i}", port=self._client_ports[i], extra_args=[*args, "-m", "-1"], **self._auth
+                )
             )
 
     def _wait_for_peers(self) -> None:
@@ -305,7 +330,7 @@ def nats_binary() -> str:
     return found
 
 
-def _wait_for_jetstream(port: int, proc: subprocess.Popen[bytes], log_path: Path) -> None:
+def _wait_for_jetstream(port: int, proc: subprocess.Popen[bytes], log_path: Path, user_file: Path | None) -> None:
     """Poll until a `$JS.API.INFO` request succeeds.
 
     Spoken in raw protocol over a blocking socket, because start() is
@@ -316,7 +341,7 @@ def _wait_for_jetstream(port: int, proc: subprocess.Popen[bytes], log_path: Path
         if proc.poll() is not None:
             raise RuntimeError(f"nats-server exited with code {proc.returncode}:\n{tail(log_path)}")
         try:
-            if _jetstream_answers(port):
+            if _jetstream_answers(port, user_file):
                 return
         except OSError:
             pass
@@ -324,16 +349,17 @@ def _wait_for_jetstream(port: int, proc: subprocess.Popen[bytes], log_path: Path
     raise TimeoutError(f"JetStream did not answer on port {port} in time:\n{tail(log_path)}")
 
 
-def _jetstream_answers(port: int) -> bool:
+def _jetstream_answers(port: int, user_file: Path | None) -> bool:
+    # no_responders makes a missing JetStream answer at once with a 503 instead of timing out.
+    connect: dict[str, object] = {"verbose": False, "pedantic": False, "headers": True, "no_responders": True}
+    inbox = "_INBOX.herald_ready"
+    if user_file is not None:
+        connect["user"], connect["pass"] = read_user_file(user_file)
+        inbox = f"{inbox_prefix(str(connect['user']))}.herald_ready"
     with socket.create_connection((HOST, port), timeout=2.0) as sock, sock.makefile("rb") as reader:
         if not reader.readline().startswith(b"INFO "):
             return False
-        # no_responders makes a missing JetStream answer at once with a 503 instead of timing out.
-        sock.sendall(
-            b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true}\r\n'
-            b"SUB _INBOX.herald_ready 1\r\n"
-            b"PUB $JS.API.INFO _INBOX.herald_ready 0\r\n\r\n"
-        )
+        sock.sendall(f"CONNECT {json.dumps(connect)}\r\nSUB {inbox} 1\r\nPUB $JS.API.INFO {inbox} 0\r\n\r\n".encode())
         while True:
             line = reader.readline()
             if not line or line.startswith((b"-ERR", b"HMSG")):
