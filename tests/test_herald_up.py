@@ -18,15 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import grpc
 import httpx
 import nats
 import nats.errors
 import psutil
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.bus.connection import read_user_file
 from herald.cli.stack import SERVICES
 from herald.cli.stack_env import SECRET_HOLDERS
+from herald.v1 import router_pb2, router_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
 
@@ -159,6 +162,11 @@ def test_herald_up_takes_the_users_loopback_setting(tmp_path: Path, receiver: Re
         assert asyncio.run(refused_without_password(endpoints["database_url"]))
         # Nor does its bus; the operators' credential opens it.
         asyncio.run(bus_refuses_strangers(endpoints["nats_url"], endpoints["nats_credentials_file"]))
+        # Nor do the services behind the gateway: a call without a mesh certificate is refused.
+        router = next(
+            c for c in psutil.Process(up.pid).children(recursive=True) if c.cmdline()[-2:] == ["run", "router"]
+        )
+        assert mesh_refuses_strangers(f"127.0.0.1:{router.environ()['HERALD_GRPC_PORT']}", tmp_path / "stack" / "mesh")
     finally:
         output = stop_herald_up(up)
     assert "Webhooks to this machine (127.0.0.1, localhost) are refused" in output
@@ -184,3 +192,27 @@ async def bus_refuses_strangers(nats_url: str, credentials_file: str) -> None:
         assert (await nc.jetstream().account_info()).streams >= 3
     finally:
         await nc.close()
+
+
+def mesh_refuses_strangers(router_address: str, mesh_dir: Path) -> bool:
+    """`RouterService.SubmitJobs` (which creates jobs for any tenant it names) without a client
+    certificate, plaintext or TLS, is refused; with a certificate of the stack's mesh it is answered."""
+    submit = router_pb2.SubmitJobsRequest(submissions=[router_pb2.Submission()])
+    ca = (mesh_dir / "ca.crt").read_bytes()
+    name = [("grpc.ssl_target_name_override", "herald-router")]
+    strangers = [
+        grpc.insecure_channel(router_address),
+        grpc.secure_channel(router_address, grpc.ssl_channel_credentials(ca), options=name),
+    ]
+    for channel in strangers:
+        with channel, pytest.raises(grpc.RpcError) as refused:
+            router_pb2_grpc.RouterServiceStub(channel).SubmitJobs(submit, timeout=10)
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value  # type: ignore[attr-defined]
+    member = grpc.ssl_channel_credentials(
+        ca,
+        private_key=(mesh_dir / "gateway.key").read_bytes(),
+        certificate_chain=(mesh_dir / "gateway.crt").read_bytes(),
+    )
+    with grpc.secure_channel(router_address, member, options=name) as channel:
+        answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+    return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)

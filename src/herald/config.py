@@ -119,6 +119,10 @@ class Settings(BaseSettings):
     mesh_cert_file: str = ""
     mesh_key_file: str = ""
 
+    # A plaintext listener serving gRPC health only (0: none), beside a mesh port with mutual TLS,
+    # for probes that cannot present a certificate (kubelet's gRPC probes).
+    health_port: int = Field(default=0, ge=0, le=65535)
+
     # Where the other services are.
     ledger_addr: str = "127.0.0.1:50061"
     router_addr: str = "127.0.0.1:50062"

@@ -31,7 +31,7 @@ class Links(NamedTuple):
 async def open_links(runtime: ServiceRuntime) -> Links:
     """The ledger channel and the bus (named after the service), closed when the service stops."""
     settings = runtime.settings
-    channel = open_channel(settings.ledger_addr)
+    channel = open_channel(settings.ledger_addr, runtime.mesh, "ledger")
     nc = await connect_with_retry(settings, runtime.name, runtime.stopping)
     js = nc.jetstream(timeout=JETSTREAM_TIMEOUT_S)
     await ensure_streams(js, settings)

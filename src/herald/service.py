@@ -16,6 +16,7 @@ from typing import Any
 
 from herald.config import Settings, get_settings
 from herald.cpu_priority import lower_cpu_priority
+from herald.grpcio.mesh import MeshTls
 from herald.grpcio.server import GrpcServer
 from herald.telemetry import configure_logging, configure_tracing, start_metrics_server
 
@@ -25,9 +26,16 @@ StopHook = Callable[[], Awaitable[None]]
 
 
 class ServiceRuntime:
-    def __init__(self, name: str, settings: Settings, grpc_options: Iterable[tuple[str, int]] = ()) -> None:
+    def __init__(
+        self, name: str, settings: Settings, grpc_options: Iterable[tuple[str, int]] = (), public: bool = False
+    ) -> None:
+        """`public`: its gRPC port faces tenants (the gateway's: API keys), so it is not on the mesh,
+        though its channels to the other services are."""
         self.name = name
         self.settings = settings
+        self.public = public
+        # The mesh's mutual TLS (herald.grpcio.mesh): this service's certificate, None for plaintext.
+        self.mesh = MeshTls.from_settings(settings)
         self.grpc = GrpcServer(name, grpc_options)
         self._loops: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -49,7 +57,12 @@ class ServiceRuntime:
 
     async def serve(self) -> None:
         metrics_port = start_metrics_server(self.settings.metrics_port, self.settings.grpc_host)
-        grpc_port = await self.grpc.start(self.settings.grpc_host, self.settings.grpc_port)
+        grpc_port = await self.grpc.start(
+            self.settings.grpc_host,
+            self.settings.grpc_port,
+            None if self.public else self.mesh,
+            self.settings.health_port,
+        )
         for loop in self._loops:
             self._tasks.append(asyncio.create_task(self._guard(loop), name=loop.__qualname__))
         await self.grpc.set_serving(True)
@@ -118,10 +131,12 @@ def run_service(
     build: Callable[[ServiceRuntime], Awaitable[None]],
     grpc_options: Callable[[Settings], Iterable[tuple[str, int]]] | None = None,
     delivers: bool = False,
+    public: bool = False,
 ) -> None:
     """Entry point body of every service: `herald run NAME` ends up here. `grpc_options`: server
     options of this service's own, from its settings (the gateway's maximum connection age).
-    `delivers`: a sender, which yields the CPU to the accept path (`herald.cpu_priority`)."""
+    `delivers`: a sender, which yields the CPU to the accept path (`herald.cpu_priority`).
+    `public`: its gRPC port faces tenants, off the mesh (the gateway)."""
     settings = get_settings()
     configure_logging(name, settings.log_level)
     if delivers:
@@ -129,7 +144,7 @@ def run_service(
     configure_tracing(name)
 
     async def main() -> None:
-        runtime = ServiceRuntime(name, settings, grpc_options(settings) if grpc_options is not None else ())
+        runtime = ServiceRuntime(name, settings, grpc_options(settings) if grpc_options is not None else (), public)
         await build(runtime)
         settle_heap()
         await runtime.serve()

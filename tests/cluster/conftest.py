@@ -3,7 +3,7 @@ nodes with routes and R3 streams, and a stack on it with two processes of every 
 a PostgreSQL of its own (the fault test restarts it). All are started once for the package
 and shared by its tests; the fault test runs last (its file name sorts last). The bus is
 authenticated as in production: each service connects as its own user (herald.bus.permissions),
-the tests as the admin user."""
+the tests as the admin user; and the services call each other over mutual TLS (herald.grpcio.mesh)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import httpx
 import nats
 import pytest
@@ -171,6 +172,19 @@ class ClusterStack:
         """The work stream's leader hands over cleanly (what a rolling restart of its node does)."""
         asyncio.run(_step_down(self.cluster.url, self.work_stream, self.users.admin_file))
 
+    def mesh_channel(self, address: str, service: str) -> grpc.Channel:
+        """A channel to an internal service, presenting the router's mesh certificate (the stack's
+        services take no caller without one)."""
+        mesh = self.stack.data_dir / "mesh"
+        credentials = grpc.ssl_channel_credentials(
+            (mesh / "ca.crt").read_bytes(),
+            private_key=(mesh / "router.key").read_bytes(),
+            certificate_chain=(mesh / "router.crt").read_bytes(),
+        )
+        return grpc.secure_channel(
+            address, credentials, options=[("grpc.ssl_target_name_override", f"herald-{service}")]
+        )
+
     def tenant(self, name: str) -> TenantKey:
         """A STARTUP tenant without rate limit or monthly quota, so only the faults can refuse it."""
         created = create_tenant(self.gateway, self.operator_token, name)
@@ -215,6 +229,8 @@ def cluster_stack(work_dir: Path, nats_cluster: EmbeddedNatsCluster, cluster_use
                 data_dir=work_dir / "cluster-stack",
                 nats_url=nats_cluster.url,
                 bus_users=cluster_users,
+                # The services call each other over mutual TLS, as in production.
+                mesh_tls=True,
                 database_url=database_url,
                 gateway_http_port=0,
                 gateway_grpc_port=0,

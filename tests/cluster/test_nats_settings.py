@@ -20,6 +20,7 @@ from nats.aio.msg import Msg
 from pydantic import ValidationError
 
 from herald.bus.connection import close, connect
+from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNatsCluster, free_port, nats_binary
 from herald.config import Settings, nats_servers
 
@@ -79,10 +80,11 @@ async def _round_trip(settings: Settings) -> None:
 
 
 async def test_a_service_connects_through_a_list_whose_first_server_is_down(
-    nats_cluster: EmbeddedNatsCluster,
+    nats_cluster: EmbeddedNatsCluster, cluster_users: BusUsers
 ) -> None:
     dead = f"nats://127.0.0.1:{free_port()}"
-    await _round_trip(Settings(nats_url=f"{dead},{nats_cluster.url}"))
+    # The package's cluster takes its users only (as the admin here).
+    await _round_trip(Settings(nats_url=f"{dead},{nats_cluster.url}", nats_user_file=str(cluster_users.admin_file)))
 
 
 # --- a secured server: TLS with a private CA, client certificates, user and password ----------

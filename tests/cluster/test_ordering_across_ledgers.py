@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import uuid
 
-import grpc
-
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_jobs_pb2_grpc, ledger_pb2
 from tests.cluster.conftest import ClusterStack
 from tests.support.api import TenantKey
@@ -25,7 +23,7 @@ HOLD_S = 2.0  # the receiver holds the first job's answer this long
 
 def _create(cluster: ClusterStack, ledger: str, tenant: TenantKey, url: str, key: str) -> str:
     """One webhook job written by the ledger process `ledger` ("ledger", "ledger-1")."""
-    with grpc.insecure_channel(cluster.stack.services[ledger].grpc_addr) as channel:
+    with cluster.mesh_channel(cluster.stack.services[ledger].grpc_addr, "ledger") as channel:
         answer = ledger_jobs_pb2_grpc.LedgerJobsServiceStub(channel).CreateJobs(
             ledger_jobs_pb2.CreateJobsRequest(
                 drafts=[

@@ -35,7 +35,7 @@ CUSTOM_KINDS = {
 }
 # Scaled by KEDA on consumer lag in prod (deploy/k8s/scaled_objects.py), with the work classes each reads.
 KEDA_SCALED = {"webhook-sender": ("webhook",), "email-sender": ("email", "platform_email")}
-GRPC_PORT, METRICS_PORT, HTTP_PORT = 50051, 9464, 8080
+GRPC_PORT, METRICS_PORT, HTTP_PORT, HEALTH_PORT = 50051, 9464, 8080, 50052
 
 
 # ---- schemas ------------------------------------------------------------
@@ -164,23 +164,25 @@ def test_ports_are_named_and_probes_use_health(docs: Docs, service: str) -> None
     name = f"herald-{service}"
     container = _container(by_kind(docs, "Deployment")[name])
     expected = {"grpc": GRPC_PORT, "metrics": METRICS_PORT} | ({"http": HTTP_PORT} if service in HTTP_SERVICES else {})
-    assert {p["name"]: p["containerPort"] for p in container["ports"]} == expected
+    # The plaintext health port is the pod's own (probes), not the Service's.
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == expected | {"health": HEALTH_PORT}
     svc = by_kind(docs, "Service")[name]
     assert {p["name"]: p["targetPort"] for p in svc["spec"]["ports"]} == {k: k for k in expected}
     assert _matches(
         svc["spec"]["selector"], by_kind(docs, "Deployment")[name]["spec"]["template"]["metadata"]["labels"]
     )
-    assert container["startupProbe"]["grpc"]["port"] == GRPC_PORT
+    assert container["startupProbe"]["grpc"]["port"] == HEALTH_PORT
     if service in HTTP_SERVICES:
         # HTTP services: ready and alive by their HTTP routes (herald.http_health).
         assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
         assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
     else:
         for probe in ("readinessProbe", "livenessProbe"):
-            assert container[probe]["grpc"]["port"] == GRPC_PORT, probe
+            assert container[probe]["grpc"]["port"] == HEALTH_PORT, probe
     # The ports the processes listen on are the ones declared.
     config = _config(docs)
     assert config["HERALD_GRPC_PORT"] == str(GRPC_PORT)
+    assert config["HERALD_HEALTH_PORT"] == str(HEALTH_PORT)
     assert config["HERALD_METRICS_PORT"] == str(METRICS_PORT)
     assert config["HERALD_HTTP_PORT"] == str(HTTP_PORT)
     assert config["HERALD_GRPC_HOST"] == config["HERALD_HTTP_HOST"] == "0.0.0.0"

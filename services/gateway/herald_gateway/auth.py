@@ -113,3 +113,11 @@ class OperatorAuthenticator:
         # An unset operator token disables the admin surface rather than opening it.
         if not self.operator_token or not constant_time_equals(token, self.operator_token):
             raise Unauthenticated("the admin API needs the operator token")
+
+    def may_see(self, authorization: str | None) -> bool:
+        """Whether a caller is an operator (gRPC reflection shows AdminService to operators only)."""
+        try:
+            self.authenticate(authorization)
+        except Unauthenticated:
+            return False
+        return True

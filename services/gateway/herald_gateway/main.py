@@ -26,9 +26,9 @@ from herald_gateway.target_check import TargetCheck
 
 async def build(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
-    ledger_channel = open_channel(settings.ledger_addr)
-    router_channel = open_channel(settings.router_addr)
-    email_sender_channel = open_channel(settings.email_sender_addr)
+    ledger_channel = open_channel(settings.ledger_addr, runtime.mesh, "ledger")
+    router_channel = open_channel(settings.router_addr, runtime.mesh, "router")
+    email_sender_channel = open_channel(settings.email_sender_addr, runtime.mesh, "email-sender")
     ledger = Ledger.over(ledger_channel)
     bus = Bus(
         dead_letter_stream=settings.stream_name("dlq"),
@@ -54,6 +54,9 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.grpc.register(
         [gateway_pb2.DESCRIPTOR.services_by_name[name].full_name for name in ("NotificationService", "AdminService")]
     )
+    # Reflection shows the operator surface to operators only.
+    admin_service = gateway_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name
+    runtime.grpc.hide_from_reflection(admin_service, operators.may_see)
     app = create_app(operations, tenants, operators, rate_limiter, idempotency)
     app.state.bus = bus  # GET /admin/v1/streams reads depth and lag through it
     limits = HttpLimits(
@@ -102,4 +105,5 @@ def grpc_options(settings: Settings) -> list[tuple[str, int]]:
 
 
 def run() -> None:
-    run_service("gateway", build, grpc_options)
+    # Its gRPC port faces tenants (API keys), not the mesh; its calls to the services go over the mesh.
+    run_service("gateway", build, grpc_options, public=True)

@@ -78,6 +78,8 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
             gateway_grpc_port=grpc_port,
             nats_cluster=nats_cluster,
             replicas=replicas,
+            # The services call each other over mutual TLS, with certificates of the stack's own CA.
+            mesh_tls=True,
         )
     )
     try:

@@ -27,6 +27,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
+from herald.cli.embedded.processes import tail
+from herald.cli.mesh_certs import MeshCertificates
 from herald.cli.stack_env import allow_loopback, service_environment, write_private
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
@@ -76,6 +78,7 @@ class StackConfig:
     replica_env: dict[str, dict[str, str]] = field(default_factory=dict)
     # The users of a NATS at nats_url (each service connects as its own); an embedded one gets its own.
     bus_users: BusUsers | None = None
+    mesh_tls: bool = False  # mutual TLS between the services, with certificates in <data dir>/mesh
 
 
 @dataclass
@@ -129,6 +132,7 @@ class Stack:
         keys_file = self.data_dir / "master_keys"
         if not keys_file.exists():
             write_private(keys_file, f"dev1:{new_master_key()}")
+        mesh = MeshCertificates.made(self.data_dir / "mesh", SERVICES) if self.config.mesh_tls else None
         ports = {name: free_port() for name in SERVICES}
         ports["gateway"] = self.config.gateway_grpc_port or free_port()
         http_ports = {"gateway": self.config.gateway_http_port or free_port(), "verifier": free_port()}
@@ -155,6 +159,7 @@ class Stack:
                 "HERALD_GRPC_PORT": str(ports[name]),
                 "HERALD_METRICS_PORT": str(free_port()),
                 **(users.service_env(name) if users is not None else {}),
+                **(mesh.service_env(name) if mesh is not None else {}),
                 **self.config.service_env.get(name, {}),
             }
             if name in http_ports:
@@ -233,11 +238,12 @@ class Stack:
 
     def _wait_healthy(self, service: ServiceProcess, timeout: float = HEALTH_TIMEOUT_S) -> None:
         deadline = time.monotonic() + timeout
-        with grpc.insecure_channel(service.grpc_addr) as channel:
+        health_port = service.env.get("HERALD_HEALTH_PORT")
+        with grpc.insecure_channel(f"127.0.0.1:{health_port}" if health_port else service.grpc_addr) as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while time.monotonic() < deadline:
                 if service.process is not None and service.process.poll() is not None:
-                    raise RuntimeError(f"{service.name} exited during start:\n{_tail(service.log_path)}")
+                    raise RuntimeError(f"{service.name} exited during start:\n{tail(service.log_path)}")
                 try:
                     answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
                     if answer.status == health_pb2.HealthCheckResponse.SERVING:
@@ -245,7 +251,7 @@ class Stack:
                 except grpc.RpcError:
                     pass
                 time.sleep(0.1)
-        raise TimeoutError(f"{service.name} not healthy after {timeout:.0f}s:\n{_tail(service.log_path)}")
+        raise TimeoutError(f"{service.name} not healthy after {timeout:.0f}s:\n{tail(service.log_path)}")
 
     # ---- supervise -----------------------------------------------------
 
@@ -303,8 +309,9 @@ class Stack:
         taken = sum(1 for n, s in self.services.items() if s.name == name)
         replica_name = f"{name}-{taken}"
         replica_env = {**base.env, "HERALD_GRPC_PORT": str(free_port()), "HERALD_METRICS_PORT": str(free_port())}
-        if "HERALD_HTTP_PORT" in replica_env:
-            replica_env["HERALD_HTTP_PORT"] = str(free_port())
+        for listener in ("HERALD_HTTP_PORT", "HERALD_HEALTH_PORT"):
+            if listener in replica_env:
+                replica_env[listener] = str(free_port())
         replica_env.update(env or {})
         replica = ServiceProcess(
             name=name,
@@ -390,11 +397,4 @@ def _wait_ready(url: str, log_path: Path, timeout: float = HEALTH_TIMEOUT_S) -> 
         except httpx.HTTPError as error:
             answer = repr(error)
         time.sleep(0.1)
-    raise TimeoutError(f"{url} not ready after {timeout:.0f}s: {answer}\n{_tail(log_path)}")
-
-
-def _tail(path: Path, limit: int = 3000) -> str:
-    try:
-        return path.read_text(errors="replace")[-limit:]
-    except OSError:
-        return "(no log)"
+    raise TimeoutError(f"{url} not ready after {timeout:.0f}s: {answer}\n{tail(log_path)}")

@@ -9,6 +9,7 @@ from typing import Any
 import grpc
 from opentelemetry import propagate
 
+from herald.grpcio.mesh import MeshTls
 from herald.grpcio.options import CHANNEL_OPTIONS
 
 
@@ -48,8 +49,15 @@ RECONNECT_OPTIONS: list[tuple[str, int | str]] = [
 ]
 
 
-def open_channel(address: str) -> grpc.aio.Channel:
+def open_channel(address: str, mesh: MeshTls | None = None, service: str = "") -> grpc.aio.Channel:
+    """A channel to `service` at `address`, kept for the process's life (one TLS handshake per
+    connection on a mesh with mutual TLS, `mesh`; plaintext without)."""
     options: list[tuple[str, int | str]] = [*CHANNEL_OPTIONS, *RECONNECT_OPTIONS]
     if address.startswith(RESOLVER_SCHEMES):
         options.append(("grpc.service_config", ROUND_ROBIN_SERVICE_CONFIG))
-    return grpc.aio.insecure_channel(address, options=options, interceptors=[TracePropagation()])
+    if mesh is None:
+        return grpc.aio.insecure_channel(address, options=options, interceptors=[TracePropagation()])
+    options += mesh.channel_options(service)
+    return grpc.aio.secure_channel(
+        address, mesh.channel_credentials(), options=options, interceptors=[TracePropagation()]
+    )

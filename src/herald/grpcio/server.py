@@ -12,10 +12,13 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha.reflection_pb2_grpc import add_ServerReflectionServicer_to_server
 from opentelemetry import propagate, trace
 
 from herald.grpcio.errors import abort_invalid
+from herald.grpcio.mesh import MeshTls
 from herald.grpcio.options import CHANNEL_OPTIONS
+from herald.grpcio.reflection import GuardedReflection, MaySee
 from herald.telemetry.metrics import RPC_SECONDS
 
 _tracer = trace.get_tracer("herald.grpc.server")
@@ -185,6 +188,8 @@ class GrpcServer:
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self._service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+        self._health_only: grpc.aio.Server | None = None
+        self._hidden: tuple[str, MaySee] | None = None
 
     def refuse_as_invalid(self, mistake: CallerMistake) -> None:
         """Exceptions `mistake` explains (a value the database cannot hold, say) are answered
@@ -195,10 +200,30 @@ class GrpcServer:
     def register(self, full_names: Iterable[str]) -> None:
         self._service_names.extend(full_names)
 
-    async def start(self, host: str, port: int) -> int:
-        reflection.enable_server_reflection([*self._service_names, reflection.SERVICE_NAME], self.server)
-        bound = self.server.add_insecure_port(f"{host}:{port}")
+    def hide_from_reflection(self, full_name: str, may_see: MaySee) -> None:
+        """Reflection shows `full_name` only to callers `may_see` lets through (herald.grpcio.reflection)."""
+        self._hidden = (full_name, may_see)
+
+    async def start(self, host: str, port: int, mesh: MeshTls | None = None, health_port: int = 0) -> int:
+        """Serves on host:port, with mutual TLS when `mesh` is given (the internal services);
+        `health_port` (nonzero) adds a plaintext listener serving gRPC health only, for probes
+        that cannot present a certificate."""
+        names = [*self._service_names, reflection.SERVICE_NAME]
+        if self._hidden is None:
+            reflection.enable_server_reflection(names, self.server)
+        else:
+            add_ServerReflectionServicer_to_server(GuardedReflection(names, *self._hidden), self.server)
+        address = f"{host}:{port}"
+        if mesh is None:
+            bound = self.server.add_insecure_port(address)
+        else:
+            bound = self.server.add_secure_port(address, mesh.server_credentials())
         await self.server.start()
+        if health_port:
+            self._health_only = grpc.aio.server(options=CHANNEL_OPTIONS)
+            health_pb2_grpc.add_HealthServicer_to_server(self.health, self._health_only)
+            self._health_only.add_insecure_port(f"{host}:{health_port}")
+            await self._health_only.start()
         return int(bound)
 
     async def set_serving(self, serving: bool) -> None:
@@ -208,3 +233,5 @@ class GrpcServer:
 
     async def stop(self, grace: float) -> None:
         await self.server.stop(grace)
+        if self._health_only is not None:
+            await self._health_only.stop(0)
