@@ -14,6 +14,7 @@ from nats.aio.client import Client
 from nats.errors import Error as NatsError
 
 from herald.bus.connection import close, connect
+from herald.bus.payloads import PayloadStore
 from herald.bus.permissions import ADMIN_USER, INTAKE_USER, SERVICES, USERS, inbox_prefix
 from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNats
@@ -151,3 +152,16 @@ def test_the_files_of_the_bus_users_are_their_owners_alone(secured: tuple[str, B
     _, users = secured
     for path in [users.config_file, *(users.user_file(u) for u in USERS)]:
         assert path.stat().st_mode & 0o777 == 0o600, path
+
+
+async def test_a_large_body_travels_through_the_object_store_under_the_permissions(as_user: object) -> None:
+    """The ledger stores a body too large for a work message; the webhook-sender reads and removes it."""
+    ledger: Watched = await as_user("ledger")  # type: ignore[operator]
+    sender: Watched = await as_user("webhook-sender")  # type: ignore[operator]
+    assert ledger.nc is not None and sender.nc is not None
+    bucket = f"{PREFIX}_payloads".upper()
+    await PayloadStore(ledger.nc.jetstream(timeout=5), bucket).put("job-1", b"x" * 300_000)
+    stored = PayloadStore(sender.nc.jetstream(timeout=5), bucket)
+    assert await stored.get("job-1") == b"x" * 300_000
+    await stored.delete("job-1")
+    assert ledger.refusals == sender.refusals == []

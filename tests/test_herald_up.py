@@ -32,6 +32,7 @@ from herald.cli.stack_env import SECRET_HOLDERS
 from herald.v1 import router_pb2, router_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
+from tests.test_subscriptions import subscribe
 
 HERALD = str(Path(sys.executable).parent / "herald")
 
@@ -111,6 +112,17 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         job = wait_for_status(gateway, TenantKey(tenant["tenant_id"], tenant["api_key"]), job_id, timeout=60)
         assert job["status"] == "delivered"
         assert [r.body for r in receiver.for_job(job_id)] == [b'{"hello":"world"}']
+
+        # An internal backend publishes an event as the intake user (docs/operations.md); the
+        # router fans it out to the tenant's subscription as it would POST /v1/events.
+        subscribe(gateway, TenantKey(tenant["tenant_id"], tenant["api_key"]), receiver.url, ["invoices.paid.v1"])
+        event = {"event_type": "invoices.paid.v1", "event_id": "inv-1", "payload": {"invoice": 1}}
+        subject = f"herald.intake.events.{tenant['tenant_id']}"
+        asyncio.run(publish_as_intake(endpoints["nats_url"], data_dir / "nats-users" / "intake", subject, event))
+        deadline = time.monotonic() + 60
+        while not [r for r in receiver.requests if r.headers.get("x-herald-event-id") == "inv-1"]:
+            assert time.monotonic() < deadline, "the intake event was not delivered"
+            time.sleep(0.1)
 
         children = psutil.Process(up.pid).children(recursive=True)
         services = {c.cmdline()[-1]: c for c in children if "herald.cli" in " ".join(c.cmdline())}
@@ -216,3 +228,14 @@ def mesh_refuses_strangers(router_address: str, mesh_dir: Path) -> bool:
     with grpc.secure_channel(router_address, member, options=name) as channel:
         answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
     return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+async def publish_as_intake(nats_url: str, user_file: Path, subject: str, event: dict[str, Any]) -> None:
+    """As an internal backend does: the intake user, its own inbox prefix for JetStream's ack."""
+    user, password = read_user_file(user_file)
+    nc = await nats.connect(nats_url, user=user, password=password, inbox_prefix=f"_INBOX.{user}")
+    try:
+        data = json.dumps(event).encode()
+        await nc.jetstream().publish(subject, data, headers={"Content-Type": "application/json"}, timeout=10)
+    finally:
+        await nc.close()

@@ -45,7 +45,7 @@ def connect_options(settings: Settings) -> dict[str, Any]:
 
 def read_user_file(path: str | Path) -> tuple[str, str]:
     """The `user:password` a NATS user file holds (HERALD_NATS_USER_FILE, endpoints.json's
-    `nats_credentials_file`). Read at every connect, so a rotated Secret is taken at the next one."""
+    `nats_credentials_file`). Read when the process connects: a rotated Secret is taken at its next start."""
     user, separator, password = Path(path).read_text().strip().partition(":")
     if not separator or not user or not password:
         raise ValueError(f"{path}: a NATS user file holds one line, user:password")

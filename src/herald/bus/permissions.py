@@ -84,6 +84,9 @@ def _owns_bucket(stream: str, data: str) -> list[str]:
         f"{API}.*.*.{stream}",
         f"{API}.*.*.{stream}.>",
         f"{API}.STREAM.MSG.*.{stream}",
+        # An object's chunks are read by a consumer nats-py places by looking the stream up by
+        # subject: the names of the streams, never their content.
+        f"{API}.STREAM.NAMES",
         f"{API}.DIRECT.GET.{stream}",
         f"{API}.DIRECT.GET.{stream}.>",
         f"{API}.CONSUMER.MSG.NEXT.{stream}.>",
