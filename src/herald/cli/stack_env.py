@@ -5,7 +5,8 @@ environment (a crash dump, a debugging endpoint, a dependency gone bad) then lea
 what that service could do anyway. So the operator token reaches only the gateway (it
 alone authenticates operators), and the master keys only the services that seal or unseal
 (the ledger seals tenants' secrets; the senders and the verifier open them); the router and
-the gateway hold neither a master key nor a sealed secret's plaintext.
+the gateway hold neither a master key nor a sealed secret's plaintext. The operator's other
+secrets (alert URLs, the platform email provider's, the payment providers') go the same way.
 
 The files a stack writes into its data directory (credentials, keys, endpoints.json) are
 readable by their owner only: anyone else on the machine who could read them could act as
@@ -22,10 +23,19 @@ OPERATOR_TOKEN = "HERALD_OPERATOR_TOKEN"  # noqa: S105 - the variable's name
 MASTER_KEYS = "HERALD_MASTER_KEYS"
 ALLOW_LOOPBACK = "HERALD_WEBHOOK_ALLOW_LOOPBACK"
 
-# A secret's variable -> the services that need it; every other service goes without.
+SENDERS = frozenset({"webhook-sender", "email-sender"})
+# A secret's variable -> the services that need it; every other service goes without (the same
+# split as the Kubernetes manifests' Secret references, tests/deploy).
 SECRET_HOLDERS: dict[str, frozenset[str]] = {
     OPERATOR_TOKEN: frozenset({"gateway"}),
-    MASTER_KEYS: frozenset({"ledger", "webhook-sender", "email-sender", "verifier"}),
+    "HERALD_CONSOLE_SESSION_KEY": frozenset({"gateway"}),
+    MASTER_KEYS: frozenset({"ledger", *SENDERS, "verifier"}),
+    "HERALD_ALERT_SLACK_URL": SENDERS,
+    "HERALD_ALERT_WEBHOOK_URL": SENDERS,
+    "HERALD_PLATFORM_EMAIL_API_KEY": frozenset({"email-sender"}),
+    "HERALD_PLATFORM_SMTP_PASSWORD": frozenset({"email-sender"}),
+    "HERALD_PAYSTACK_SECRET_KEY": frozenset({"verifier"}),
+    "HERALD_POLAR_WEBHOOK_SECRET": frozenset({"verifier"}),
 }
 
 

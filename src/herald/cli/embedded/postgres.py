@@ -236,6 +236,9 @@ class EmbeddedPostgres:
         daemon behind, and a daemon holding our pipe would make us wait forever.
         """
         account = self._account if as_service else None
+        if account is not None:
+            # The way in may have been closed since the start (see stop()): open it again first.
+            _grant_traverse(self._pgdata.parent)
         with tempfile.TemporaryFile("w+") as out:
             result = subprocess.run(
                 [str(program), *args],
