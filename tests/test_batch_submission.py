@@ -1,4 +1,4 @@
-"""Batch submission (issue 9): POST /v1/webhooks/batch and /v1/emails/batch, and the streaming
+"""Batch submission (docs/architecture.md): POST /v1/webhooks/batch and /v1/emails/batch, and the streaming
 gRPC submits. Each item is admitted as if it came alone and gets its own result; the valid
 ones, and only they, are delivered."""
 
