@@ -83,12 +83,37 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         assert job["status"] == "delivered"
         assert [r.body for r in receiver.for_job(job_id)] == [b'{"hello":"world"}']
 
+        # A second `herald up` on the same folder is refused, says which process holds it, and leaves the
+        # running stack alone: still ready, still delivering.
+        second = subprocess.run(
+            [HERALD, "up", "--http-port", "0", "--grpc-port", "0"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert second.returncode != 0
+        assert "in use by a running Herald stack" in second.stderr and f"pid {up.pid}" in second.stderr, second.stderr
+        assert httpx.get(f"{gateway}/readyz", timeout=10).status_code == 200
+        again = httpx.post(
+            f"{gateway}/v1/webhooks",
+            content=request,
+            headers={"authorization": f"Bearer {tenant['api_key']}", "content-type": "application/json"},
+        ).json()["id"]
+        tenant_key = TenantKey(tenant["tenant_id"], tenant["api_key"])
+        assert wait_for_status(gateway, tenant_key, again, timeout=60)["status"] == "delivered"
+
         children = psutil.Process(up.pid).children(recursive=True)
         assert sum("herald.cli" in " ".join(c.cmdline()) for c in children) == 6, "six service processes"
     finally:
         up.send_signal(signal.SIGINT)
         up.wait(timeout=90)
     assert up.returncode == 0
+    # The banner lists where everything is: the gateway, both consoles, the docs, the token, the logs.
+    shown = up.stdout.read().decode() if up.stdout else ""
+    lines = {line.split("  ")[1].strip(): line for line in shown.splitlines() if line.startswith("  ")}
+    assert f"{gateway} (HTTP)" in lines["Gateway"], shown
+    assert f"{gateway}/console" in lines["Tenant console"], shown
+    assert f"{gateway}/admin/console" in lines["Operator console"], shown
+    assert f"{gateway}/docs" in lines["API docs"], shown
+    assert str(data_dir.resolve() / "operator_token") in lines["Operator token"], shown
+    assert str(data_dir.resolve() / "logs") in lines["Logs"], shown
     _gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, f"left running after Ctrl-C: {alive}"
     for url in (endpoints["nats_url"], endpoints["database_url"]):

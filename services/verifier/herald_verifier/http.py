@@ -7,7 +7,9 @@
     POST /inbound/polar               Standard Webhooks, the platform's Polar webhook secret (settings)
 
 Each request is read raw (at most `HERALD_INBOUND_MAX_BODY_BYTES`, else 413) and verified before anything
-parses it. A refusal is 401 with an empty body, logged and counted by (provider, reason). A verified request
+parses it. A refusal is 401 with a problem+json body saying why in words (the sender's developer reads
+it in their provider's delivery log; an unknown tenant reads as a signature that does not match, so the
+answer tells nobody which tenants exist), logged and counted by (provider, reason). A verified request
 is normalised, published to the inbound stream (`Nats-Msg-Id` = provider:event id) and recorded by the ledger
 in one transaction (which de-duplicates on (provider, tenant, event id)); only then does the provider get 200.
 If the bus or the ledger fails the answer is 503 and the provider retries; a replay is recorded as nothing.
@@ -33,6 +35,7 @@ from starlette.routing import Route
 
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
+from herald.http_limits import PROBLEM_BASE
 from herald.ids import parse_id
 from herald.inbound_keys import inbound_aad, load_material
 from herald.secrets import KeyRing, SecretUnavailable
@@ -217,7 +220,9 @@ class Receivers:
     def _refuse(self, provider: str, reason: Reason, tenant: str) -> Response:
         VERIFICATIONS.labels(provider, reason.value).inc()
         log.warning("inbound webhook refused", extra={"provider": provider, "reason": reason.value, "tenant": tenant})
-        return Response(status_code=401)
+        detail = REFUSALS[Reason.BAD_SIGNATURE if reason is Reason.UNKNOWN_TENANT else reason].format(provider=provider)
+        body = {"type": PROBLEM_BASE + "unverified", "title": "Not verified", "status": 401, "detail": detail}
+        return Response(orjson.dumps(body), status_code=401, media_type="application/problem+json")
 
     def _malformed(self, provider: str) -> Response:
         """Authentic, but not a body we can read events from: counted as malformed, answered 400."""
@@ -252,6 +257,15 @@ class Receivers:
         EVENTS.labels(provider, "recorded").inc(result.recorded)
         EVENTS.labels(provider, "duplicate").inc(result.duplicates)
         return JSONResponse({"received": len(events)})
+
+
+REFUSALS = {
+    Reason.BAD_SIGNATURE: "the signature (or Basic credentials) does not match this tenant's {provider} key: check the "
+    "secret configured on both sides",
+    Reason.STALE_TIMESTAMP: "the signed timestamp is too old or in the future: a replay, or a skewed clock",
+    Reason.MISSING_HEADER: "a signature header {provider} sends is missing",
+    Reason.MALFORMED: "a signature header is present but malformed (empty, bad encoding, not a number)",
+}
 
 
 def _to_proto(event: normalise.Normalised) -> ledger_inbound_pb2.InboundEvent:

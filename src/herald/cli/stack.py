@@ -9,6 +9,7 @@ embedded nats-server and an embedded PostgreSQL under the data directory.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -25,6 +26,7 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from herald.cli.data_dir_lock import DataDirLock
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
@@ -96,11 +98,14 @@ class Stack:
         self._lock = threading.RLock()
         self._supervisor: threading.Thread | None = None
         self._stop_supervising = threading.Event()
+        self._data_dir_lock = DataDirLock(config.data_dir)
 
     # ---- start ---------------------------------------------------------
 
     def start(self) -> Endpoints:
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        # Before anything under the directory is touched: another stack's servers are not leftovers.
+        self._data_dir_lock.acquire()
         (self.data_dir / "logs").mkdir(exist_ok=True)
         nats_url = self.config.nats_url
         if not nats_url:
@@ -124,6 +129,11 @@ class Stack:
         if not keys_file.exists():
             keys_file.write_text(f"dev1:{new_master_key()}")
             keys_file.chmod(0o600)
+        # Console sessions sealed under a key kept beside the data survive a restart of the stack.
+        console_key_file = self.data_dir / "console_session_key"
+        if not console_key_file.exists():
+            console_key_file.write_text(base64.b64encode(os.urandom(32)).decode())
+            console_key_file.chmod(0o600)
         ports = {name: free_port() for name in SERVICES}
         ports["gateway"] = self.config.gateway_grpc_port or free_port()
         http_ports = {"gateway": self.config.gateway_http_port or free_port(), "verifier": free_port()}
@@ -139,6 +149,7 @@ class Stack:
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
             "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
             "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
+            "HERALD_CONSOLE_SESSION_KEY": console_key_file.read_text().strip(),
             # A development stack delivers to receivers on this machine.
             "HERALD_WEBHOOK_ALLOW_LOOPBACK": "true",
             **self._replication_env(),
@@ -359,6 +370,7 @@ class Stack:
             self.nats.stop()
         if self.postgres is not None:
             self.postgres.stop()
+        self._data_dir_lock.release()
 
 
 def _addresses(port: int, extra_ports: list[int]) -> str:

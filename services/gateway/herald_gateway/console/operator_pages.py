@@ -10,9 +10,20 @@ import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from herald_gateway.console.base import Visit, act
+from herald_gateway.console.base import Visit, act, page_at
 from herald_gateway.console.forms import utc_time
-from herald_gateway.console.layout import badge, choice, field, folded_form, form, section, stamp, submit, table
+from herald_gateway.console.layout import (
+    badge,
+    choice,
+    field,
+    folded_form,
+    form,
+    secret_once,
+    section,
+    stamp,
+    submit,
+    table,
+)
 from herald_gateway.console.markup import join, tag
 from herald_gateway.console.operator import OPERATOR_CONSOLE as CONSOLE
 from herald_gateway.console.rows import more_link, value_form
@@ -22,6 +33,7 @@ router = APIRouter(include_in_schema=False)
 PLANS = [("free", "free"), ("indie", "indie"), ("startup", "startup")]
 
 
+@page_at("/admin/console/tenants")
 async def show_tenants(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200, created: Any = None
 ) -> Response:
@@ -29,8 +41,8 @@ async def show_tenants(
     csrf = visit.session.csrf
     rows = [
         [
-            tag("span", t["id"], class_="mono"),
-            t["name"],
+            tag("a", tag("span", t["id"], class_="mono"), href=f"/admin/console/tenants/{t['id']}"),
+            tag("a", t["name"], href=f"/admin/console/tenants/{t['id']}"),
             form(
                 f"/admin/console/tenants/{t['id']}/plan",
                 csrf,
@@ -48,7 +60,7 @@ async def show_tenants(
         section(
             "New tenant's API key",
             tag("p", "Give it to the tenant now: it is shown once and only its SHA-256 is kept."),
-            tag("code", created["api_key"], class_="secret", id="new-api-key"),
+            secret_once(created["api_key"], "new-api-key"),
         )
         if created
         else None
@@ -91,6 +103,7 @@ async def set_plan(request: Request) -> Response:
     return await act(visit, show_tenants, "PATCH", path, lambda t: f"{t['name']} is on the {t['plan']} plan.", body)
 
 
+@page_at("/admin/console/dead-letters")
 async def show_dead_letters(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200
 ) -> Response:
