@@ -256,8 +256,9 @@ def test_tenant_receivers_accept_genuine_and_refuse_everything_else(
     assert stored_events(infra["database_url"], mine) == 1
     assert stored_events(infra["database_url"], theirs) == 0
 
-    # Too large: 413 before anything is verified.
-    assert post(b"[" + b" " * (2 * 1024 * 1024) + b"]", signed) == 413
+    # Too large: 413 before anything is verified, stating the limit.
+    too_large = httpx.post(url, content=b"[" + b" " * (2 * 1024 * 1024) + b"]", headers=signed, timeout=10)
+    assert too_large.status_code == 413 and "limit of 1 MiB" in too_large.json()["detail"]
 
     # Every refusal and acceptance is counted by provider and reason.
     metrics = httpx.get(verifier_metrics, timeout=10).text

@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
-from herald.http_limits import PROBLEM_BASE
+from herald.http_limits import PROBLEM_BASE, body_too_large_detail
 from herald.ids import parse_id
 from herald.inbound_keys import inbound_aad, load_material
 from herald.secrets import KeyRing, SecretUnavailable
@@ -136,7 +136,7 @@ class Receivers:
         tenant = request.path_params["tenant"]
         body = await self._body(request)
         if body is None:
-            return Response(status_code=413)
+            return self._too_large()
         tenant_id = parse_id(tenant)
         key = await self.keys.get(provider, str(tenant_id)) if tenant_id is not None else None
         if key is None:
@@ -187,7 +187,7 @@ class Receivers:
         (none configured: refused), their de-duplication ids from the provider's scheme."""
         body = await self._body(request)
         if body is None:
-            return Response(status_code=413)
+            return self._too_large()
         if key is None:
             return self._refuse(provider, Reason.UNKNOWN_TENANT, "platform")
         outcome = verify(request.headers, body, key)
@@ -221,14 +221,16 @@ class Receivers:
         VERIFICATIONS.labels(provider, reason.value).inc()
         log.warning("inbound webhook refused", extra={"provider": provider, "reason": reason.value, "tenant": tenant})
         detail = REFUSALS[Reason.BAD_SIGNATURE if reason is Reason.UNKNOWN_TENANT else reason].format(provider=provider)
-        body = {"type": PROBLEM_BASE + "unverified", "title": "Not verified", "status": 401, "detail": detail}
-        return Response(orjson.dumps(body), status_code=401, media_type="application/problem+json")
+        return _problem(401, "unverified", "Not verified", detail)
+
+    def _too_large(self) -> Response:
+        return _problem(413, "payload-too-large", "Payload too large", body_too_large_detail(self.max_body_bytes))
 
     def _malformed(self, provider: str) -> Response:
         """Authentic, but not a body we can read events from: counted as malformed, answered 400."""
         VERIFICATIONS.labels(provider, Reason.MALFORMED.value).inc()
         log.warning("verified inbound webhook has an unreadable body", extra={"provider": provider})
-        return Response(status_code=400)
+        return _problem(400, "malformed", "Malformed", "verified, but the body is not events this provider sends")
 
     async def _accept(self, provider: str, events: list[normalise.Normalised]) -> Response:
         events = [e for e in events if parse_id(e.tenant_id) is not None]
@@ -257,6 +259,11 @@ class Receivers:
         EVENTS.labels(provider, "recorded").inc(result.recorded)
         EVENTS.labels(provider, "duplicate").inc(result.duplicates)
         return JSONResponse({"received": len(events)})
+
+
+def _problem(status: int, kind: str, title: str, detail: str) -> Response:
+    body = {"type": PROBLEM_BASE + kind, "title": title, "status": status, "detail": detail}
+    return Response(orjson.dumps(body), status_code=status, media_type="application/problem+json")
 
 
 REFUSALS = {
