@@ -14,7 +14,7 @@ SERVICES := $(wildcard services/*)
 # Rooms with their own targets (deploy tooling, benchmarks) add them in these files;
 # a room that needs something installed before the tests appends it to TEST_PREREQS.
 TEST_PREREQS :=
--include deploy/deploy.mk bench/bench.mk tests/resilience/resilience.mk tests/console/console.mk
+-include deploy/deploy.mk bench/bench.mk tests/resilience/resilience.mk tests/console/console.mk clients/typescript/typescript.mk
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -45,7 +45,7 @@ protos: $(VENV)/.installed
 # tests/test_python_sdk.py fails, naming the difference, while it is not the gateway's.
 GATEWAY ?= http://127.0.0.1:8080
 clients-openapi: $(VENV)/.installed
-	$(PY) -c "import json, sys, httpx; json.dump(httpx.get(sys.argv[1] + '/openapi.json', timeout=60).raise_for_status().json(), open(sys.argv[2], 'w'), indent=1, sort_keys=True); open(sys.argv[2], 'a').write('\n')" $(GATEWAY) clients/python/herald_client/openapi.json
+	$(PY) -c "import json, sys, httpx; json.dump(httpx.get(sys.argv[1] + '/openapi.json', timeout=60).raise_for_status().json(), open(sys.argv[2], 'w'), indent=1, sort_keys=True); open(sys.argv[2], 'a').write('\n')" $(GATEWAY) clients/openapi.json
 
 protos-check: $(VENV)/.installed
 	$(VENV)/bin/buf lint

@@ -3,7 +3,7 @@ back delivered; a target, a filter and a subscription created and an event publi
 delivery's signature verified with `herald_webhooks`; the async client alike; refusals raised
 with their problem details; every POST keyed for idempotency and retried on 429 and 503 as
 Retry-After says. And the drift check: the OpenAPI document the SDK was built from
-(clients/python/herald_client/openapi.json) is the gateway's, and every model field is in it."""
+(clients/openapi.json) is the gateway's, and every model field is in it."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from herald_webhooks import verify, verify_standard
 from tests.support.api import TenantKey, openapi_document, remember_secret
 from tests.support.receiver import Receiver
 
-BUILT_FROM = Path(__file__).resolve().parents[1] / "clients" / "python" / "herald_client" / "openapi.json"
+BUILT_FROM = Path(__file__).resolve().parents[1] / "clients" / "openapi.json"
 FAST = RetryPolicy(max_retries=2, backoff_s=0.01, max_wait_s=0.05)
 
 

@@ -1,5 +1,5 @@
 """What the API answers, as typed objects. Hand-written over the gateway's OpenAPI document
-(`openapi.json` beside this module, the one the SDK was built from); `tests/test_python_sdk.py`
+(`clients/openapi.json`, the one the SDKs were built from); `tests/test_python_sdk.py`
 checks every field here against it, and that it is still the gateway's.
 
 Each model takes the fields it knows from an answer and ignores the rest, so a newer gateway
