@@ -149,7 +149,9 @@ class Stack:
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
             "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
             "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
-            "HERALD_CONSOLE_SESSION_KEY": console_key_file.read_text().strip(),
+            # One the caller set wins (it reaches the services through their environment).
+            "HERALD_CONSOLE_SESSION_KEY": os.environ.get("HERALD_CONSOLE_SESSION_KEY")
+            or console_key_file.read_text().strip(),
             # A development stack delivers to receivers on this machine.
             "HERALD_WEBHOOK_ALLOW_LOOPBACK": "true",
             **self._replication_env(),
