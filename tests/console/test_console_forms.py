@@ -104,3 +104,25 @@ def until_status(gateway: str, tenant: TenantKey, status: int) -> httpx.Response
         assert time.monotonic() < deadline, answer.text
         time.sleep(0.1)
     return answer
+
+
+async def test_a_second_tenant_of_the_same_name_is_refused_unless_asked_for(
+    page: Page, gateway: str, operator_token: str
+) -> None:
+    await sign_in(page, gateway, operator_token, "/admin/console")
+
+    async def create(name: str) -> None:
+        if not await page.get_by_label("Name", exact=True).is_visible():
+            await page.get_by_text("New tenant", exact=True).click()
+        await page.get_by_label("Name", exact=True).fill(name)
+        await page.get_by_role("button", name="Create tenant").click()
+
+    await create("Twice Co")
+    remember_secret(await page.locator("#new-api-key").inner_text())
+    await create("Twice Co")
+    await expect(page.get_by_role("alert")).to_contain_text("A tenant named 'Twice Co' exists already")
+    await expect(page.get_by_label("Name", exact=True)).to_have_value("Twice Co")
+    await page.get_by_label("Create it even if another tenant has this name").check()
+    await page.get_by_role("button", name="Create tenant").click()
+    await expect(page.get_by_role("status")).to_contain_text("created")
+    remember_secret(await page.locator("#new-api-key").inner_text())

@@ -18,6 +18,7 @@ from herald_gateway.console.layout import (
     field,
     folded_form,
     form,
+    keep_input,
     secret_once,
     section,
     stamp,
@@ -74,6 +75,12 @@ async def show_tenants(
             field("Name", "name", required=True),
             choice("Plan", "plan", PLANS, "free"),
             field("Contact email", "contact_email", type="email"),
+            tag(
+                "div",
+                tag("input", type="checkbox", id="allow-duplicate", name="allow_duplicate", value="1"),
+                tag("label", "Create it even if another tenant has this name", for_="allow-duplicate"),
+                class_="field",
+            ),
             submit("Create tenant"),
         ),
         table("Tenants", ["Tenant", "Name", "Plan", "State", "Limit overrides", "Created"], rows),
@@ -89,11 +96,34 @@ async def create_tenant(request: Request) -> Response:
         "plan": visit.value("plan"),
         "contact_email": visit.value("contact_email") or None,
     }
+    if not visit.value("allow_duplicate"):
+        same = await named(visit, str(body["name"]))
+        if same:
+            error = (
+                f"A tenant named {body['name']!r} exists already ({same}): choose another name, or tick "
+                '"Create it even if another tenant has this name".'
+            )
+            return await show_tenants(visit, error=error, status=409)
     async with visit.api() as api:
         answer = await api.call("POST", "/admin/v1/tenants", json=body)
     if not answer.ok:
         return await show_tenants(visit, error=answer.problem, status=answer.status)
+    keep_input("", {})  # created: the form comes back empty (this answer shows the key, so no redirect)
     return await show_tenants(visit, notice=f"Tenant {answer.body['tenant_id']} created.", created=answer.body)
+
+
+async def named(visit: Visit, name: str) -> str | None:
+    """The id of a tenant with this name, if any (names are for people: two alike confuse them)."""
+    cursor = ""
+    async with visit.api() as api:
+        while True:
+            page = await api.get("/admin/v1/tenants", {"limit": "200", "cursor": cursor})
+            if not page.ok:
+                return None
+            found = next((t["id"] for t in page.body["data"] if t["name"] == name), None)
+            cursor = page.body.get("next_cursor") or ""
+            if found or not cursor:
+                return found
 
 
 async def set_plan(request: Request) -> Response:
