@@ -1,4 +1,4 @@
-# Benchmarks (issue 9). Included by the Makefile; not part of `make test`.
+# Benchmarks (docs/performance.md). Included by the Makefile; not part of `make test`.
 #
 #   make bench                              Herald alone: N=2000, 64 connections, worker concurrency 5
 #   make bench PEER=bullmq                  + the BullMQ peer's own run.sh in the same invocation, and ratios
@@ -41,12 +41,12 @@ bench-profile: $(VENV)/.installed
 bench-setup:
 	$(PEERS)/setup.sh
 
-# Fairness (issue 5): tenant A's backlog of A_JOBS against tenant B's B_JOBS.
+# Fairness (docs/performance.md, "Fairness"): tenant A's backlog of A_JOBS against tenant B's B_JOBS.
 .PHONY: bench-fairness
 bench-fairness: $(VENV)/.installed
 	$(if $(A_JOBS),A_JOBS='$(A_JOBS)') $(if $(B_JOBS),B_JOBS='$(B_JOBS)') $(PY) bench/fairness.py
 
-# The cluster fault test (issue 18) at full size: tenant A's backlog of A_JOBS (10,000) while
+# The cluster fault test (docs/performance.md, "A three-node cluster") at full size: tenant A's backlog of A_JOBS (10,000) while
 # tenant B sends at a steady pace, through the faults; its report is printed at the end.
 # Too long for the suite (which runs it with 300); its own PostgreSQL and three NATS nodes.
 .PHONY: bench-cluster-faults

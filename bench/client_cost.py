@@ -3,7 +3,7 @@
 One client process on uvloop, `IN_FLIGHT` (5) POSTs at once over keep-alive to a local
 receiver in another process (its CPU is not counted), a 200-byte JSON body, each answer read
 to an excerpt. Prints CPU ms per POST and POSTs/s for each client, so a client change on the
-delivery path is measured before it is made (issue 15):
+delivery path is measured before it is made (docs/performance.md, "Measurements behind the defaults"):
 
     .venv/bin/python bench/client_cost.py            # httpx, aiohttp and Herald's guarded client
     .venv/bin/python bench/client_cost.py --posts 5000 --rounds 3

@@ -1,4 +1,4 @@
-"""`make bench MODE=email`: the email path, through the SendGrid stand-in (issue 15).
+"""`make bench MODE=email`: the email path, through the SendGrid stand-in (docs/performance.md, "What is measured, and how").
 
 One run, in the order of a webhook run (`bench/run.py`): private infrastructure, the six
 services (`HERALD_EMAIL_CONCURRENCY` = WORKER_CONCURRENCY), 16 tenants with unlimited limits,

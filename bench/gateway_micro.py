@@ -5,7 +5,7 @@ the router and ledger replaced by in-process answers, so what is measured is the
 work per request: routing, authentication (cached); and NotificationService's SendWebhook and SendEmail called
 as grpc core would call them, rate limit (leased), validation, building the
 submission, serialization and the coalescing batcher. Not a test and not `make bench`: a quick
-way to compare implementations of the submit path (docs/performance.md, session 3)."""
+way to compare implementations of the submit path (docs/performance.md, "How to reproduce")."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ sends N keep-alive POSTs over 16 connections. Measured from /proc for the server
 CPU time and write system calls per request. "held" is the services' server as it is
 (`herald.http_limits.HeadHeld`); "unheld" swaps HeadHeld for the bare transport, so uvicorn
 writes the head and the body apart. Rounds alternate between the two. Not a test and not
-`make bench`: a quick, quiet-machine comparison (docs/performance.md, session 9).
+`make bench`: a quick, quiet-machine comparison (docs/performance.md, "Measurements behind the defaults").
 """
 
 from __future__ import annotations

@@ -8,13 +8,14 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from herald.cli.stack import Stack
+from herald.cli.stack import SERVICES, Stack
 from tests.support.api import TenantKey, openapi_document, remember_secret
 
 PLACEHOLDER = "00000000-0000-7000-8000-000000000000"
@@ -63,6 +64,11 @@ def test_operator_cli_manages_tenants_and_keys(stack: Stack, gateway: str) -> No
     created = cli("tenant", "create", "cli-tenant", "--plan", "indie")
     remember_secret(created["api_key"])
     tenant_id = created["tenant_id"]
+    # A second tenant of the same name is refused, naming the first, unless asked for.
+    twice = subprocess.run(
+        [herald, "tenant", "create", "cli-tenant", "--plan", "indie"], env=env, capture_output=True, text=True
+    )
+    assert twice.returncode != 0 and f"a tenant named 'cli-tenant' exists already ({tenant_id})" in twice.stderr
     assert tenant_id in [t["tenant_id"] for t in cli("tenant", "list")["tenants"]]
     assert cli("tenant", "show", tenant_id)["plan"] == "indie"
     assert cli("tenant", "set-plan", tenant_id, "startup")["plan"] == "startup"
@@ -76,6 +82,18 @@ def test_operator_cli_manages_tenants_and_keys(stack: Stack, gateway: str) -> No
     assert all("api_key" not in k for k in listed)
     assert cli("apikey", "revoke", tenant_id, key["key_id"])["revoked_at"]
     assert cli("tenant", "disable", tenant_id)["disabled"] is True
+    # The disabled tenant's callers are told so, not that their key is unknown.
+    initial = {"authorization": f"Bearer {created['api_key']}"}
+    deadline = time.monotonic() + 10
+    while (refusal := httpx.get(f"{gateway}/v1/jobs", headers=initial)).status_code != 401:
+        assert time.monotonic() < deadline, refusal.text
+        time.sleep(0.1)
+    assert "tenant is disabled" in refusal.json()["detail"], refusal.text
+    # Nothing dead-lettered: the list says so rather than printing nothing.
+    empty = subprocess.run(
+        [herald, "dlq", "list", "--tenant", tenant_id], env=env, capture_output=True, text=True, check=True
+    )
+    assert empty.stdout.startswith("no dead letters of this tenant"), empty.stdout
     assert cli("tenant", "disable", tenant_id, "--enable")["disabled"] is False
 
     refused = subprocess.run(
@@ -85,6 +103,14 @@ def test_operator_cli_manages_tenants_and_keys(stack: Stack, gateway: str) -> No
         text=True,
     )
     assert refused.returncode != 0 and "UNAUTHENTICATED" in refused.stderr
+
+
+def test_run_help_lists_the_services() -> None:
+    herald = str(Path(sys.executable).parent / "herald")
+    shown = subprocess.run([herald, "run", "--help"], capture_output=True, text=True, check=True).stdout
+    assert [line.strip() for line in shown.split("SERVICE is one of:")[1].splitlines() if line.strip()] == sorted(
+        SERVICES
+    )
 
 
 @pytest.mark.parametrize("path", ["/admin/v1/tenants", "/admin/v1/master-key/rotate"])

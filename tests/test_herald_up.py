@@ -123,6 +123,21 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         while not [r for r in receiver.requests if r.headers.get("x-herald-event-id") == "inv-1"]:
             assert time.monotonic() < deadline, "the intake event was not delivered"
             time.sleep(0.1)
+        # A second `herald up` on the same folder is refused, says which process holds it, and leaves the
+        # running stack alone: still ready, still delivering.
+        second = subprocess.run(
+            [HERALD, "up", "--http-port", "0", "--grpc-port", "0"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert second.returncode != 0
+        assert "in use by a running Herald stack" in second.stderr and f"pid {up.pid}" in second.stderr, second.stderr
+        assert httpx.get(f"{gateway}/readyz", timeout=10).status_code == 200
+        again = httpx.post(
+            f"{gateway}/v1/webhooks",
+            content=request,
+            headers={"authorization": f"Bearer {tenant['api_key']}", "content-type": "application/json"},
+        ).json()["id"]
+        tenant_key = TenantKey(tenant["tenant_id"], tenant["api_key"])
+        assert wait_for_status(gateway, tenant_key, again, timeout=60)["status"] == "delivered"
 
         children = psutil.Process(up.pid).children(recursive=True)
         services = {c.cmdline()[-1]: c for c in children if "herald.cli" in " ".join(c.cmdline())}
@@ -150,6 +165,15 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         output = stop_herald_up(up)
     assert up.returncode == 0
     assert "Webhooks to this machine (127.0.0.1, localhost) are allowed" in output
+    # The banner lists where everything is: the gateway, both consoles, the docs, the token, the logs.
+    shown = output
+    lines = {line.split("  ")[1].strip(): line for line in shown.splitlines() if line.startswith("  ")}
+    assert f"{gateway} (HTTP)" in lines["Gateway"], shown
+    assert f"{gateway}/console" in lines["Tenant console"], shown
+    assert f"{gateway}/admin/console" in lines["Operator console"], shown
+    assert f"{gateway}/docs" in lines["API docs"], shown
+    assert str(data_dir.resolve() / "operator_token") in lines["Operator token"], shown
+    assert str(data_dir.resolve() / "logs") in lines["Logs"], shown
     _gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, f"left running after Ctrl-C: {alive}"
     for url in (endpoints["nats_url"], endpoints["database_url"]):

@@ -111,6 +111,8 @@ def test_a_chunked_body_over_the_limit_is_refused_413_and_the_client_sees_it(ser
     assert response.status_code == 413
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["status"] == 413
+    # The answer states the limit, so the client knows how much less to send.
+    assert "limit of 1 MiB" in response.json()["detail"]
 
 
 @pytest.mark.parametrize(

@@ -239,6 +239,12 @@ def test_tenant_receivers_accept_genuine_and_refuse_everything_else(
         assert post(body, setup.sign(body, now - 3600)) == 401  # stale timestamp
     wrong = configure(gateway, create_tenant(gateway, operator_token, f"inbound-wrong-{provider}"), provider)
     assert post(body, wrong.sign(body, now)) == 401  # wrong secret
+    # The refusal says why, as problem details the sender's developer can act on.
+    forged = httpx.post(url, content=body, headers=wrong.sign(body, now), timeout=10)
+    assert forged.headers["content-type"] == "application/problem+json"
+    assert forged.json()["status"] == 401 and "does not match" in forged.json()["detail"]
+    unsigned = httpx.post(url, content=body, headers=corpus.without(signed, setup.required_header), timeout=10)
+    assert unsigned.json()["status"] == 401 and unsigned.json()["detail"]
     assert post(body, signed, f"{verifier}/inbound/{provider}/{uuid.uuid4()}") == 401  # unknown tenant
     assert post(body, signed, f"{verifier}/inbound/{provider}/not-a-tenant") == 401
     assert stored_events(infra["database_url"], mine) == 0
@@ -250,8 +256,9 @@ def test_tenant_receivers_accept_genuine_and_refuse_everything_else(
     assert stored_events(infra["database_url"], mine) == 1
     assert stored_events(infra["database_url"], theirs) == 0
 
-    # Too large: 413 before anything is verified.
-    assert post(b"[" + b" " * (2 * 1024 * 1024) + b"]", signed) == 413
+    # Too large: 413 before anything is verified, stating the limit.
+    too_large = httpx.post(url, content=b"[" + b" " * (2 * 1024 * 1024) + b"]", headers=signed, timeout=10)
+    assert too_large.status_code == 413 and "limit of 1 MiB" in too_large.json()["detail"]
 
     # Every refusal and acceptance is counted by provider and reason.
     metrics = httpx.get(verifier_metrics, timeout=10).text

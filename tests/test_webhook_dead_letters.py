@@ -3,17 +3,23 @@ alert; nothing leaves by itself; a manual retry runs the job again and delivers.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 
+from herald.cli.stack import Stack
 from tests.standins.alerts import AlertReceiver
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
 
 
 def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
-    gateway: str, tenant: TenantKey, receiver: Receiver, alerts: AlertReceiver, operator_token: str
+    stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver, alerts: AlertReceiver, operator_token: str
 ) -> None:
     receiver.behaviour.status = 503
     sent = httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": 1}}, headers=tenant.headers)
@@ -26,6 +32,19 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     listed = httpx.get(f"{gateway}/admin/v1/dead-letters", headers=admin).json()["data"]
     assert job_id in [entry["job_id"] for entry in listed]
     assert alerts.wait_for(job_id), "operators were alerted"
+    # `herald dlq show` gives the body as the receiver would read it, not as base64.
+    shown = subprocess.run(
+        [str(Path(sys.executable).parent / "herald"), "dlq", "show", job_id, "--json"],
+        env={
+            **os.environ,
+            "HERALD_GATEWAY_GRPC": stack.endpoints["gateway_grpc"],
+            "HERALD_OPERATOR_TOKEN": operator_token,
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(shown.stdout)["payload"]["request"]["body"] == {"n": 1}
 
     def ops_alerts() -> list[dict[str, object]]:
         return [a for a in alerts.ops() if any(e["job_id"] == job_id for e in a.get("entries", []))]

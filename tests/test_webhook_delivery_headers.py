@@ -1,4 +1,4 @@
-"""What a receiver sees of Herald's own headers on a delivery (issue 16): a tenant's header
+"""What a receiver sees of Herald's own headers on a delivery: a tenant's header
 never duplicates one Herald sets, whatever its case, and the signature's timestamp is the
 moment of the call, not the moment the delivery started waiting for a free slot (and the
 delivery verifies with the official standardwebhooks and svix libraries)."""

@@ -62,7 +62,7 @@ class Config:
     tmp: Path
     results: Path
     invocation: str
-    # CLUSTER=3: a JetStream cluster of that many private nodes, streams at R3 (issue 18).
+    # CLUSTER=3: a JetStream cluster of that many private nodes, streams at R3 (docs/performance.md, "A three-node cluster").
     cluster: int = 1
     # SENDERS=2 (or 1,2: each round runs one of each): webhook-sender processes sharing the consumers.
     senders_list: tuple[int, ...] = (1,)

@@ -18,7 +18,7 @@ from harness.machine import describe
 from harness.tables import METRICS, fmt, median, table, used_runs
 from herald.cli.stack import SERVICES
 
-# The services a job passes through before its 202 (issue 14 compares their CPU as one sum).
+# The services a job passes through before its 202 (the CPU targets compare them as one sum).
 ACCEPT_PATH = ("gateway", "router", "ledger")
 
 

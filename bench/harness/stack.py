@@ -19,7 +19,7 @@ from harness.infra import Infra
 from herald.cli.stack import Stack, StackConfig
 
 # Benchmark tenants get a rate limit the run never reaches, so the limiter runs for every request
-# as it does for a real tenant (issue 14), and unlimited monthly quotas. With REV=, the base commit's
+# as it does for a real tenant, and unlimited monthly quotas. With REV=, the base commit's
 # tenants get the same limit by default; BASE_RATE=unlimited gives them none (as the benchmarks of
 # d87b5d9 and before did: then only the work tree pays a limiter, the stricter comparison). A commit
 # that refuses the limit gets "unlimited", and the record says which each run had.

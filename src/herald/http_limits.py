@@ -77,9 +77,25 @@ HEAD_TOO_LARGE = _answer(
 TOO_MANY_HEADERS = _answer(
     431, "Request Header Fields Too Large", "headers-too-large", "Request headers too large", "too many headers"
 )
-BODY_TOO_LARGE = _answer(
-    413, "Content Too Large", "payload-too-large", "Payload too large", "the request body is too large"
-)
+
+
+def size_in_words(size: int) -> str:
+    """A limit as a person reads it: "8 MiB", "512 KiB", "100 bytes"."""
+    for unit, scale in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} bytes"
+
+
+def body_too_large_detail(limit: int) -> str:
+    return f"the request body is larger than this endpoint's limit of {size_in_words(limit)}; send less"
+
+
+def body_too_large(limit: float) -> bytes:
+    detail = body_too_large_detail(int(limit)) if limit != math.inf else "the request body is too large"
+    return _answer(413, "Content Too Large", "payload-too-large", "Payload too large", detail)
+
+
 TOO_SLOW = _answer(408, "Request Timeout", "request-timeout", "Request timeout", "the request was not received in time")
 
 
@@ -125,6 +141,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
 
     limits: ClassVar[HttpLimits] = HttpLimits()
     _max_body: ClassVar[float] = math.inf
+    _body_refusal: ClassVar[bytes] = body_too_large(math.inf)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -138,7 +155,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
     @classmethod
     def with_limits(cls, limits: HttpLimits) -> type[GuardedHttpToolsProtocol]:
         max_body = math.inf if limits.max_body_bytes is None else limits.max_body_bytes
-        return type(cls.__name__, (cls,), {"limits": limits, "_max_body": max_body})
+        refusal = body_too_large(max_body)
+        return type(cls.__name__, (cls,), {"limits": limits, "_max_body": max_body, "_body_refusal": refusal})
 
     # --- asyncio.Protocol
 
@@ -192,7 +210,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):  # type: ignore[misc]
         self._body_bytes += len(body)
         # Not when the app has answered already (413 on a declared length): uvicorn drops the rest.
         if self._body_bytes > self._max_body and self.cycle is not None and not self.cycle.response_started:
-            self._refusal = BODY_TOO_LARGE
+            self._refusal = self._body_refusal
             raise _Refused
         super().on_body(body)
 

@@ -2,7 +2,7 @@
 
 A sender's niceness (`herald.cpu_priority`) yields only its own CPU, and most of a delivery's
 work is done by others at full priority: the ledger's records, PostgreSQL, nats-server, the
-receiver. Measured (docs/performance.md, session 19), deliveries taken during a burst cost its
+receiver. Measured (docs/performance.md, "Deliveries during a burst"), deliveries taken during a burst cost its
 accept rate a third; held until the burst ended, they went out in full windows and large ledger
 batches, the last one arrived no later, and a job cost a third less CPU.
 

@@ -1,4 +1,4 @@
-"""Faults under load on the three-node cluster with two of every service (issue 18, part 4),
+"""Faults under load on the three-node cluster with two of every service (docs/performance.md, "A three-node cluster"),
 bounded: it stops by itself after a fixed number of jobs and a fixed deadline. Runs last in
 the package: it kills nodes, processes and the database (the package's own PostgreSQL, never
 the machine's). In the suite A's backlog is FAULTS_BACKLOG_A=300 jobs; `make bench-cluster-faults`

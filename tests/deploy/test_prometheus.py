@@ -194,8 +194,8 @@ def test_nothing_planned_is_exported_already() -> None:
         assert "herald-planned" not in groups
 
 
-def test_issue_8_metrics_are_on_the_dashboard() -> None:
-    """Every metric issue 8 asks for is exported and drawn: the dashboard test above proves each expression
+def test_the_service_metrics_are_on_the_dashboard() -> None:
+    """Every metric an operator watches is exported and drawn: the dashboard test above proves each expression
     names real series; this one that none of them is left out."""
     drawn = {name for expression in dashboard_expressions() for name, _ in usage(expression.text).selectors}
     wanted = {

@@ -1,4 +1,4 @@
-"""The resilience suite (issue 10): the real stack as separate processes, on a
+"""The resilience suite (tests/resilience/README.md): the real stack as separate processes, on a
 PostgreSQL and a nats-server of its own that the fault test restarts, checked for
 invariants rather than happy paths.
 

@@ -1,4 +1,4 @@
-# The resilience suite (issue 10, tests/resilience/): the real stack as separate processes,
+# The resilience suite (tests/resilience/README.md): the real stack as separate processes,
 # on a PostgreSQL and a nats-server of its own, checked for invariants under faults, hostile
 # input, cross-tenant calls and forged inbound webhooks.
 #

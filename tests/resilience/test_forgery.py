@@ -1,4 +1,4 @@
-"""Inbound forgery (issue 10, part 4): per provider scheme, forged, replayed, truncated,
+"""Inbound forgery (tests/resilience/README.md): per provider scheme, forged, replayed, truncated,
 malformed and cross-tenant requests are all rejected, and nothing is believed.
 
 Today the corpus (tests/verifier/corpus.py) runs against the verifier's scheme modules,

@@ -1,4 +1,4 @@
-"""Hostile input (issue 10, part 2), first half: the gateway's HTTP surface fuzzed from
+"""Hostile input (tests/resilience/README.md), first half: the gateway's HTTP surface fuzzed from
 its own OpenAPI document (the second half, malformed and oversized requests, slow clients
 and garbage gRPC, is in test_hostile_input.py).
 

@@ -1,4 +1,4 @@
-"""Hostile input (issue 10, part 2), second half: malformed, oversized and slow requests
+"""Hostile input (tests/resilience/README.md), second half: malformed, oversized and slow requests
 on the gateway's HTTP port, and garbage on every service's gRPC port (the fuzzing from
 /openapi.json is in test_hostile_fuzz.py).
 

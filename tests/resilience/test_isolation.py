@@ -1,4 +1,4 @@
-"""Isolation (issue 10, part 3): tenant B's key on tenant A's resources answers 404 and
+"""Isolation (tests/resilience/README.md): tenant B's key on tenant A's resources answers 404 and
 changes nothing, for every tenant-scoped operation, over REST and gRPC.
 
 Nothing here lists routes. REST operations come from the gateway's /openapi.json and gRPC

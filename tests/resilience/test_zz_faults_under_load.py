@@ -1,4 +1,4 @@
-"""Faults under load (issue 10, part 1). Runs last in the package: it kills everything.
+"""Faults under load (tests/resilience/README.md). Runs last in the package: it kills everything.
 
 Several tenants (no rate limit, no quota) send webhooks, and emails when the email-sender
 delivers them, to receivers and SendGrid stand-ins of their own that fail some of the time

@@ -6,7 +6,7 @@ the verifier owes each request. Genuine requests are signed the way the provider
 library where one exists: `svix` for Resend, `standardwebhooks` (keyed exactly as Polar's SDK keys it) for Polar,
 `cryptography` ECDSA P-256 for SendGrid, `hmac` SHA-512 for Paystack.
 
-The unit tests run every case against the scheme modules; the end-to-end receivers (issue 10) can post the same
+The unit tests run every case against the scheme modules; the end-to-end receivers (tests/resilience/) can post the same
 requests over HTTP and expect 200 for `expected is None` and 401 otherwise.
 """
 

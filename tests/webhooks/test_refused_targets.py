@@ -1,4 +1,4 @@
-"""The four targets issue 6 names — 127.0.0.1, 10.0.0.1, 169.254.169.254 and a host name that
+"""The four targets the target guard must refuse — 127.0.0.1, 10.0.0.1, 169.254.169.254 and a host name that
 resolves to a private address — refused at submit time (the gateway's check) and at send time
 (the sender's receiver client, herald.webhooks.receiver_client), and accepted at both once the
 operator allow-lists them.

@@ -28,6 +28,8 @@ class Principal:
     key_id: str
     # Requests per minute; None: unlimited.
     rate_per_min: int | None = None
+    # Kept (and cached) rather than dropped, so the refusal can say why instead of "unknown key".
+    disabled: bool = False
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -82,6 +84,11 @@ class ApiKeyAuthenticator:
             self._cache.put(digest, principal, None if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S))
         if principal is None:
             raise Unauthenticated("unknown or revoked API key")
+        if principal.disabled:
+            raise Unauthenticated(
+                "this API key's tenant is disabled; an operator can enable it again "
+                "(the operator console, or `herald tenant disable --enable <tenant id>`)"
+            )
         self._uses[principal.key_id] = time.time()
         return principal
 
@@ -92,9 +99,11 @@ class ApiKeyAuthenticator:
             )
         except grpc.aio.AioRpcError as error:
             raise Unavailable("cannot check the API key right now; retry shortly") from error
-        if not found.found or found.tenant.disabled:
+        if not found.found:
             return None
         tenant = found.tenant
+        if tenant.disabled:
+            return Principal(TenantId(tenant.id), tenant.plan, found.key_id, disabled=True)
         limits = effective_limits(
             tenant.plan,
             tenant.rate_per_min if tenant.HasField("rate_per_min") else None,

@@ -7,7 +7,9 @@
     POST /inbound/polar               Standard Webhooks, the platform's Polar webhook secret (settings)
 
 Each request is read raw (at most `HERALD_INBOUND_MAX_BODY_BYTES`, else 413) and verified before anything
-parses it. A refusal is 401 with an empty body, logged and counted by (provider, reason). A verified request
+parses it. A refusal is 401 with a problem+json body saying why in words (the sender's developer reads
+it in their provider's delivery log; an unknown tenant reads as a signature that does not match, so the
+answer tells nobody which tenants exist), logged and counted by (provider, reason). A verified request
 is normalised, published to the inbound stream (`Nats-Msg-Id` = provider:event id) and recorded by the ledger
 in one transaction (which de-duplicates on (provider, tenant, event id)); only then does the provider get 200.
 If the bus or the ledger fails the answer is 503 and the provider retries; a replay is recorded as nothing.
@@ -33,6 +35,7 @@ from starlette.routing import Route
 
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
+from herald.http_limits import PROBLEM_BASE, body_too_large_detail
 from herald.ids import parse_id
 from herald.inbound_keys import inbound_aad, load_material
 from herald.secrets import KeyRing, SecretUnavailable
@@ -133,7 +136,7 @@ class Receivers:
         tenant = request.path_params["tenant"]
         body = await self._body(request)
         if body is None:
-            return Response(status_code=413)
+            return self._too_large()
         tenant_id = parse_id(tenant)
         key = await self.keys.get(provider, str(tenant_id)) if tenant_id is not None else None
         if key is None:
@@ -184,7 +187,7 @@ class Receivers:
         (none configured: refused), their de-duplication ids from the provider's scheme."""
         body = await self._body(request)
         if body is None:
-            return Response(status_code=413)
+            return self._too_large()
         if key is None:
             return self._refuse(provider, Reason.UNKNOWN_TENANT, "platform")
         outcome = verify(request.headers, body, key)
@@ -217,13 +220,17 @@ class Receivers:
     def _refuse(self, provider: str, reason: Reason, tenant: str) -> Response:
         VERIFICATIONS.labels(provider, reason.value).inc()
         log.warning("inbound webhook refused", extra={"provider": provider, "reason": reason.value, "tenant": tenant})
-        return Response(status_code=401)
+        detail = REFUSALS[Reason.BAD_SIGNATURE if reason is Reason.UNKNOWN_TENANT else reason].format(provider=provider)
+        return _problem(401, "unverified", "Not verified", detail)
+
+    def _too_large(self) -> Response:
+        return _problem(413, "payload-too-large", "Payload too large", body_too_large_detail(self.max_body_bytes))
 
     def _malformed(self, provider: str) -> Response:
         """Authentic, but not a body we can read events from: counted as malformed, answered 400."""
         VERIFICATIONS.labels(provider, Reason.MALFORMED.value).inc()
         log.warning("verified inbound webhook has an unreadable body", extra={"provider": provider})
-        return Response(status_code=400)
+        return _problem(400, "malformed", "Malformed", "verified, but the body is not events this provider sends")
 
     async def _accept(self, provider: str, events: list[normalise.Normalised]) -> Response:
         events = [e for e in events if parse_id(e.tenant_id) is not None]
@@ -252,6 +259,20 @@ class Receivers:
         EVENTS.labels(provider, "recorded").inc(result.recorded)
         EVENTS.labels(provider, "duplicate").inc(result.duplicates)
         return JSONResponse({"received": len(events)})
+
+
+def _problem(status: int, kind: str, title: str, detail: str) -> Response:
+    body = {"type": PROBLEM_BASE + kind, "title": title, "status": status, "detail": detail}
+    return Response(orjson.dumps(body), status_code=status, media_type="application/problem+json")
+
+
+REFUSALS = {
+    Reason.BAD_SIGNATURE: "the signature (or Basic credentials) does not match this tenant's {provider} key: check the "
+    "secret configured on both sides",
+    Reason.STALE_TIMESTAMP: "the signed timestamp is too old or in the future: a replay, or a skewed clock",
+    Reason.MISSING_HEADER: "a signature header {provider} sends is missing",
+    Reason.MALFORMED: "a signature header is present but malformed (empty, bad encoding, not a number)",
+}
 
 
 def _to_proto(event: normalise.Normalised) -> ledger_inbound_pb2.InboundEvent:

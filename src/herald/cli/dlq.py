@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -82,6 +83,9 @@ def dlq_list(since: str | None, tenant_id: str | None, include_retried: bool, as
     if as_json:
         click.echo(json.dumps({"dead_letters": rows}))
         return
+    if not rows:
+        scope = (" of this tenant" if tenant_id else "") + (f" since {since}" if since else "")
+        click.echo(f"no dead letters{scope}: every job was delivered or is still being tried")
     for row in rows:
         state = f"  (retried {row['retried_at']})" if row["retried_at"] else ""
         click.echo(
@@ -112,12 +116,26 @@ def dlq_show(job_id: str, as_json: bool, data_dir: Path) -> None:
         )
         message.ParseFromString(found.entry.work_message)
         payload = json_format.MessageToDict(message, preserving_proto_field_name=True)
+        if found.entry.channel == 1 and "body" in payload.get("request", {}):
+            payload["request"].update(_readable_body(message.request.body))
     if as_json:
         click.echo(json.dumps({**record, "payload": payload}))
         return
     emit(record, False)
     click.echo("payload:")
     click.echo(json.dumps(payload, indent=2) if payload is not None else "  (no longer in the dead-letter stream)")
+
+
+def _readable_body(body: bytes) -> dict[str, Any]:
+    """The body as the receiver would read it: JSON as JSON, text as text, other bytes as base64."""
+    try:
+        text = body.decode()
+    except UnicodeDecodeError:
+        return {"body": None, "body_base64": base64.b64encode(body).decode()}
+    try:
+        return {"body": json.loads(text)}
+    except ValueError:
+        return {"body": text}
 
 
 @dlq.command("retry")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,10 +20,20 @@ def _service_names() -> list[str]:
     return sorted(ep.name for ep in entry_points(group="herald.services"))
 
 
-@click.command()
+class _ListsServices(click.Command):
+    """`herald run --help` ends with the services installed (read when asked, not at import)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_paragraph()
+        formatter.write("SERVICE is one of:\n")
+        for name in _service_names():
+            formatter.write(f"  {name}\n")
+
+
+@click.command(cls=_ListsServices)
 @click.argument("service")
 def run(service: str) -> None:
-    """Run one service in the foreground (what a container runs)."""
+    """Run one service (SERVICE) in the foreground (what a container runs)."""
     found = [ep for ep in entry_points(group="herald.services") if ep.name == service]
     if not found:
         raise click.UsageError(f"unknown service {service!r}; one of: {', '.join(_service_names())}")
@@ -82,12 +94,14 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
             mesh_tls=True,
         )
     )
+    from herald.cli.data_dir_lock import DataDirInUse
+
     try:
         endpoints = stack.start()
-        click.echo(f"Herald is up. Gateway: {endpoints['gateway_http']} (HTTP), {endpoints['gateway_grpc']} (gRPC)")
-        click.echo(f"Endpoints written to {data_dir / 'endpoints.json'}; Ctrl-C stops everything.")
-        click.echo(loopback_banner())
+        click.echo(banner(endpoints, data_dir))
         stack.run_forever()
+    except DataDirInUse as refused:
+        raise click.ClickException(str(refused)) from None
     finally:
         stack.stop()
 
@@ -98,3 +112,25 @@ def loopback_banner() -> str:
     if loopback_allowed(allow_loopback()):
         return f"Webhooks to this machine (127.0.0.1, localhost) are allowed; {ALLOW_LOOPBACK}=false refuses them."
     return f"Webhooks to this machine (127.0.0.1, localhost) are refused ({ALLOW_LOOPBACK} is off)."
+
+
+def banner(endpoints: Mapping[str, Any], data_dir: Path) -> str:
+    """What a newcomer needs next, once the stack is up: every address and file, one a line."""
+    gateway = endpoints["gateway_http"]
+    rows = [
+        ("Gateway", f"{gateway} (HTTP), {endpoints['gateway_grpc']} (gRPC)"),
+        ("Tenant console", f"{gateway}/console (sign in with an API key: herald tenant create NAME)"),
+        ("Operator console", f"{gateway}/admin/console (sign in with the operator token)"),
+        ("API docs", f"{gateway}/docs (ReDoc: {gateway}/redoc, the document: {gateway}/openapi.json)"),
+        ("Operator token", str(endpoints["operator_token_file"])),
+        ("Logs", str((data_dir / "logs").resolve())),
+        ("Endpoints", str((data_dir / "endpoints.json").resolve())),
+    ]
+    width = max(len(name) for name, _ in rows)
+    lines = [
+        "Herald is up.",
+        *(f"  {name.ljust(width)}  {value}" for name, value in rows),
+        loopback_banner(),
+        "Ctrl-C stops everything.",
+    ]
+    return "\n".join(lines)

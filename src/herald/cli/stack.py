@@ -9,6 +9,7 @@ embedded nats-server and an embedded PostgreSQL under the data directory.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -26,10 +27,11 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.cli.bus_auth import BusUsers
+from herald.cli.data_dir_lock import DataDirLock
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.cli.embedded.processes import tail
 from herald.cli.mesh_certs import MeshCertificates
-from herald.cli.stack_env import allow_loopback, service_environment, write_private
+from herald.cli.stack_env import allow_loopback, kept_secret, service_environment, write_private
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 
@@ -104,11 +106,14 @@ class Stack:
         self._lock = threading.RLock()
         self._supervisor: threading.Thread | None = None
         self._stop_supervising = threading.Event()
+        self._data_dir_lock = DataDirLock(config.data_dir)
 
     # ---- start ---------------------------------------------------------
 
     def start(self) -> Endpoints:
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        # Before anything under the directory is touched: another stack's servers are not leftovers.
+        self._data_dir_lock.acquire()
         (self.data_dir / "logs").mkdir(exist_ok=True)
         nats_url, users = self.config.nats_url, self.config.bus_users
         if not nats_url:
@@ -125,13 +130,14 @@ class Stack:
             self.postgres = EmbeddedPostgres(self.data_dir)
             database_url = self.postgres.start()
             log.info("embedded PostgreSQL started", extra={"url": database_url})
+        # A development stack seals secrets under a key ring of its own, kept beside its data, and
+        # console sessions under a key kept there too survive a restart of the stack.
         token_file = self.data_dir / "operator_token"
-        if not token_file.exists():
-            write_private(token_file, new_operator_token())
-        # A development stack seals secrets under a key ring of its own, kept beside its data.
-        keys_file = self.data_dir / "master_keys"
-        if not keys_file.exists():
-            write_private(keys_file, f"dev1:{new_master_key()}")
+        token = kept_secret(token_file, new_operator_token)
+        master_keys = kept_secret(self.data_dir / "master_keys", lambda: f"dev1:{new_master_key()}")
+        console_key = kept_secret(
+            self.data_dir / "console_session_key", lambda: base64.b64encode(os.urandom(32)).decode()
+        )
         mesh = MeshCertificates.made(self.data_dir / "mesh", SERVICES) if self.config.mesh_tls else None
         ports = {name: free_port() for name in SERVICES}
         ports["gateway"] = self.config.gateway_grpc_port or free_port()
@@ -146,8 +152,10 @@ class Stack:
             "HERALD_LEDGER_ADDR": _addresses(ports["ledger"], extra_ports["ledger"]),
             "HERALD_ROUTER_ADDR": _addresses(ports["router"], extra_ports["router"]),
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
-            "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
-            "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
+            "HERALD_OPERATOR_TOKEN": token,
+            "HERALD_MASTER_KEYS": master_keys,
+            # One the caller set wins (it reaches the services through their environment).
+            "HERALD_CONSOLE_SESSION_KEY": os.environ.get("HERALD_CONSOLE_SESSION_KEY") or console_key,
             # A development stack delivers to receivers on this machine, unless its user said not to.
             "HERALD_WEBHOOK_ALLOW_LOOPBACK": allow_loopback(),
             **self._replication_env(),
@@ -375,6 +383,7 @@ class Stack:
             self.nats.stop()
         if self.postgres is not None:
             self.postgres.stop()
+        self._data_dir_lock.release()
 
 
 def _addresses(port: int, extra_ports: list[int]) -> str:

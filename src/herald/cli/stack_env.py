@@ -16,7 +16,7 @@ an operator or read the bus.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 OPERATOR_TOKEN = "HERALD_OPERATOR_TOKEN"  # noqa: S105 - the variable's name
@@ -54,6 +54,13 @@ def allow_loopback(environ: Mapping[str, str] = os.environ) -> str:
 def loopback_allowed(value: str) -> bool:
     """How the services read the setting (pydantic's booleans), for the banner."""
     return value.strip().lower() in ("1", "true", "yes", "on", "t", "y")
+
+
+def kept_secret(path: Path, make: Callable[[], str]) -> str:
+    """The secret kept in `path`, made by `make` and written there (owner-only) the first time."""
+    if not path.exists():
+        write_private(path, make())
+    return path.read_text().strip()
 
 
 def write_private(path: Path, text: str) -> None:

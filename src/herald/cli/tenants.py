@@ -43,14 +43,26 @@ def _key_dict(key: Any) -> dict[str, Any]:
 @click.argument("name")
 @click.option("--plan", type=click.Choice(PLANS), required=True)
 @click.option("--contact-email", default="", help="Where Herald's own mail (quota warnings, key-created notices) goes.")
+@click.option("--allow-duplicate-name", is_flag=True, help="Create it even if another tenant has this name.")
 @json_option
 @data_dir_option
-def tenant_create(name: str, plan: str, contact_email: str, as_json: bool, data_dir: Path) -> None:
-    """Create a tenant and print its id and API key (shown once)."""
+def tenant_create(
+    name: str, plan: str, contact_email: str, allow_duplicate_name: bool, as_json: bool, data_dir: Path
+) -> None:
+    """Create a tenant and print its id and API key (shown once). Names are for people: a second
+    tenant of the same name is refused unless asked for, since the two would be told apart by id only."""
     from herald.names import PLAN_VALUES
     from herald.v1 import gateway_pb2
 
-    created = AdminClient(data_dir).call(
+    client = AdminClient(data_dir)
+    if not allow_duplicate_name:
+        same = [t for t in _all_tenants(client) if t["name"] == name]
+        if same:
+            raise click.ClickException(
+                f"a tenant named {name!r} exists already ({same[0]['tenant_id']}); choose another name, or pass "
+                "--allow-duplicate-name to create a second one"
+            )
+    created = client.call(
         "CreateTenant",
         gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=PLAN_VALUES[plan], contact_email=contact_email),  # type: ignore[arg-type]
     )
@@ -61,20 +73,25 @@ def tenant_create(name: str, plan: str, contact_email: str, as_json: bool, data_
         click.echo(f"api_key:   {created.api_key}   (shown once; store it now)")
 
 
-@tenant.command("list")
-@json_option
-@data_dir_option
-def tenant_list(as_json: bool, data_dir: Path) -> None:
-    """List tenants."""
+def _all_tenants(client: AdminClient) -> list[dict[str, Any]]:
     from herald.v1 import gateway_pb2
 
-    client, cursor, rows = AdminClient(data_dir), "", list[dict[str, Any]]()
+    cursor, rows = "", list[dict[str, Any]]()
     while True:
         page = client.call("ListTenants", gateway_pb2.AdminServiceListTenantsRequest(page_size=200, cursor=cursor))
         rows.extend(_tenant_dict(t) for t in page.tenants)
         cursor = page.next_cursor
         if not cursor:
-            break
+            return rows
+
+
+@tenant.command("list")
+@json_option
+@data_dir_option
+def tenant_list(as_json: bool, data_dir: Path) -> None:
+    """List tenants."""
+
+    rows = _all_tenants(AdminClient(data_dir))
     if as_json:
         click.echo(json.dumps({"tenants": rows}))
     else:

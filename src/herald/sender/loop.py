@@ -89,9 +89,10 @@ _tracer = trace.get_tracer("herald.sender")
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
 # Started jobs per slot: a job holds its place from its start to its committed record, so the
-# window bounds a sender's rate. 32 measured faster in session 12 and was held back for a leftover
+# window bounds a sender's rate. 32 measured faster once and was held back for a leftover
 # message in the fault audit; that leftover is explained and fixed since (herald.bus.fair, copies
-# settled with the first), and 32 has not been measured again (docs/performance.md).
+# settled with the first), and 32 has not been measured again (docs/performance.md,
+# "Measurements behind the defaults").
 WINDOW_PER_SLOT = 16
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a
@@ -101,7 +102,7 @@ ADVANCE_MAX_ITEMS = 400
 ADVANCE_MAX_WAIT_S = 0.005
 # Ledger calls in flight at once: what finishes while one commits goes out together in the next.
 # One, not two: a second call in flight halved every call's batch and doubled the ledger's
-# transactions. Measured beside two (docs/performance.md, session 15): 0.054 calls a delivered
+# transactions. Measured beside two (docs/performance.md, "Measurements behind the defaults"): 0.054 calls a delivered
 # job instead of 0.10, the ledger's CPU 0.90x and PostgreSQL's 0.77x, accepted 1.05x,
 # delivered 1.07x.
 ADVANCES_IN_FLIGHT = 1

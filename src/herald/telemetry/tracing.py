@@ -3,7 +3,7 @@
 With none set, nothing would ever read a span, so traces are not sampled: each span is a
 non-recording one that still carries a trace context (it propagates, flagged unsampled), and
 costs no attribute bookkeeping or span processing. A recording span per request was about a
-tenth of the gateway's CPU (issue 14). With an exporter, every trace is sampled, and a caller's
+tenth of the gateway's CPU. With an exporter, every trace is sampled, and a caller's
 sampled context is honoured as before. Where a span would only be made to be dropped (nothing
 downstream of it carries its context), `exporting()` lets the caller skip it: the sender's
 span per delivery, extract included, was 16 µs, about 4 % of its CPU per webhook."""

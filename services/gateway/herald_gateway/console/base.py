@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from herald_gateway.console.client import Answer, ApiClient
-from herald_gateway.console.layout import field, form, page, respond, submit
+from herald_gateway.console.layout import field, form, keep_input, page, respond, submit
 from herald_gateway.console.markup import Child, tag
 from herald_gateway.console.sessions import (
     LOGIN_SECONDS,
@@ -21,10 +21,12 @@ from herald_gateway.console.sessions import (
     Session,
     SessionBox,
     csrf_matches,
+    flash_place,
     login_place,
 )
 
 MAX_FORM_BYTES = 1024 * 1024
+FLASH_SECONDS = 60
 
 
 class SignedOut(Exception):
@@ -50,6 +52,7 @@ class Visit:
     request: Request
     session: Session
     form: dict[str, list[str]]
+    place: Place
 
     def value(self, name: str, default: str = "") -> str:
         values = self.form.get(name) or self.request.query_params.getlist(name)
@@ -65,6 +68,19 @@ class Visit:
 Render = Callable[..., Awaitable[Response]]
 # A page shown again after a form: show(visit, notice=..., error=..., status=...).
 Show = Callable[..., Awaitable[Response]]
+# Each such page's own GET path, path parameters in braces: where its forms redirect once done.
+PAGE_PATHS: dict[Show, str] = {}
+
+
+def page_at(path: str) -> Callable[[Show], Show]:
+    """Names the GET path of a page its forms show again, so a form that succeeded redirects there
+    (reloading the page then repeats nothing) and the page shows the outcome once."""
+
+    def register(show: Show) -> Show:
+        PAGE_PATHS[show] = path
+        return show
+
+    return register
 
 
 async def act(
@@ -81,7 +97,20 @@ async def act(
         answer = await api.call(method, path, json=json)
     if not answer.ok:
         return await show(visit, error=answer.problem, status=answer.status)
-    return await show(visit, notice=done(answer.body) if callable(done) else done)
+    notice = done(answer.body) if callable(done) else done
+    page_path = PAGE_PATHS.get(show)
+    if page_path is None:
+        return await show(visit, notice=notice)
+    return flash_redirect(visit, page_path.format(**visit.request.path_params), notice)
+
+
+def flash_redirect(visit: Visit, to: str, notice: str) -> Response:
+    """303 to the page, the notice waiting for it in a sealed cookie (never in the URL)."""
+    response = RedirectResponse(to, status_code=303)
+    box: SessionBox = visit.request.app.state.console_sessions
+    place = flash_place(visit.place)
+    box.store(response, visit.request, place, box.new(place, notice, FLASH_SECONDS))
+    return response
 
 
 class Console:
@@ -118,7 +147,8 @@ class Console:
             form = await read_form(request)
             if not csrf_matches(session, first(form, "csrf")):
                 raise CsrfRefused
-        return Visit(request, session, form)
+            keep_input(request.url.path, form)
+        return Visit(request, session, form, self.place)
 
     async def fetch(self, visit: Visit, title: str, path: str, params: dict[str, str] | None = None) -> Answer:
         """GET `path` for the page `title`: the answer; when the API refuses, that page with the
@@ -149,7 +179,10 @@ class Console:
         error: str | None = None,
         status: int = 200,
     ) -> Response:
-        return page(
+        flash = None
+        if notice is None and error is None and visit.request.method == "GET":
+            flash = self.sessions(visit.request).read(visit.request, flash_place(self.place))
+        response = page(
             title,
             body,
             heading=self.heading,
@@ -157,10 +190,13 @@ class Console:
             current=visit.request.url.path,
             signed_in_as=self.place.kind,
             logout=(f"{self.place.path}/logout", visit.session.csrf),
-            notice=notice,
+            notice=flash.credential if flash is not None else notice,
             error=error,
             status=status,
         )
+        if flash is not None:
+            self.sessions(visit.request).clear(response, visit.request, flash_place(self.place))
+        return response
 
     def login_page(self, request: Request, error: str | None = None, status: int = 200) -> Response:
         pre = self.sessions(request).new(login_place(self.place), "", LOGIN_SECONDS)

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from herald_gateway.console.base import Visit, act
+from herald_gateway.console.base import Visit, act, page_at
 from herald_gateway.console.forms import FormError, header_lines, json_value, utc_time
 from herald_gateway.console.layout import (
     area,
@@ -103,6 +103,7 @@ async def jobs_page(request: Request) -> Response:
     return await show_jobs(visit)
 
 
+@page_at("/console/jobs")
 async def show_jobs(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     jobs, next_cursor, problem = await find_jobs(visit)
     query = query_of(visit)
@@ -223,6 +224,7 @@ async def job_page(request: Request) -> Response:
     return await show_job(visit)
 
 
+@page_at("/console/jobs/{job_id}")
 async def show_job(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     job, problem, found = await load_job(visit)
     if job is None:

@@ -8,7 +8,9 @@ browser's cache.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from datetime import datetime
 
 from starlette.responses import HTMLResponse
@@ -24,6 +26,25 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
     "cache-control": "no-store",
 }
+
+
+# What the form being answered sent: a page shown again with an error refills every field from
+# it (passwords excepted), so a typo costs one correction, not the whole form. A form that
+# succeeded redirects (base.act), so its page comes back empty.
+_SUBMITTED: ContextVar[tuple[str, dict[str, list[str]]]] = ContextVar("console_submitted", default=("", {}))
+# The id prefix of a field in one row's own form ("t-<tenant id>-"): one of many fields of its name.
+_ROW_PREFIX = re.compile(r"^[a-z]+-.+-$")
+
+
+def keep_input(action: str, submitted: dict[str, list[str]]) -> None:
+    """For the rest of this request (its task): the page shown in answer to a form refills it."""
+    _SUBMITTED.set((action, submitted))
+
+
+def _kept(name: str, value: str | None, id_prefix: str) -> str | None:
+    """A field of a row's own form is left as the row has it (every row has one of that name)."""
+    sent = None if _ROW_PREFIX.match(id_prefix) else _SUBMITTED.get()[1].get(name)
+    return sent[0] if sent else value
 
 
 def respond(markup: Html, status: int = 200) -> HTMLResponse:
@@ -92,8 +113,10 @@ def form(action: str, csrf: str, *children: Child, class_: str | None = None, **
 
 
 def folded_form(summary: str, action: str, csrf: str, *children: Child) -> Html:
-    """A form folded under `summary` (New target, Add a provider, ...), opened with a click."""
-    return tag("details", tag("summary", summary), form(action, csrf, *children, class_="stack"))
+    """A form folded under `summary` (New target, Add a provider, ...), opened with a click, and
+    open already when the page answers this form (refused: its fields hold what was sent)."""
+    answering = _SUBMITTED.get()[0] == action
+    return tag("details", tag("summary", summary), form(action, csrf, *children, class_="stack"), open=answering)
 
 
 def field(
@@ -109,6 +132,8 @@ def field(
 ) -> Html:
     ident = f"{id_prefix}{name}"
     described = f"{ident}-hint" if hint else None
+    if type not in ("password", "hidden"):
+        value = _kept(name, value, id_prefix)
     return tag(
         "div",
         tag("label", label, for_=ident),
@@ -133,7 +158,7 @@ def area(label: str, name: str, value: str = "", *, hint: str | None = None, id_
     return tag(
         "div",
         tag("label", label, for_=ident),
-        tag("textarea", value, id=ident, name=name, rows="4", aria_describedby=described),
+        tag("textarea", _kept(name, value, id_prefix) or "", id=ident, name=name, rows="4", aria_describedby=described),
         tag("small", hint, id=described) if hint else None,
         class_="field",
     )
@@ -143,6 +168,7 @@ def choice(
     label: str, name: str, options: Iterable[tuple[str, str]], selected: str = "", *, id_prefix: str = ""
 ) -> Html:
     ident = f"{id_prefix}{name}"
+    selected = _kept(name, selected, id_prefix) or ""
     return tag(
         "div",
         tag("label", label, for_=ident),
@@ -173,6 +199,16 @@ def table(caption: str, headings: Sequence[str], rows: Iterable[Sequence[Child]]
             tag("tbody", body, **attrs),
         ),
         class_="scroll",
+    )
+
+
+def secret_once(text: str, ident: str) -> Html:
+    """A secret shown once, with a button that copies it (shown by the script: without it, nothing to click)."""
+    return join(
+        [
+            tag("code", text, class_="secret", id=ident),
+            tag("button", "Copy", type="button", class_="copy small", data_copy=ident, hidden=True),
+        ]
     )
 
 

@@ -10,9 +10,21 @@ import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from herald_gateway.console.base import Visit, act
+from herald_gateway.console.base import Visit, act, page_at
 from herald_gateway.console.forms import utc_time
-from herald_gateway.console.layout import badge, choice, field, folded_form, form, section, stamp, submit, table
+from herald_gateway.console.layout import (
+    badge,
+    choice,
+    field,
+    folded_form,
+    form,
+    keep_input,
+    secret_once,
+    section,
+    stamp,
+    submit,
+    table,
+)
 from herald_gateway.console.markup import join, tag
 from herald_gateway.console.operator import OPERATOR_CONSOLE as CONSOLE
 from herald_gateway.console.rows import more_link, value_form
@@ -22,6 +34,7 @@ router = APIRouter(include_in_schema=False)
 PLANS = [("free", "free"), ("indie", "indie"), ("startup", "startup")]
 
 
+@page_at("/admin/console/tenants")
 async def show_tenants(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200, created: Any = None
 ) -> Response:
@@ -29,8 +42,8 @@ async def show_tenants(
     csrf = visit.session.csrf
     rows = [
         [
-            tag("span", t["id"], class_="mono"),
-            t["name"],
+            tag("a", tag("span", t["id"], class_="mono"), href=f"/admin/console/tenants/{t['id']}"),
+            tag("a", t["name"], href=f"/admin/console/tenants/{t['id']}"),
             form(
                 f"/admin/console/tenants/{t['id']}/plan",
                 csrf,
@@ -48,7 +61,7 @@ async def show_tenants(
         section(
             "New tenant's API key",
             tag("p", "Give it to the tenant now: it is shown once and only its SHA-256 is kept."),
-            tag("code", created["api_key"], class_="secret", id="new-api-key"),
+            secret_once(created["api_key"], "new-api-key"),
         )
         if created
         else None
@@ -62,6 +75,12 @@ async def show_tenants(
             field("Name", "name", required=True),
             choice("Plan", "plan", PLANS, "free"),
             field("Contact email", "contact_email", type="email"),
+            tag(
+                "div",
+                tag("input", type="checkbox", id="allow-duplicate", name="allow_duplicate", value="1"),
+                tag("label", "Create it even if another tenant has this name", for_="allow-duplicate"),
+                class_="field",
+            ),
             submit("Create tenant"),
         ),
         table("Tenants", ["Tenant", "Name", "Plan", "State", "Limit overrides", "Created"], rows),
@@ -77,11 +96,34 @@ async def create_tenant(request: Request) -> Response:
         "plan": visit.value("plan"),
         "contact_email": visit.value("contact_email") or None,
     }
+    if not visit.value("allow_duplicate"):
+        same = await named(visit, str(body["name"]))
+        if same:
+            error = (
+                f"A tenant named {body['name']!r} exists already ({same}): choose another name, or tick "
+                '"Create it even if another tenant has this name".'
+            )
+            return await show_tenants(visit, error=error, status=409)
     async with visit.api() as api:
         answer = await api.call("POST", "/admin/v1/tenants", json=body)
     if not answer.ok:
         return await show_tenants(visit, error=answer.problem, status=answer.status)
+    keep_input("", {})  # created: the form comes back empty (this answer shows the key, so no redirect)
     return await show_tenants(visit, notice=f"Tenant {answer.body['tenant_id']} created.", created=answer.body)
+
+
+async def named(visit: Visit, name: str) -> str | None:
+    """The id of a tenant with this name, if any (names are for people: two alike confuse them)."""
+    cursor = ""
+    async with visit.api() as api:
+        while True:
+            page = await api.get("/admin/v1/tenants", {"limit": "200", "cursor": cursor})
+            if not page.ok:
+                return None
+            found = next((t["id"] for t in page.body["data"] if t["name"] == name), None)
+            cursor = page.body.get("next_cursor") or ""
+            if found or not cursor:
+                return found
 
 
 async def set_plan(request: Request) -> Response:
@@ -91,6 +133,7 @@ async def set_plan(request: Request) -> Response:
     return await act(visit, show_tenants, "PATCH", path, lambda t: f"{t['name']} is on the {t['plan']} plan.", body)
 
 
+@page_at("/admin/console/dead-letters")
 async def show_dead_letters(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200
 ) -> Response:

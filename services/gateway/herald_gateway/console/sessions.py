@@ -60,6 +60,11 @@ def login_place(place: Place) -> Place:
     return Place("login", f"{place.cookie}_login", place.path)
 
 
+def flash_place(place: Place) -> Place:
+    """Where a form's outcome waits, sealed like a session, for the page the form redirects to."""
+    return Place("flash", f"{place.cookie}_flash", place.path)
+
+
 class SessionBox:
     def __init__(self, key: bytes) -> None:
         self._aead = AESGCM(key)

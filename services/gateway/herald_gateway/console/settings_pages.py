@@ -10,8 +10,19 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from herald_gateway.console.base import Visit, act
-from herald_gateway.console.layout import badge, choice, field, folded_form, form, section, stamp, submit, table
+from herald_gateway.console.base import Visit, act, page_at
+from herald_gateway.console.layout import (
+    badge,
+    choice,
+    field,
+    folded_form,
+    form,
+    secret_once,
+    section,
+    stamp,
+    submit,
+    table,
+)
 from herald_gateway.console.markup import Child, Html, join, tag
 from herald_gateway.console.rows import more_link, value_form
 from herald_gateway.console.tenant import TENANT_CONSOLE as CONSOLE
@@ -36,7 +47,7 @@ async def show_secret(
         once = section(
             "Your new secret",
             tag("p", "Copy it now: it is shown once and cannot be shown again."),
-            tag("code", shown, class_="secret", id="new-secret"),
+            secret_once(shown, "new-secret"),
         )
     actions = (
         [
@@ -84,6 +95,7 @@ async def email_page(request: Request) -> Response:
     return await show_email(visit)
 
 
+@page_at("/console/email")
 async def show_email(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     async with visit.api() as api:
         providers = await api.get("/v1/providers")
@@ -234,6 +246,7 @@ async def verify_domain(request: Request) -> Response:
     return await act(visit, show_email, "POST", path, lambda domain: f"{domain['domain']}: {domain['status']}.")
 
 
+@page_at("/console/suppressions")
 async def show_suppressions(
     visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200
 ) -> Response:

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from herald_gateway.console.base import Visit, act
+from herald_gateway.console.base import Visit, act, page_at
 from herald_gateway.console.forms import FormError, header_lines, utc_time, word_list
 from herald_gateway.console.layout import area, badge, choice, field, folded_form, form, section, stamp, submit, table
 from herald_gateway.console.markup import Html, join, tag
@@ -55,6 +55,7 @@ async def listing(visit: Visit) -> tuple[list[Any], list[Any], list[Any], str | 
     return answers[0].body["data"], answers[1].body["data"], answers[2].body["data"], None
 
 
+@page_at("/console/webhooks")
 async def show(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     targets, filters, subscriptions, problem = await listing(visit)
     csrf = visit.session.csrf
@@ -225,6 +226,7 @@ def deleter(kind: str, label: str) -> Any:
     return delete
 
 
+@page_at("/console/targets/{item_id}")
 async def target_view(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     target_id, t = await CONSOLE.fetch_item(visit, "Target", "/v1/webhooks/targets/{}")
     csrf = visit.session.csrf

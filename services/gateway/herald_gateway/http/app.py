@@ -13,7 +13,7 @@ from starlette.responses import Response
 from herald import http_health
 from herald_gateway import console
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
-from herald_gateway.http import problems
+from herald_gateway.http import docs_pages, problems
 from herald_gateway.http.lean import LeanSubmitRoutes
 from herald_gateway.http.middleware import GatewayMiddleware
 from herald_gateway.http.routes import (
@@ -56,6 +56,8 @@ def create_app(
         # than continuing one an internet caller chose. Profiled, FastAPI's (with its per-dependency,
         # per-endpoint and serialization spans) cost a fifth of the gateway's CPU per request.
         openapi_url=OPENAPI_PATH,
+        docs_url=None,
+        redoc_url=None,
         telemetry={"tracing": False, "operation_spans": False, "metrics": False, "logs": False},
     )
     app.state.operations = operations
@@ -82,12 +84,13 @@ def create_app(
         app.include_router(module.router)
     app.include_router(inbound.admin_router)
     console.mount(app)
+    docs_pages.mount(app, OPENAPI_PATH)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             # FastAPI builds the document and caches it on the app; the errors are declared once, on the cache.
             # /healthz and /readyz are served in front of the app (herald.http_health), documented here.
-            http_health.document(problems.document(FastAPI.openapi(app)))
+            http_health.document(docs_pages.declare_bearer(problems.document(FastAPI.openapi(app))))
         return app.openapi_schema  # type: ignore[return-value]
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -15,6 +15,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from herald.http_limits import body_too_large_detail
 from herald.telemetry.http_spans import HTTP_METHODS
 from herald.telemetry.metrics import HTTP_SECONDS
 from herald_gateway.access import UNKEYED_PATHS, rate_headers
@@ -56,7 +57,8 @@ class GatewayMiddleware:
         status = 500
         declared = _header(scope, b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_REQUEST_BYTES):
-            too_large = problems.problem(413, "payload-too-large", "Payload too large", "the request body is too large")
+            detail = body_too_large_detail(MAX_REQUEST_BYTES)
+            too_large = problems.problem(413, "payload-too-large", "Payload too large", detail)
             await too_large(scope, receive, send)
             self._observe(scope, 413, started)
             return

@@ -43,11 +43,29 @@ def gateway_problem(exc: GatewayError) -> Response:
     return response
 
 
+def _body_not_json(error: dict[str, Any]) -> bool:
+    """The whole body refused as not an object because it arrived as bytes: no JSON Content-Type."""
+    return tuple(error.get("loc", ())) == ("body",) and isinstance(error.get("input"), bytes | bytearray)
+
+
+def _field(error: dict[str, Any]) -> dict[str, str]:
+    if error.get("type") == "json_invalid":
+        # loc is ("body", <character offset>): the offset is no field, it goes in the words.
+        position = next((p for p in error.get("loc", ())[1:] if isinstance(p, int)), None)
+        reason = str((error.get("ctx") or {}).get("error") or "not JSON")
+        where = f" at character {position}" if position is not None else ""
+        return {"field": "", "detail": f"the body is not valid JSON{where}: {reason}"}
+    if _body_not_json(error):
+        return {
+            "field": "",
+            "detail": "the body was not read as JSON: send it with the header Content-Type: application/json",
+        }
+    return {"field": ".".join(str(p) for p in error.get("loc", ()) if p != "body"), "detail": _meaning(error)}
+
+
 def validation_problem(errors: Sequence[Any]) -> Response:
     """The 422 of a request FastAPI's (or the lean submit routes') validation refused."""
-    fields = [
-        {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "detail": _meaning(e)} for e in errors
-    ]
+    fields = [_field(e) for e in errors]
     detail = "; ".join(f"{e['field'] or 'body'}: {e['detail']}" for e in fields) or "malformed request"
     return problem(422, Invalid.kind, Invalid.title, detail, errors=fields)
 

@@ -29,9 +29,10 @@ class OperationsBase:
         self.email_sender = email_sender
         # Concurrent requests reach the router as one SubmitJobs call: one hop for many jobs. One
         # call in flight: a second one's transaction would wait for the first's commit anyway (each
-        # locks the usage counters of the tenants in it). Measured (docs/performance.md, sessions 8
-        # and 14): two calls in flight instead of four halved the calls per job; one instead of two
-        # halved them again (twenty-eight jobs a call), CPU per job 0.82x, the accept rate the same.
+        # locks the usage counters of the tenants in it). Measured (docs/performance.md, "Measurements
+        # behind the defaults"): two calls in flight instead of four halved the calls per job; one
+        # instead of two halved them again (twenty-eight jobs a call), CPU per job 0.82x, the accept
+        # rate the same.
         self.submitter: Batcher[router_pb2.Submission, ledger_jobs_pb2.DraftOutcome] = Batcher(
             self._submit_many,
             max_items=256,

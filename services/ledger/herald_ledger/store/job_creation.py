@@ -99,7 +99,7 @@ _COPIED_COLUMNS = tuple(name for name, _ in _WRITTEN)
 # Up to this many rows the jobs go in as one INSERT from arrays, which can carry the usage
 # counters' update (one round trip); a larger batch (the batch routes) goes in by `COPY` (two
 # round trips, cheaper per row), after the update. Measured in a standalone loop on a 2-core
-# machine (docs/performance.md, session 10): 10 rows cost the client 0.94-1.11 ms with the
+# machine (docs/performance.md, "Measurements behind the defaults"): 10 rows cost the client 0.94-1.11 ms with the
 # INSERT against 1.20-1.41 with COPY, 100 rows 2.02-2.41 against 1.89-2.05.
 INSERT_ROWS_MAX = 48
 _NAMES = ", ".join(_COPIED_COLUMNS)

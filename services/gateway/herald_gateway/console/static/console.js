@@ -36,8 +36,25 @@ function follow(region) {
   schedule();
 }
 
+// A [data-copy] button copies the text of the element it names (a secret shown once) to the clipboard.
+function copyButton(button) {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const source = document.getElementById(button.dataset.copy);
+    try {
+      await navigator.clipboard.writeText(source.textContent);
+      button.textContent = "Copied";
+    } catch (error) {
+      // No clipboard (an insecure origin, or refused): select the text for Ctrl-C instead.
+      window.getSelection().selectAllChildren(source);
+      button.textContent = "Selected: press Ctrl-C";
+    }
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("[data-live]").forEach(follow);
+  document.querySelectorAll("button[data-copy]").forEach(copyButton);
   document.addEventListener("submit", (event) => {
     const question = event.target.dataset ? event.target.dataset.confirm : undefined;
     if (question && !window.confirm(question)) {

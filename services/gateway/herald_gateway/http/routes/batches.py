@@ -80,10 +80,15 @@ async def _spend_rate(request: Request, principal: Principal, count: int) -> Non
         return
     limit = principal.rate_per_min
     if count > limit:
-        raise RateLimited(
-            f"a batch of {count} items counts as {count} requests and your limit is {limit} per minute; "
-            f"send batches of at most {limit} items",
-            60,
+        # Never admissible, so not a 429: waiting would not help, and a client that retries on 429 would loop.
+        raise Invalid(
+            [
+                (
+                    "items",
+                    f"a batch of {count} items counts as {count} requests and your plan allows {limit} per minute; "
+                    f"send batches of at most {limit} items (docs/operations.md lists each plan's largest batch)",
+                )
+            ]
         )
     limiter: RateLimiter = request.app.state.rate_limiter
     try:
