@@ -139,7 +139,16 @@ class Settings(BaseSettings):
     intake_hold_max_s: float = Field(default=2.0, ge=0, le=60)
 
     # Webhook delivery.
-    webhook_concurrency: int = Field(default=5, ge=1, le=1000)
+    # Calls in flight at once per webhook-sender (async I/O: a waiting call costs a socket and
+    # a coroutine, not a thread). 128 lets eight targets at the default per-target bound, or four
+    # tenants at their share, run at once; a slow receiver holds at most its bound of them.
+    webhook_concurrency: int = Field(default=128, ge=1, le=1000)
+    # A target's calls in flight at most (herald.sender.slots), unless the target sets its own
+    # `max_in_flight`, which may not exceed `webhook_target_in_flight_max`.
+    webhook_target_in_flight: int = Field(default=16, ge=1, le=1000)
+    webhook_target_in_flight_max: int = Field(default=64, ge=1, le=1000)
+    # A tenant's calls in flight at most, over all its targets (at most webhook_concurrency).
+    webhook_tenant_in_flight: int = Field(default=32, ge=1, le=1000)
     webhook_timeout_s: float = Field(default=15.0, gt=0)
     # Must exceed the timeout, so a slow receiver is never handed to a second sender.
     webhook_ack_wait_s: float = Field(default=30.0, gt=0)

@@ -52,8 +52,9 @@ async def build(runtime: ServiceRuntime) -> None:
         settings,
         WorkClass.WEBHOOK,
         settings.webhook_ack_wait_s,
-        # Refilled at half (herald.bus.fair): a pull brings a slot's worth of messages at least.
-        buffer_per_lane=max(2, settings.webhook_concurrency * 2),
+        # Refilled at half (herald.bus.fair): a pull brings a target's bound of messages at
+        # least, and a lane's buffer stays small beside the many slots.
+        buffer_per_lane=max(2, min(settings.webhook_concurrency, settings.webhook_target_in_flight) * 2),
     )
     await fetcher.start()
     signer = Signer(ledger, settings.key_ring() if settings.master_keys else None)

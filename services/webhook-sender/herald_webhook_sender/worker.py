@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -23,7 +24,7 @@ from herald.bus.fair import FairFetcher
 from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
-from herald.sender.loop import WINDOW_PER_SLOT, Conclusion, HandBack, Job, Sender
+from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
@@ -37,7 +38,7 @@ from herald_webhook_sender.tenant_config import TenantConfig
 
 log = logging.getLogger("herald.webhook_sender")
 
-__all__ = ["WINDOW_PER_SLOT", "WebhookWorker"]
+__all__ = ["WebhookWorker"]
 
 OUTCOMES = {
     Verdict.DELIVERED: common_pb2.ATTEMPT_OUTCOME_SUCCEEDED,
@@ -78,6 +79,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             subjects=settings.subjects(),
             alerter=alerter,
             concurrency=settings.webhook_concurrency,
+            tenant_bound=settings.webhook_tenant_in_flight,
         )
         self.settings = settings
         self.payloads = PayloadStore(js, settings.payload_bucket, settings.stream_replicas)
@@ -113,6 +115,14 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             return 0.0
         limit = await self.config.rate_limit(work.tenant_id, work.target_id)
         return await self.pacer.take(work.target_id, limit) if limit else 0.0
+
+    async def call_lane(self, work: Delivery) -> CallLane:
+        """A subscription target is its own lane; a direct webhook's lane is its receiver's
+        origin (scheme, host and port), so one tenant's many URLs on one slow host share a bound."""
+        bound = self.settings.webhook_target_in_flight
+        if work.target_id:
+            return CallLane(work.tenant_id, f"target:{work.target_id}", bound)
+        return CallLane(work.tenant_id, origin(work.request.url), bound)
 
     async def prepare(self, job: Job[Delivery]) -> Prepared:
         delivery = job.work
@@ -213,3 +223,14 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
 
     async def close(self) -> None:
         await self.http.close()
+
+
+def origin(url: str) -> str:
+    """scheme://host:port of a URL (lower case, the default port written out); the URL itself
+    when it cannot be read (its call fails on its own)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        return f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}"
+    except ValueError:
+        return url

@@ -10,7 +10,10 @@ named phases:
 - **prepare** (the sender's): what the call needs, fetched before a slot is taken (a large
   body, secrets, provider settings); `HandBack` gives the message back for later;
 - **call** (the sender's): the outbound call, holding one of `concurrency` slots and nothing
-  else;
+  else, taken in fair order across (tenant, target) lanes each under its bound
+  (`herald.sender.slots`): a job whose target or tenant is at its bound waits without a slot
+  and without holding up the jobs behind it; one whose lane already has its fill waiting is
+  handed back to the bus before it starts (no attempt spent);
 - **conclude** (the sender's): the ledger record of the attempt and what happens next;
 - **record success** / **record failure**: a last failed attempt goes to the dead-letter
   stream first; the record goes to the ledger; only after the ledger committed it is the
@@ -23,14 +26,15 @@ a long wait for a slot or a slow ledger never lets AckWait run out under a live 
 A crash at any point leaves the message unacknowledged and JetStream redelivers it after
 AckWait; the ledger's start then says whether it already
 ended (so a committed delivery is never made again) and the duplicates a crash can cause are at
-most the window of started jobs whose call was made and whose record was not yet committed.
+most the window of started jobs (`window_size`) whose call was made and whose record was not
+yet committed.
 Acknowledgements are not waited for: the ledger's commit is the guarantee, a lost ack costs
 a redelivery that the start skips. A bug in a delivery costs its message a redelivery, never
 the loop. On stop, buffered messages are handed back at once and started ones are finished.
 
-The window (`window_per_slot` started jobs per slot) is what lets the ledger calls carry many
-jobs each while the slots stay busy: profiled, a slot that also waited for its own two ledger
-calls spent most of its time there.
+The window (`window_size`: WINDOW_PER_SLOT started jobs per slot, at least WINDOW_MIN) is what
+lets the ledger calls carry many jobs each while the slots stay busy: profiled, a slot that
+also waited for its own two ledger calls spent most of its time there.
 """
 
 from __future__ import annotations
@@ -39,9 +43,7 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any, Generic
 
 from nats.aio.msg import Msg
@@ -53,6 +55,7 @@ from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
 from herald.intake import IntakeHold
+from herald.sender.slots import CallLane, CallSlots, Place, Refusal
 from herald.sender.states import (
     HAND_BACK_S,
     Called,
@@ -67,13 +70,14 @@ from herald.sender.states import (
     WorkMessage,
 )
 from herald.telemetry import tracing
-from herald.telemetry.metrics import INTAKE_HOLD_SECONDS, observe_finished
+from herald.telemetry.metrics import HELD_BACK, INTAKE_HOLD_SECONDS, observe_finished, watch_slots
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
 __all__ = [
     "HAND_BACK_S",
     "WINDOW_PER_SLOT",
+    "CallLane",
     "Conclusion",
     "Counters",
     "HandBack",
@@ -88,11 +92,13 @@ _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
-# Started jobs per slot: a job holds its place from its start to its committed record, so the
-# window bounds a sender's rate. 32 measured faster in session 12 and was held back for a leftover
-# message in the fault audit; that leftover is explained and fixed since (herald.bus.fair, copies
-# settled with the first), and 32 has not been measured again (docs/performance.md).
-WINDOW_PER_SLOT = 16
+# Started jobs per slot, and at least WINDOW_MIN: a job holds its place from its start to its
+# committed record, so the window bounds a sender's rate, and the duplicates a crash can cause.
+# 80 (16 per slot at 5 slots) is what the burst benchmark was measured with (docs/performance.md);
+# with the many slots of async calls (128 webhook slots) 4 per slot keeps the window, and so the
+# duplicates after a kill, at 512 rather than 2,048.
+WINDOW_PER_SLOT = 4
+WINDOW_MIN = 80
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a
 # second 2 ms gathered about six jobs a call (0.13-0.19 calls per job, profiled: gRPC a tenth of
@@ -107,14 +113,9 @@ ADVANCE_MAX_WAIT_S = 0.005
 ADVANCES_IN_FLIGHT = 1
 
 
-@dataclass
-class WaitingCall(Generic[Work, Prepared, Called]):
-    """A call waiting for one of the sender's callers, and where its answer goes."""
-
-    job: Job[Work]
-    prepared: Prepared
-    made: asyncio.Future[Called]
-    span: trace.Span | None
+def window_size(concurrency: int) -> int:
+    """Started jobs a sender with `concurrency` slots holds at once."""
+    return max(concurrency * WINDOW_PER_SLOT, WINDOW_MIN)
 
 
 class Sender(ABC, Generic[Work, Prepared, Called, Record]):
@@ -134,7 +135,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         alerter: dead_letters.Alerter,
         concurrency: int,
         counters: Counters | None = None,
-        window_per_slot: int = WINDOW_PER_SLOT,
+        tenant_bound: int | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.js = js
@@ -150,10 +151,9 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self.concurrency = concurrency
-        # Calls waiting for a caller (see `in_slot`), and what wakes an idle caller.
-        self._waiting_calls: deque[WaitingCall[Work, Prepared, Called]] = deque()
-        self._call_waiting = asyncio.Event()
-        self._window = asyncio.Semaphore(concurrency * window_per_slot)
+        # The callers, in fair order across (tenant, target) lanes under their bounds.
+        self.slots = CallSlots(concurrency, tenant_bound)
+        self._window = asyncio.Semaphore(window_size(concurrency))
         # Set by the service when the hold is on: no new job while the accept path is busy.
         self.intake: IntakeHold | None = None
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
@@ -174,6 +174,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     async def hold_back(self, message: Msg, work: Work) -> float:
         """Seconds before this work may start (a target's rate limit), 0 to start now."""
         return 0.0
+
+    async def call_lane(self, work: Work) -> CallLane:
+        """Where the call goes and its bound of calls in flight (`herald.sender.slots`); by
+        default one lane per tenant, bounded by the tenant's share alone."""
+        return CallLane(work.tenant_id, "", self.concurrency)
 
     @abstractmethod
     async def prepare(self, job: Job[Work]) -> Prepared:
@@ -199,7 +204,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
 
     async def run(self, stopping: asyncio.Event) -> None:
         self._stopped = asyncio.get_running_loop().create_future()
-        callers = [asyncio.create_task(self._caller()) for _ in range(self.concurrency)]
+        self.slots.start()
+        watch_slots(self.label, self.slots)
         taking = asyncio.create_task(self._take(stopping))
         stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({taking, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -213,18 +219,13 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             await taking
         self._stopped.set_result(None)
         # Calls that have not begun go back (another replica takes them at once); begun ones finish.
-        while self._waiting_calls:
-            waiting = self._waiting_calls.popleft().made
-            if not waiting.done():
-                waiting.set_exception(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
+        self.slots.refuse_waiting(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
         for message in await self.fetcher.stop():
             with contextlib.suppress(Exception):
                 await message.nak()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        for caller in callers:
-            caller.cancel()
-        await asyncio.gather(*callers, return_exceptions=True)
+        await self.slots.stop()
         await self.fetcher.close()
         await self.steps.drain()
 
@@ -272,6 +273,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         return [next(starts) if isinstance(s, str) else None for s in steps]
 
     async def _handle(self, message: Msg) -> None:
+        place: Place | None = None
         try:
             try:
                 work = self.parse(message.data)
@@ -284,6 +286,15 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             if wait_s > 0:
                 await self._settle(message, nak_delay=wait_s)
                 return
+            lane = await self.call_lane(work)
+            admitted = self.slots.admit(lane)
+            if isinstance(admitted, Refusal):
+                # Its target (or tenant) already has its fill waiting: back to the bus before it
+                # starts, so a stalled receiver's backlog never fills the window.
+                HELD_BACK.labels(self.label, admitted.value).inc()
+                await self._settle(message, nak_delay=self.slots.held_delay_s(lane))
+                return
+            place = admitted
             try:
                 start = await self.steps.submit(identity.job_id)
             except Exception as error:
@@ -297,7 +308,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 # Already ended (a redelivery after a crash) or unknown: never deliver twice.
                 await self._settle(message)
             elif not tracing.exporting():
-                await self._deliver(Job(message, work, identity, start.attempt_count + 1))
+                await self._deliver(Job(message, work, identity, start.attempt_count + 1, place))
             else:
                 # The trace the publisher started (HTTP request, router) continues here.
                 with _tracer.start_as_current_span(
@@ -306,11 +317,13 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                     kind=trace.SpanKind.CONSUMER,
                     attributes={"herald.job_id": identity.job_id, "herald.attempt": start.attempt_count + 1},
                 ):
-                    await self._deliver(Job(message, work, identity, start.attempt_count + 1))
+                    await self._deliver(Job(message, work, identity, start.attempt_count + 1, place))
         except Exception:
             # A bug here must cost one message a redelivery, never the sender.
             log.exception("delivery failed unexpectedly; message left for redelivery", extra={"sender": self.label})
         finally:
+            if place is not None:
+                self.slots.release(place)
             self.fetcher.settled(message)  # a message left for redelivery (its copies too) runs down its AckWait
             self._window.release()
 
@@ -335,49 +348,23 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             self.counters.in_flight -= 1
 
     async def in_slot(self, job: Job[Work], prepared: Prepared) -> Called:
-        """The call, made by one of the `concurrency` callers when one is free (the fetcher keeps
-        the message in progress meanwhile). A caller that finishes a call takes the next waiting
-        one at once, in its own task: a slot passed from one job's task to another's through a
-        semaphore waited a turn of the event loop per call (profiled in the batch path, loaded:
-        a 2.9 ms call kept its slot about 4.8 ms). A call still waiting when the sender stops
-        is handed back (HandBack, no delay), so another replica takes it at once."""
+        """The call, made by one of the `concurrency` callers when its lane and tenant are under
+        their bounds (`herald.sender.slots`; the fetcher keeps the message in progress
+        meanwhile). A call still waiting when the sender stops is handed back (HandBack, no
+        delay), so another replica takes it at once."""
         if self._stopped is not None and self._stopped.done():
             raise HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO)
-        made: asyncio.Future[Called] = asyncio.get_running_loop().create_future()
+        assert job.place is not None
+        if not tracing.exporting():
+            return await self.slots.call(job.place, lambda: self.call(job, prepared))
         # The job's span goes with its call, which runs in a caller's task.
-        span = trace.get_current_span() if tracing.exporting() else None
-        self._waiting_calls.append(WaitingCall(job, prepared, made, span))
-        self._call_waiting.set()
-        return await made
+        span = trace.get_current_span()
 
-    async def _caller(self) -> None:
-        """One slot: makes the waiting calls one after the other, for as long as the loop runs."""
-        while True:
-            if not self._waiting_calls:
-                self._call_waiting.clear()
-                await self._call_waiting.wait()
-                continue
-            waiting = self._waiting_calls.popleft()
-            made = waiting.made
-            if made.done():
-                continue  # its job's task is gone (cancelled)
-            try:
-                if waiting.span is None:
-                    called = await self.call(waiting.job, waiting.prepared)
-                else:
-                    with trace.use_span(waiting.span, end_on_exit=False):
-                        called = await self.call(waiting.job, waiting.prepared)
-            except BaseException as error:
-                # The call's failure is its job's (a HandBack too); the caller goes on, unless it
-                # is itself being cancelled (the loop's end: every job's task has finished by then).
-                if not made.done():
-                    made.set_exception(error)
-                caller = asyncio.current_task()
-                if isinstance(error, asyncio.CancelledError) and caller is not None and caller.cancelling():
-                    raise
-            else:
-                if not made.done():
-                    made.set_result(called)
+        async def traced() -> Called:
+            with trace.use_span(span, end_on_exit=False):
+                return await self.call(job, prepared)
+
+        return await self.slots.call(job.place, traced)
 
     async def record_success(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
         return await self._record(job, conclusion, None)
