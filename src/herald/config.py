@@ -149,6 +149,12 @@ class Settings(BaseSettings):
     webhook_target_in_flight_max: int = Field(default=64, ge=1, le=1000)
     # A tenant's calls in flight at most, over all its targets (at most webhook_concurrency).
     webhook_tenant_in_flight: int = Field(default=32, ge=1, le=1000)
+    # Per-target circuit breaker (herald_webhook_sender.breakers): this many timeouts, failed
+    # connections or 5xx answers within the window open it; its target's deliveries then wait
+    # on the bus (no call, no attempt spent) for the cool-down, and one probe decides.
+    webhook_breaker_failures: int = Field(default=5, ge=1)
+    webhook_breaker_window_s: float = Field(default=60.0, gt=0)
+    webhook_breaker_cool_down_s: float = Field(default=30.0, gt=0)
     webhook_timeout_s: float = Field(default=15.0, gt=0)
     # Must exceed the timeout, so a slow receiver is never handed to a second sender.
     webhook_ack_wait_s: float = Field(default=30.0, gt=0)

@@ -1,10 +1,15 @@
 """The webhook delivery: the phases `herald.sender.loop.Sender` runs for each started job.
 
-- hold back: a target's rate limit; a delivery whose turn has not come goes back to the bus
-  until it has (NAK with delay), before it starts, so it is no attempt at all;
+- hold back: a target whose circuit is open (`herald_webhook_sender.breakers`), then a
+  target's rate limit; a delivery whose turn has not come goes back to the bus until it has
+  (NAK with delay), before it starts, so it is no attempt at all;
+- call lane: the target (a subscription target, or a direct webhook's origin) whose bound of
+  calls in flight the call counts against (`herald.sender.slots`);
 - prepare: the large body from the object store, the tenant's sealed signing secrets;
 - call: signed right then (the timestamp is the moment of the call, not of the wait for a
-  slot), one POST through the guarded receiver client (`herald.webhooks.receiver_client`);
+  slot), the target's breaker asked again (it may have opened meanwhile: handed back, no
+  attempt), one POST through the guarded receiver client (`herald.webhooks.receiver_client`),
+  its outcome told to the breaker;
 - conclude: the tenant's retry policy judges the answer; the attempt record with what the
   receiver answered;
 - finished: an ended job's body deleted, a 410 disables the target, the target's health.
@@ -13,6 +18,7 @@
 from __future__ import annotations
 
 import logging
+import random
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -25,11 +31,12 @@ from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
-from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, WEBHOOK_PROVIDER, label
+from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
 from herald.webhooks.retry_policy import Decision, RetryPolicy, Verdict, attempt_error_class, decide
 from herald.webhooks.target_guard import AllowList, TargetGuard
+from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
 from herald_webhook_sender.pacing import Pacer
 from herald_webhook_sender.signing import SealedSecrets, Signer
@@ -49,6 +56,8 @@ OUTCOMES = {
 }
 NEXT_STATUS = {Verdict.DELIVERED: common_pb2.JOB_STATUS_DELIVERED, Verdict.RETRY: common_pb2.JOB_STATUS_QUEUED}
 Delivery = webhook_sender_pb2.WebhookDelivery
+# A delivery that meets a half-open breaker whose probe is under way comes back after about this.
+HALF_OPEN_WAIT_S = 1.0
 
 
 @dataclass
@@ -101,6 +110,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         self.pacer = pacer or Pacer(None)
         self.config = TenantConfig(ledger, self.policy, settings.webhook_config_cache_ttl_s)
         self.health = TargetHealth(ledger, alerter, settings.webhook_target_disable_after_s)
+        self.breakers = TargetBreakers(settings)
 
     async def advance(
         self, records: list[ledger_jobs_pb2.AttemptResult], start_job_ids: list[str]
@@ -111,6 +121,12 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         return list(answer.starts)
 
     async def hold_back(self, message: Msg, work: Delivery) -> float:
+        """A target whose circuit is open, then a target's rate limit: the delivery waits on the
+        bus, not started, so it is no attempt at all."""
+        lane = await self.call_lane(work)
+        if (cool_down_s := self.breakers.cool_down_left_s(lane.tenant, lane.target)) > 0:
+            HELD_BACK.labels(self.label, "circuit_open").inc()
+            return cool_down_s * (1 + random.random() / 2)
         if not work.target_id:
             return 0.0
         limit = await self.config.rate_limit(work.tenant_id, work.target_id)
@@ -144,7 +160,20 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             signature = self.signer.sign(prepared.secrets, delivery.tenant_id, delivery.job_id, delivery.request.body)
         except Exception as error:
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
-        return await call_receiver(self.http, delivery.job_id, delivery.request, signature)
+        assert job.place is not None
+        lane = job.place.lane
+        if not self.breakers.allow(lane.tenant, lane.target, KIND):
+            # Opened while this one waited, or half-open with its probe under way.
+            HELD_BACK.labels(self.label, "circuit_open").inc()
+            wait_s = max(self.breakers.cool_down_left_s(lane.tenant, lane.target), HALF_OPEN_WAIT_S)
+            raise HandBack("held: the target's circuit is open", wait_s * (1 + random.random() / 2), logging.DEBUG)
+        try:
+            result = await call_receiver(self.http, delivery.job_id, delivery.request, signature)
+        except BaseException:
+            self.breakers.release(lane.tenant, lane.target)
+            raise
+        self.breakers.record(lane.tenant, lane.target, KIND, result)
+        return result
 
     async def conclude(
         self, job: Job[Delivery], prepared: Prepared, called: CallResult

@@ -60,8 +60,9 @@ SLOT_TARGETS_AT_BOUND = Gauge(
 )
 HELD_BACK = Counter(
     "herald_sender_held_back_total",
-    "Jobs handed back to the bus before their start because their target's (or tenant's) queue was full.",
-    ["channel", "bound"],
+    "Jobs handed back to the bus without a call or an attempt: their target's (reason target) or tenant's "
+    "(tenant) queue full, or their target's circuit open (circuit_open).",
+    ["channel", "reason"],
 )
 DELIVERIES = Counter(
     "herald_deliveries_total",
