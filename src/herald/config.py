@@ -132,11 +132,6 @@ class Settings(BaseSettings):
     # contention their own work yields to accepting (herald.cpu_priority); 0 gives it the same
     # priority as accepting.
     delivery_cpu_nice: int = Field(default=10, ge=0, le=19)
-    # The rest of a delivery's cost (herald.intake): a gateway announces itself busy while this
-    # many submissions are waiting on it, and a sender then takes no new job for at most
-    # `intake_hold_max_s` at a time (then delivers for as long); 0 turns the hold off (Kubernetes).
-    intake_busy_submissions: int = Field(default=16, ge=1)
-    intake_hold_max_s: float = Field(default=2.0, ge=0, le=60)
 
     # Webhook delivery.
     # Calls in flight at once per webhook-sender (async I/O: a waiting call costs a socket and

@@ -17,7 +17,6 @@ from herald.bus.streams import keep_replicated
 from herald.bus.subjects import Subjects, WorkClass
 from herald.config import Settings
 from herald.dead_letters import Alerter, ledger_mailer
-from herald.intake import follow_intake
 from herald.links import open_links
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import webhook_sender_pb2, webhook_sender_pb2_grpc
@@ -65,7 +64,6 @@ async def build(runtime: ServiceRuntime) -> None:
     await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
     alerter = Alerter.from_settings(settings, "webhook-sender", mail=ledger_mailer(ledger))
     worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter, Pacer(await pacing_state(js, settings)))
-    worker.intake = await follow_intake(nc, settings.subjects(), settings.intake_hold_max_s)
 
     async def on_config_change(message: Msg) -> None:
         worker.config.forget(str(orjson.loads(message.data).get("tenant_id", "")))

@@ -1,9 +1,8 @@
 """The delivery loop every sender runs; a sender supplies only its delivery.
 
 Take the next message in fair order (`herald.bus.fair`) while the window of started jobs has
-room, and while clients are not waiting on the accept path in numbers (`herald.intake`); ask
-the ledger whether the job may start (coalesced with concurrent asks and with the records of
-finished jobs into one `advance` call: a redelivered job that already ended is
+room; ask the ledger whether the job may start (coalesced with concurrent asks and with the
+records of finished jobs into one `advance` call: a redelivered job that already ended is
 acknowledged and skipped, one held back by its ordering key goes back for a moment); then the
 named phases:
 
@@ -24,17 +23,15 @@ named phases:
 From its pull to its ack or NAK a message is kept in progress by the fetcher, so a slow call,
 a long wait for a slot or a slow ledger never lets AckWait run out under a live sender.
 A crash at any point leaves the message unacknowledged and JetStream redelivers it after
-AckWait; the ledger's start then says whether it already
-ended (so a committed delivery is never made again) and the duplicates a crash can cause are at
-most the window of started jobs (`window_size`) whose call was made and whose record was not
-yet committed.
+AckWait; the ledger's start then says whether it already ended (so a committed delivery is never
+made again) and the duplicates a crash can cause are at most the window of started jobs
+(`herald.sender.slots.window_size`) whose call was made and whose record was not yet committed.
 Acknowledgements are not waited for: the ledger's commit is the guarantee, a lost ack costs
 a redelivery that the start skips. A bug in a delivery costs its message a redelivery, never
 the loop. On stop, buffered messages are handed back at once and started ones are finished.
 
-The window (`window_size`: WINDOW_PER_SLOT started jobs per slot, at least WINDOW_MIN) is what
-lets the ledger calls carry many jobs each while the slots stay busy: profiled, a slot that
-also waited for its own two ledger calls spent most of its time there.
+The window is what lets the ledger calls carry many jobs each while the slots stay busy:
+profiled, a slot that also waited for its own two ledger calls spent most of its time there.
 """
 
 from __future__ import annotations
@@ -54,8 +51,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
-from herald.intake import IntakeHold
-from herald.sender.slots import CallLane, CallSlots, Place, Refusal
+from herald.sender.slots import WINDOW_PER_SLOT, CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
     HAND_BACK_S,
     Called,
@@ -70,7 +66,7 @@ from herald.sender.states import (
     WorkMessage,
 )
 from herald.telemetry import tracing
-from herald.telemetry.metrics import HELD_BACK, INTAKE_HOLD_SECONDS, observe_finished, watch_slots
+from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_slots
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
@@ -85,6 +81,7 @@ __all__ = [
     "Job",
     "Sender",
     "WorkMessage",
+    "window_size",
 ]
 
 log = logging.getLogger("herald.sender")
@@ -92,13 +89,6 @@ _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
-# Started jobs per slot, and at least WINDOW_MIN: a job holds its place from its start to its
-# committed record, so the window bounds a sender's rate, and the duplicates a crash can cause.
-# 80 (16 per slot at 5 slots) is what the burst benchmark was measured with (docs/performance.md);
-# with the many slots of async calls (128 webhook slots) 4 per slot keeps the window, and so the
-# duplicates after a kill, at 512 rather than 2,048.
-WINDOW_PER_SLOT = 4
-WINDOW_MIN = 80
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a
 # second 2 ms gathered about six jobs a call (0.13-0.19 calls per job, profiled: gRPC a tenth of
@@ -111,11 +101,6 @@ ADVANCE_MAX_WAIT_S = 0.005
 # job instead of 0.10, the ledger's CPU 0.90x and PostgreSQL's 0.77x, accepted 1.05x,
 # delivered 1.07x.
 ADVANCES_IN_FLIGHT = 1
-
-
-def window_size(concurrency: int) -> int:
-    """Started jobs a sender with `concurrency` slots holds at once."""
-    return max(concurrency * WINDOW_PER_SLOT, WINDOW_MIN)
 
 
 class Sender(ABC, Generic[Work, Prepared, Called, Record]):
@@ -154,8 +139,6 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         # The callers, in fair order across (tenant, target) lanes under their bounds.
         self.slots = CallSlots(concurrency, tenant_bound)
         self._window = asyncio.Semaphore(window_size(concurrency))
-        # Set by the service when the hold is on: no new job while the accept path is busy.
-        self.intake: IntakeHold | None = None
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
         # message back then instead of holding the stop up (another replica takes it at once).
         self._stopped: asyncio.Future[None] | None = None
@@ -247,19 +230,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         while not stopping.is_set():
             await self._window.acquire()
             try:
-                if self.intake is not None:
-                    await self._wait_for_intake(self.intake)
                 message = await self.fetcher.next()
             except BaseException:
                 self._window.release()
                 raise
             self.background(self._handle(message))
-
-    async def _wait_for_intake(self, intake: IntakeHold) -> None:
-        """No new job while clients wait on the accept path in numbers (`herald.intake`)."""
-        while (wait_s := intake.wait_s()) > 0:
-            INTAKE_HOLD_SECONDS.labels(self.label).inc(wait_s)
-            await asyncio.sleep(wait_s)
 
     def background(self, work: Coroutine[Any, Any, None]) -> None:
         """A task the stop waits for."""

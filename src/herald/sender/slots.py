@@ -40,6 +40,18 @@ QUEUED_PER_BOUND = 2
 # refusals in a row in its lane (a backlog), at most HELD_MAX_S.
 HELD_BASE_S = 0.25
 HELD_MAX_S = 30.0
+# Started jobs per slot, and at least WINDOW_MIN: a job holds its place from its start to its
+# committed record, so the window bounds a sender's rate, and the duplicates a crash can cause.
+# 80 (16 per slot at 5 slots) is what the burst benchmark was measured with (docs/performance.md);
+# with the many slots of async calls (128 webhook slots) 4 per slot keeps the window, and so the
+# duplicates after a kill, at 512 rather than 2,048.
+WINDOW_PER_SLOT = 4
+WINDOW_MIN = 80
+
+
+def window_size(concurrency: int) -> int:
+    """Started jobs a sender with `concurrency` slots holds at once."""
+    return max(concurrency * WINDOW_PER_SLOT, WINDOW_MIN)
 
 
 @dataclass(frozen=True)

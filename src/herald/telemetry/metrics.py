@@ -42,11 +42,6 @@ JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowled
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
 # provider: the email provider kind (sendgrid, resend, postmark, smtp; "unknown" for a provider the tenant no
 # longer has), "webhook" for webhooks: a handful of values, never a tenant's provider config id.
-INTAKE_HOLD_SECONDS = Counter(
-    "herald_sender_intake_hold_seconds_total",
-    "Time a sender took no new job because clients were waiting on the accept path (herald.intake).",
-    ["channel"],
-)
 # Per channel only: a target or tenant label would grow without bound (every receiver a tenant
 # names); a target's own figures are in the sender's status (GetWorkerStatus) and its logs.
 SLOT_CALLS = Gauge("herald_sender_calls_in_flight", "Calls a sender has in flight (herald.sender.slots).", ["channel"])

@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 
 from herald.batching import Batcher
 from herald.grpcio.ledger import Ledger
-from herald.intake import IntakeGauge
 from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc
 from herald_gateway.operations.crud import Crud, ItemT, Resource
 from herald_gateway.target_check import TargetCheck
@@ -42,8 +41,6 @@ class OperationsBase:
         self.dead_letter_reader = dead_letter_reader
         # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
         self.target_check: TargetCheck | None = None
-        # The submissions clients are waiting on; busy, it asks the senders to wait (herald.intake).
-        self.intake = IntakeGauge(busy_at=16)
 
     async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_jobs_pb2.DraftOutcome]:
         response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))
