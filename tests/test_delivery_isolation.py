@@ -8,15 +8,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import httpx
 import pytest
 
 from herald.cli.stack import Stack
 from herald.config import Settings
+from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.conftest import start_stack
 from tests.support.api import create_tenant, wait_for_status
 from tests.support.receiver import Receiver
 from tests.support.silent_receiver import SilentReceiver
+from tests.test_subscriptions import publish, subscribe
 
 X_JOBS = 150  # more than the sender's call slots (HERALD_WEBHOOK_CONCURRENCY's default)
 Y_JOBS = 20
@@ -75,3 +78,47 @@ def test_a_silent_receiver_holds_up_no_other_tenant(
     assert len(silent.requests) == TARGET_BOUND
     for job_id in y_jobs:
         assert wait_for_status(gateway, y, job_id, timeout=60)["status"] == "delivered"
+
+
+def test_a_target_bounds_its_own_calls_within_the_operators_maximum(
+    patient_stack: Stack, silent: SilentReceiver, receiver: Receiver
+) -> None:
+    """A tenant sets its target's `max_in_flight` (HTTP, gRPC): the sender keeps that many calls
+    to it open and no more, and never more than the operator's maximum."""
+    gateway = patient_stack.endpoints["gateway_http"]
+    token = Path(patient_stack.endpoints["operator_token_file"]).read_text().strip()
+    x = create_tenant(gateway, token, "bounded-target-owner")
+    y = create_tenant(gateway, token, "bounded-target-neighbour")
+    over = Settings.model_fields["webhook_target_in_flight_max"].default + 1
+    refused = httpx.post(
+        f"{gateway}/v1/webhooks/targets", json={"url": silent.url, "max_in_flight": over}, headers=x.headers
+    )
+    assert refused.status_code == 422 and refused.headers["content-type"] == "application/problem+json", refused.text
+    ids = subscribe(gateway, x, silent.url, ["orders.*"], max_in_flight=3)
+    shown = httpx.get(f"{gateway}/v1/webhooks/targets/{ids['target']}", headers=x.headers).json()
+    assert shown["max_in_flight"] == 3
+    for n in range(12):
+        publish(gateway, x, "orders.created", payload={"n": n})
+    assert silent.wait_for_requests(3, timeout=60) == 3
+
+    def neighbour_delivered() -> None:
+        sent = [
+            httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": n}, headers=y.headers)
+            for n in range(3)
+        ]
+        for response in sent:
+            assert receiver.wait_for(response.json()["id"], 1, timeout=60), "a neighbour's delivery never arrived"
+
+    neighbour_delivered()
+    assert (len(silent.requests), silent.open, silent.closed_by_sender) == (3, 3, 0)
+
+    with grpc.insecure_channel(patient_stack.endpoints["gateway_grpc"]) as channel:
+        api = gateway_pb2_grpc.NotificationServiceStub(channel)
+        updated = api.UpdateWebhookTarget(
+            gateway_pb2.NotificationServiceUpdateWebhookTargetRequest(target_id=ids["target"], max_in_flight=5),
+            metadata=(("authorization", f"Bearer {x.api_key}"),),
+        ).target
+    assert updated.max_in_flight == 5
+    assert silent.wait_for_requests(5, timeout=60) == 5
+    neighbour_delivered()
+    assert (len(silent.requests), silent.open, silent.closed_by_sender) == (5, 5, 0)

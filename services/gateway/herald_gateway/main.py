@@ -41,6 +41,7 @@ async def build(runtime: ServiceRuntime) -> None:
         bus.read_dead_letter,
     )
     operations.target_check = TargetCheck.from_settings(settings)
+    operations.target_in_flight_max = settings.webhook_target_in_flight_max
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)

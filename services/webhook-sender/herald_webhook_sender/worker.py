@@ -129,14 +129,18 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             return cool_down_s * (1 + random.random() / 2)
         if not work.target_id:
             return 0.0
-        limit = await self.config.rate_limit(work.tenant_id, work.target_id)
+        limit = (await self.config.target(work.tenant_id, work.target_id)).rate_limit_per_min
         return await self.pacer.take(work.target_id, limit) if limit else 0.0
 
     async def call_lane(self, work: Delivery) -> CallLane:
-        """A subscription target is its own lane; a direct webhook's lane is its receiver's
+        """A subscription target is its own lane, bounded by its own `max_in_flight` (within the
+        operator's maximum) or the operator's default; a direct webhook's lane is its receiver's
         origin (scheme, host and port), so one tenant's many URLs on one slow host share a bound."""
         bound = self.settings.webhook_target_in_flight
         if work.target_id:
+            own = (await self.config.target(work.tenant_id, work.target_id)).max_in_flight
+            if own:
+                bound = min(own, self.settings.webhook_target_in_flight_max)
             return CallLane(work.tenant_id, f"target:{work.target_id}", bound)
         return CallLane(work.tenant_id, origin(work.request.url), bound)
 

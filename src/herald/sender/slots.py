@@ -117,6 +117,8 @@ class CallSlots:
         state = self._lanes.get(key)
         if state is None:
             state = self._lanes[key] = _LaneState(lane.bound)
+        if lane.bound > state.bound and state.queue:
+            self._wake_one()  # the target's bound was raised: a queued call may go now
         state.bound = max(1, lane.bound)
         if state.waiting >= QUEUED_PER_BOUND * state.bound:
             state.refused_in_row += 1
@@ -157,12 +159,15 @@ class CallSlots:
         made: asyncio.Future[Called] = asyncio.get_running_loop().create_future()
         state.queue.append(_Waiting(place, run, made))
         self._ready[key] = None
+        self._wake_one()
+        return await made
+
+    def _wake_one(self) -> None:
         while self._idle:
             idle = self._idle.popleft()
             if not idle.done():
                 idle.set_result(None)
-                break
-        return await made
+                return
 
     def start(self) -> None:
         self._callers = [asyncio.create_task(self._caller()) for _ in range(self.concurrency)]
