@@ -14,9 +14,10 @@ import pytest
 
 from herald.cli.stack import Stack
 from herald.config import Settings
+from herald.sender.waiting import AT_TARGET_BOUND
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.conftest import start_stack
-from tests.support.api import create_tenant, wait_for_status
+from tests.support.api import create_tenant, wait_for_reason, wait_for_status
 from tests.support.receiver import Receiver
 from tests.support.silent_receiver import SilentReceiver
 from tests.test_subscriptions import publish, subscribe
@@ -78,6 +79,10 @@ def test_a_silent_receiver_holds_up_no_other_tenant(
     assert len(silent.requests) == TARGET_BOUND
     for job_id in y_jobs:
         assert wait_for_status(gateway, y, job_id, timeout=60)["status"] == "delivered"
+    # X's jobs not called yet say why in their record.
+    waiting = [str(r["id"]) for r in batch.json()["results"] if str(r["id"]) not in set(silent.requests)]
+    job = wait_for_reason(gateway, x, waiting[-1:], AT_TARGET_BOUND)
+    assert job is not None and (job["status"], job["attempts"]) == ("queued", []), job
 
 
 def test_a_target_bounds_its_own_calls_within_the_operators_maximum(

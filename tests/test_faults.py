@@ -12,7 +12,7 @@ import httpx
 from herald.cli.embedded import EmbeddedNats, free_port
 from herald.cli.stack import Stack
 from herald.config import Settings
-from herald.sender.loop import window_size
+from herald.sender.slots import window_size
 from tests.conftest import report, start_stack
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.infra import query, separate_database

@@ -38,7 +38,7 @@ import httpx
 
 from herald.cli.stack import SERVICES
 from herald.config import Settings
-from herald.sender.loop import window_size
+from herald.sender.slots import window_size
 from tests.cluster.conftest import REPLICAS, ClusterStack
 from tests.conftest import TEST_ENV, report
 from tests.support.api import TenantKey
@@ -54,7 +54,7 @@ ORDERING_KEYS = 3  # every other B job carries one of these keys
 SUBMIT_DEADLINE_S = 150.0 + BACKLOG_A / 50
 DELIVERY_DEADLINE_S = 180.0 + BACKLOG_A / 50
 # What the webhook-senders may have delivered and not yet recorded when a fault hits: each
-# replica's window of started jobs (`herald.sender.loop.window_size`), the most
+# replica's window of started jobs (`herald.sender.slots.window_size`), the most
 # a fault may duplicate. A PostgreSQL restart stops both replicas' records; a small backlog
 # never fills the windows, A's 10,000 (`make bench-cluster-faults`) does.
 IN_FLIGHT_WINDOW = REPLICAS * window_size(

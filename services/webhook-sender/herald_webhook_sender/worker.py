@@ -31,6 +31,7 @@ from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
+from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
@@ -71,6 +72,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
     channel = common_pb2.CHANNEL_WEBHOOK
     span_name = "webhook.deliver"
     work_type = Delivery
+    waiting: WaitingNotes
 
     def __init__(
         self,
@@ -111,6 +113,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         self.config = TenantConfig(ledger, self.policy, settings.webhook_config_cache_ttl_s)
         self.health = TargetHealth(ledger, alerter, settings.webhook_target_disable_after_s)
         self.breakers = TargetBreakers(settings)
+        self.waiting = WaitingNotes(self._note_waiting)
 
     async def advance(
         self, records: list[ledger_jobs_pb2.AttemptResult], start_job_ids: list[str]
@@ -126,6 +129,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         lane = await self.call_lane(work)
         if (cool_down_s := self.breakers.cool_down_left_s(lane.tenant, lane.target)) > 0:
             HELD_BACK.labels(self.label, "circuit_open").inc()
+            self.waiting.note(work.job_id, CIRCUIT_OPEN)
             return cool_down_s * (1 + random.random() / 2)
         if not work.target_id:
             return 0.0
@@ -143,6 +147,13 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
                 bound = min(own, self.settings.webhook_target_in_flight_max)
             return CallLane(work.tenant_id, f"target:{work.target_id}", bound)
         return CallLane(work.tenant_id, origin(work.request.url), bound)
+
+    async def _note_waiting(self, notes: list[tuple[str, str]]) -> None:
+        await self.ledger.jobs.NoteWaiting(
+            ledger_jobs_pb2.NoteWaitingRequest(
+                notes=[ledger_jobs_pb2.WaitingNote(job_id=job_id, reason=reason) for job_id, reason in notes]
+            )
+        )
 
     async def prepare(self, job: Job[Delivery]) -> Prepared:
         delivery = job.work
@@ -169,6 +180,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         if not self.breakers.allow(lane.tenant, lane.target, KIND):
             # Opened while this one waited, or half-open with its probe under way.
             HELD_BACK.labels(self.label, "circuit_open").inc()
+            self.waiting.note(delivery.job_id, CIRCUIT_OPEN)
             wait_s = max(self.breakers.cool_down_left_s(lane.tenant, lane.target), HALF_OPEN_WAIT_S)
             raise HandBack("held: the target's circuit is open", wait_s * (1 + random.random() / 2), logging.DEBUG)
         try:

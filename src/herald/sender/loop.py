@@ -9,10 +9,8 @@ named phases:
 - **prepare** (the sender's): what the call needs, fetched before a slot is taken (a large
   body, secrets, provider settings); `HandBack` gives the message back for later;
 - **call** (the sender's): the outbound call, holding one of `concurrency` slots and nothing
-  else, taken in fair order across (tenant, target) lanes each under its bound
-  (`herald.sender.slots`): a job whose target or tenant is at its bound waits without a slot
-  and without holding up the jobs behind it; one whose lane already has its fill waiting is
-  handed back to the bus before it starts (no attempt spent);
+  else, taken in fair order across (tenant, target) lanes under their bounds
+  (`herald.sender.slots`; a job held back says why in its record, `herald.sender.waiting`);
 - **conclude** (the sender's): the ledger record of the attempt and what happens next;
 - **record success** / **record failure**: a last failed attempt goes to the dead-letter
   stream first; the record goes to the ledger; only after the ledger committed it is the
@@ -30,8 +28,7 @@ Acknowledgements are not waited for: the ledger's commit is the guarantee, a los
 a redelivery that the start skips. A bug in a delivery costs its message a redelivery, never
 the loop. On stop, buffered messages are handed back at once and started ones are finished.
 
-The window is what lets the ledger calls carry many jobs each while the slots stay busy:
-profiled, a slot that also waited for its own two ledger calls spent most of its time there.
+The window lets the ledger calls carry many jobs each while the slots stay busy (profiled).
 """
 
 from __future__ import annotations
@@ -51,7 +48,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
-from herald.sender.slots import WINDOW_PER_SLOT, CallLane, CallSlots, Place, Refusal, window_size
+from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
     HAND_BACK_S,
     Called,
@@ -65,6 +62,7 @@ from herald.sender.states import (
     Work,
     WorkMessage,
 )
+from herald.sender.waiting import WaitingNotes
 from herald.telemetry import tracing
 from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_slots
 from herald.telemetry.propagation import extract_context
@@ -72,7 +70,6 @@ from herald.v1 import common_pb2, ledger_jobs_pb2
 
 __all__ = [
     "HAND_BACK_S",
-    "WINDOW_PER_SLOT",
     "CallLane",
     "Conclusion",
     "Counters",
@@ -81,7 +78,6 @@ __all__ = [
     "Job",
     "Sender",
     "WorkMessage",
-    "window_size",
 ]
 
 log = logging.getLogger("herald.sender")
@@ -110,6 +106,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     channel: int  # common_pb2.Channel of the jobs (dead-letter entries)
     span_name: str
     work_type: Callable[[], Work]  # the work message's class
+    waiting: WaitingNotes | None = None  # where a job held back without a call says why, if anywhere
 
     def __init__(
         self,
@@ -209,6 +206,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.slots.stop()
+        if self.waiting is not None:
+            await self.waiting.drain()
         await self.fetcher.close()
         await self.steps.drain()
 
@@ -267,6 +266,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 # Its target (or tenant) already has its fill waiting: back to the bus before it
                 # starts, so a stalled receiver's backlog never fills the window.
                 HELD_BACK.labels(self.label, admitted.value).inc()
+                if self.waiting is not None:
+                    self.waiting.note(work.job_id, admitted)
                 await self._settle(message, nak_delay=self.slots.held_delay_s(lane))
                 return
             place = admitted
@@ -330,6 +331,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         if self._stopped is not None and self._stopped.done():
             raise HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO)
         assert job.place is not None
+        if self.waiting is not None:
+            self.waiting.note(job.identity.job_id, self.slots.holding_back(job.place.lane))
         if not tracing.exporting():
             return await self.slots.call(job.place, lambda: self.call(job, prepared))
         # The job's span goes with its call, which runs in a caller's task.

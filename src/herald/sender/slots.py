@@ -263,6 +263,15 @@ class CallSlots:
                 continue
         return 0, 0, 0
 
+    def holding_back(self, lane: CallLane) -> Refusal | None:
+        """Which bound would keep a call in this lane waiting now, if any."""
+        state = self._lanes.get((lane.tenant, lane.target))
+        if state is not None and state.in_flight >= state.bound:
+            return Refusal.TARGET
+        if self._tenant_in_flight.get(lane.tenant, 0) >= self.tenant_bound:
+            return Refusal.TENANT
+        return None
+
     def lane_reading(self, lane: CallLane) -> tuple[int, int]:
         """(calls in flight, jobs admitted and waiting) of one lane."""
         state = self._lanes.get((lane.tenant, lane.target))
