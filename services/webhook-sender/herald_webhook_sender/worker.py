@@ -31,6 +31,7 @@ from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
+from herald.sender.slots import window_size
 from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
@@ -91,6 +92,8 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             alerter=alerter,
             concurrency=settings.webhook_concurrency,
             tenant_bound=settings.webhook_tenant_in_flight,
+            # Half the window: a slow target's backlog keeps the other half free for the rest.
+            crowded_at=window_size(settings.webhook_concurrency) // 2,
         )
         self.settings = settings
         self.payloads = PayloadStore(js, settings.payload_bucket, settings.stream_replicas)

@@ -118,6 +118,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         concurrency: int,
         counters: Counters | None = None,
         tenant_bound: int | None = None,
+        crowded_at: int | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.js = js
@@ -133,8 +134,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self.concurrency = concurrency
-        # The callers, in fair order across (tenant, target) lanes under their bounds.
-        self.slots = CallSlots(concurrency, tenant_bound)
+        self.slots = CallSlots(concurrency, tenant_bound, crowded_at)
         self._window = asyncio.Semaphore(window_size(concurrency))
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
         # message back then instead of holding the stop up (another replica takes it at once).

@@ -9,11 +9,13 @@ bound waits in its lane without holding a slot and without holding up the calls 
 in other lanes. Before it waited FIFO for any slot: one receiver that never answers held
 every slot for its timeout and stalled every tenant.
 
-What waits is bounded too, before the job starts (`admit`): a lane whose `QUEUED_PER_BOUND
-x bound` admitted jobs are still waiting, or a tenant with as many over its bound, refuses
-more; the loop hands such a message back to the bus with a delay (`held_delay_s`, growing
-with the refusals in a row, so a large backlog comes back spread out rather than all at
-once), so a backlog for one slow receiver never fills the sender's window of started jobs.
+What waits is bounded too, before the job starts (`admit`), once the sender is crowded (half
+its window admitted and not done calling; the webhook-sender, `crowded_at`): a lane whose
+`QUEUED_PER_BOUND x bound` admitted jobs are still waiting while it is at its bound (twice that
+under it), or a tenant likewise over its bound, refuses more. The loop hands such a message
+back to the bus with a delay (`held_delay_s`, growing with the refusals in a row, so a large
+backlog comes back spread out rather than all at once), so a backlog for one slow receiver
+never fills the sender's window of started jobs.
 
 The callers are tasks for the whole run; a caller that finishes a call takes the next one
 itself (a finished call frees exactly one unit of a bound, so at most one waiting call became
@@ -99,9 +101,13 @@ class _LaneState:
 
 
 class CallSlots:
-    def __init__(self, concurrency: int, tenant_bound: int | None = None) -> None:
+    def __init__(self, concurrency: int, tenant_bound: int | None = None, crowded_at: int | None = None) -> None:
         self.concurrency = concurrency
         self.tenant_bound = min(tenant_bound or concurrency, concurrency)
+        # Admission refuses only while this many jobs are admitted and not done calling (None:
+        # never): while the window has room, a lane's backlog costs nobody anything.
+        self.crowded_at = crowded_at
+        self._admitted = 0
         self._lanes: dict[tuple[str, str], _LaneState] = {}
         self._tenant_waiting: dict[str, int] = {}
         self._tenant_in_flight: dict[str, int] = {}
@@ -120,17 +126,27 @@ class CallSlots:
         if lane.bound > state.bound and state.queue:
             self._wake_one()  # the target's bound was raised: a queued call may go now
         state.bound = max(1, lane.bound)
-        if state.waiting >= QUEUED_PER_BOUND * state.bound:
+        crowded = self.crowded_at is not None and self._admitted >= self.crowded_at
+        if crowded and state.waiting >= self._queue_cap(state.bound, state.in_flight):
             state.refused_in_row += 1
             return Refusal.TARGET
-        if self._tenant_waiting.get(lane.tenant, 0) >= QUEUED_PER_BOUND * self.tenant_bound:
+        tenant_in_flight = self._tenant_in_flight.get(lane.tenant, 0)
+        if crowded and self._tenant_waiting.get(lane.tenant, 0) >= self._queue_cap(self.tenant_bound, tenant_in_flight):
             state.refused_in_row += 1
             self._forget_if_idle(key, state)
             return Refusal.TENANT
         state.waiting += 1
+        self._admitted += 1
         state.refused_in_row = 0
         self._tenant_waiting[lane.tenant] = self._tenant_waiting.get(lane.tenant, 0) + 1
         return Place(lane)
+
+    @staticmethod
+    def _queue_cap(bound: int, in_flight: int) -> int:
+        """Jobs a lane (or tenant) may have admitted and not calling: QUEUED_PER_BOUND x its bound
+        while at its bound, twice that while under it (a fast target's jobs pass through the
+        ledger's start in numbers at a high rate, and its calls end before its bound is reached)."""
+        return QUEUED_PER_BOUND * bound * (1 if in_flight >= bound else 2)
 
     def held_delay_s(self, lane: CallLane) -> float:
         """How long a refused job stays on the bus: longer the larger the lane's backlog."""
@@ -146,6 +162,7 @@ class CallSlots:
             state = self._lanes.get(key)
             if state is not None:
                 state.waiting -= 1
+                self._admitted -= 1
                 self._dec(self._tenant_waiting, place.lane.tenant)
                 self._forget_if_idle(key, state)
         place.stage = Stage.DONE
@@ -213,6 +230,7 @@ class CallSlots:
         key = (place.lane.tenant, place.lane.target)
         state = self._lanes[key]
         state.in_flight -= 1
+        self._admitted -= 1
         self._dec(self._tenant_in_flight, key[0])
         place.stage = Stage.DONE
         self._forget_if_idle(key, state)
