@@ -66,7 +66,7 @@ async def build(runtime: ServiceRuntime) -> None:
     worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter, Pacer(await pacing_state(js, settings)))
 
     async def on_config_change(message: Msg) -> None:
-        worker.config.forget(str(orjson.loads(message.data).get("tenant_id", "")))
+        await worker.config_changed(str(orjson.loads(message.data).get("tenant_id", "")))
 
     for topic in ("subscriptions", "webhook_settings"):
         await nc.subscribe(Subjects(settings.bus_prefix).control(topic), cb=on_config_change)

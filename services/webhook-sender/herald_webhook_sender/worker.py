@@ -58,6 +58,8 @@ OUTCOMES = {
 }
 NEXT_STATUS = {Verdict.DELIVERED: common_pb2.JOB_STATUS_DELIVERED, Verdict.RETRY: common_pb2.JOB_STATUS_QUEUED}
 Delivery = webhook_sender_pb2.WebhookDelivery
+# The lane of a subscription target: this and its id (a direct webhook's lane is its origin).
+TARGET_LANE = "target:"
 # A delivery that meets a half-open breaker whose probe is under way comes back after about this.
 HALF_OPEN_WAIT_S = 1.0
 
@@ -143,13 +145,22 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         """A subscription target is its own lane, bounded by its own `max_in_flight` (within the
         operator's maximum) or the operator's default; a direct webhook's lane is its receiver's
         origin (scheme, host and port), so one tenant's many URLs on one slow host share a bound."""
-        bound = self.settings.webhook_target_in_flight
         if work.target_id:
-            own = (await self.config.target(work.tenant_id, work.target_id)).max_in_flight
-            if own:
-                bound = min(own, self.settings.webhook_target_in_flight_max)
-            return CallLane(work.tenant_id, f"target:{work.target_id}", bound)
-        return CallLane(work.tenant_id, origin(work.request.url), bound)
+            return await self._target_lane(work.tenant_id, work.target_id)
+        return CallLane(work.tenant_id, origin(work.request.url), self.settings.webhook_target_in_flight)
+
+    async def _target_lane(self, tenant_id: str, target_id: str) -> CallLane:
+        own = (await self.config.target(tenant_id, target_id)).max_in_flight
+        bound = min(own, self.settings.webhook_target_in_flight_max) if own else self.settings.webhook_target_in_flight
+        return CallLane(tenant_id, f"{TARGET_LANE}{target_id}", bound)
+
+    async def config_changed(self, tenant_id: str) -> None:
+        """A tenant's targets or settings changed: read again, and the bounds of its targets'
+        lanes follow at once (a raised bound lets calls already waiting go)."""
+        self.config.forget(tenant_id)
+        for target in self.slots.targets_of(tenant_id):
+            if target.startswith(TARGET_LANE):
+                self.slots.rebound(await self._target_lane(tenant_id, target.removeprefix(TARGET_LANE)))
 
     async def _note_waiting(self, notes: list[tuple[str, str]]) -> None:
         await self.ledger.jobs.NoteWaiting(

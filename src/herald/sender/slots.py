@@ -123,9 +123,7 @@ class CallSlots:
         state = self._lanes.get(key)
         if state is None:
             state = self._lanes[key] = _LaneState(lane.bound)
-        if lane.bound > state.bound and state.queue:
-            self._wake_one()  # the target's bound was raised: a queued call may go now
-        state.bound = max(1, lane.bound)
+        self.rebound(lane)
         crowded = self.crowded_at is not None and self._admitted >= self.crowded_at
         if crowded and state.waiting >= self._queue_cap(state.bound, state.in_flight):
             state.refused_in_row += 1
@@ -140,6 +138,20 @@ class CallSlots:
         state.refused_in_row = 0
         self._tenant_waiting[lane.tenant] = self._tenant_waiting.get(lane.tenant, 0) + 1
         return Place(lane)
+
+    def rebound(self, lane: CallLane) -> None:
+        """The lane's bound is now `lane.bound`; raised, the calls it lets go are made at once."""
+        state = self._lanes.get((lane.tenant, lane.target))
+        if state is None:
+            return
+        raised = max(1, lane.bound) - state.bound
+        state.bound = max(1, lane.bound)
+        for _ in range(min(raised, len(state.queue))):
+            self._wake_one()
+
+    def targets_of(self, tenant: str) -> list[str]:
+        """The targets of a tenant's lanes now."""
+        return [target for (owner, target) in list(self._lanes) if owner == tenant]
 
     @staticmethod
     def _queue_cap(bound: int, in_flight: int) -> int:
