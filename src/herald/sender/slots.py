@@ -6,8 +6,8 @@ per tenant). A lane has at most `CallLane.bound` calls in flight, and a tenant a
 `tenant_bound` over all its lanes. A free caller takes the next waiting call round-robin
 across the lanes that are under both bounds, so a call whose target or tenant is at its
 bound waits in its lane without holding a slot and without holding up the calls behind it
-in other lanes. Before it waited FIFO for any slot: one receiver that never answers held
-every slot for its timeout and stalled every tenant.
+in other lanes. Were calls to wait FIFO for any slot, one receiver that never answers would
+hold every slot for its timeout and stall every tenant.
 
 What waits is bounded too, before the job starts (`admit`), once the sender is crowded (half
 its window admitted and not done calling; the webhook-sender, `crowded_at`): a lane whose
