@@ -52,3 +52,12 @@ bench-fairness: $(VENV)/.installed
 .PHONY: bench-cluster-faults
 bench-cluster-faults: $(VENV)/.installed
 	FAULTS_BACKLOG_A='$(or $(A_JOBS),10000)' $(PY) -m pytest -q -p no:cacheprovider --timeout=1800 tests/cluster/test_zz_cluster_faults.py
+
+# Isolation: tenant X's X_JOBS (150) webhooks to a receiver that never answers,
+# one that answers after SLOW_S (10 s) and one that refuses connections (a case each), then
+# tenant Y's Y_JOBS (20) to a fast receiver: Y's accept-to-delivery p99 beside Y's idle p99,
+# medians of RUNS (3) rounds.
+.PHONY: bench-isolation
+bench-isolation: $(VENV)/.installed
+	$(if $(X_JOBS),X_JOBS='$(X_JOBS)') $(if $(Y_JOBS),Y_JOBS='$(Y_JOBS)') $(if $(RUNS),RUNS='$(RUNS)') \
+		$(if $(SLOW_S),SLOW_S='$(SLOW_S)') $(PY) bench/isolation.py

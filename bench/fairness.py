@@ -28,6 +28,8 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -114,10 +116,10 @@ def p99(values: list[float]) -> float:
     return values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
 
 
-def main() -> int:
-    cpu = platform.processor() or platform.machine()
-    print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    with tempfile.TemporaryDirectory(prefix="herald-fairness-") as scratch, isolated_infra(Path(scratch)) as infra:
+@contextmanager
+def herald_stack(name: str) -> Iterator[dict[str, str]]:
+    """Herald with its default settings on isolated infrastructure; yields its endpoints."""
+    with tempfile.TemporaryDirectory(prefix=f"herald-{name}-") as scratch, isolated_infra(Path(scratch)) as infra:
         stack = Stack(
             StackConfig(
                 data_dir=Path(scratch) / "stack",
@@ -130,27 +132,34 @@ def main() -> int:
         )
         endpoints = stack.start()
         try:
-            gateway = endpoints["gateway_http"]
-            operator = {"authorization": f"Bearer {Path(endpoints['operator_token_file']).read_text().strip()}"}
-            sink = Sink()
-            a_id, a_headers = tenant(gateway, operator, "backlog-a")
-            b_id, b_headers = tenant(gateway, operator, "quiet-b")
-            attempts = 0
-            while lane_of(b_id, LANES) == lane_of(a_id, LANES) and attempts < 20:
-                b_id, b_headers = tenant(gateway, operator, f"quiet-b{attempts}")
-                attempts += 1
-            print(f"tenant A lane {lane_of(a_id, LANES)}, tenant B lane {lane_of(b_id, LANES)} of {LANES}")
-
-            idle = latencies(sink, send(gateway, b_headers, sink.url, B_JOBS, 8), timeout=120)
-            started = time.monotonic()
-            backlog = send(gateway, a_headers, sink.url, A_JOBS, 32)
-            enqueue_s = time.monotonic() - started
-            queued = sum(1 for j in backlog if j not in sink.arrived)
-            loaded = latencies(sink, send(gateway, b_headers, sink.url, B_JOBS, 8), timeout=600)
-            still = sum(1 for j in backlog if j not in sink.arrived)
-            latencies(sink, backlog, timeout=900)
+            yield endpoints
         finally:
             stack.stop()
+
+
+def main() -> int:
+    cpu = platform.processor() or platform.machine()
+    print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    with herald_stack("fairness") as endpoints:
+        gateway = endpoints["gateway_http"]
+        operator = {"authorization": f"Bearer {Path(endpoints['operator_token_file']).read_text().strip()}"}
+        sink = Sink()
+        a_id, a_headers = tenant(gateway, operator, "backlog-a")
+        b_id, b_headers = tenant(gateway, operator, "quiet-b")
+        attempts = 0
+        while lane_of(b_id, LANES) == lane_of(a_id, LANES) and attempts < 20:
+            b_id, b_headers = tenant(gateway, operator, f"quiet-b{attempts}")
+            attempts += 1
+        print(f"tenant A lane {lane_of(a_id, LANES)}, tenant B lane {lane_of(b_id, LANES)} of {LANES}")
+
+        idle = latencies(sink, send(gateway, b_headers, sink.url, B_JOBS, 8), timeout=120)
+        started = time.monotonic()
+        backlog = send(gateway, a_headers, sink.url, A_JOBS, 32)
+        enqueue_s = time.monotonic() - started
+        queued = sum(1 for j in backlog if j not in sink.arrived)
+        loaded = latencies(sink, send(gateway, b_headers, sink.url, B_JOBS, 8), timeout=600)
+        still = sum(1 for j in backlog if j not in sink.arrived)
+        latencies(sink, backlog, timeout=900)
     med_idle, med_loaded = statistics.median(idle), statistics.median(loaded)
     print(f"A enqueued {A_JOBS} in {enqueue_s:.1f}s; {queued} of them still queued when B sent")
     print(f"{still} of A's still queued when B's last job was delivered")

@@ -54,6 +54,9 @@ TEST_ENV = {
     # Breakers open after 4 transient failures and probe again 3 s later.
     "HERALD_EMAIL_BREAKER_FAILURES": "4",
     "HERALD_EMAIL_BREAKER_COOL_DOWN_S": "3",
+    # A webhook target's breaker likewise: 4 timeouts, failed connections or 5xx, then 1 s closed to calls.
+    "HERALD_WEBHOOK_BREAKER_FAILURES": "4",
+    "HERALD_WEBHOOK_BREAKER_COOL_DOWN_S": "1",
     "HERALD_ALERT_WINDOW_S": "2",
     # Expired idempotency keys and ended plans are cleared within half a second.
     "HERALD_LEDGER_MAINTENANCE_INTERVAL_S": "0.5",

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import httpx
-from herald_webhook_sender.worker import WINDOW_PER_SLOT
 
 from herald.cli.embedded import EmbeddedNats, free_port
 from herald.cli.stack import Stack
 from herald.config import Settings
+from herald.sender.slots import window_size
 from tests.conftest import report, start_stack
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.infra import query, separate_database
@@ -92,7 +92,7 @@ def test_sigkill_of_the_webhook_sender_under_load_loses_nothing(
     assert settled == len(ids), f"{len(ids) - settled} jobs not DELIVERED in the ledger"
     requests = [r for r in list(receiver.requests) if r.headers.get("webhook-id") in set(ids)]
     duplicates = len(requests) - len(ids)
-    window = stack_concurrency(stack) * WINDOW_PER_SLOT
+    window = window_size(stack_concurrency(stack))
     assert 0 <= duplicates <= window, f"{duplicates} duplicates, more than the window of {window} started jobs"
     report(
         f"SIGKILL webhook-sender under load: {len(ids)} jobs, {at_kill} delivered at the kill, all {len(ids)} "

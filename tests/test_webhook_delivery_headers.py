@@ -12,10 +12,12 @@ import httpx
 from standardwebhooks.webhooks import Webhook as StandardWebhook
 from svix.webhooks import Webhook as SvixWebhook
 
+from herald.config import Settings
 from tests.support.api import TenantKey, remember_secret, wait_for_status
 from tests.support.receiver import Receiver
 
-SLOTS = 5  # HERALD_WEBHOOK_CONCURRENCY of the session's stack (the default)
+# A receiver's calls in flight at most (HERALD_WEBHOOK_TARGET_IN_FLIGHT of the session's stack, the default).
+SLOTS = Settings.model_fields["webhook_target_in_flight"].default
 SLOW_S = 2.5  # below the sender's 3 s timeout in the tests
 
 
@@ -45,8 +47,8 @@ def test_tenant_headers_do_not_duplicate_content_type_or_user_agent(
 def test_the_signature_is_timestamped_when_the_call_is_made(
     gateway: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
-    """Every slot is held by a slow receiver for SLOW_S; a signed delivery started meanwhile
-    can be sent only once one of them answers, and its timestamp may not be older than that."""
+    """Every call a receiver may have in flight is held by it for SLOW_S; a signed delivery to
+    it started meanwhile can be sent only once one of them answers, and its timestamp may not be older than that."""
     made = httpx.post(f"{gateway}/v1/webhook-secret", headers=tenant.headers)
     assert made.status_code == 201, made.text
     secret = remember_secret(made.json()["secret"])

@@ -149,14 +149,24 @@ class Settings(BaseSettings):
     # contention their own work yields to accepting (herald.cpu_priority); 0 gives it the same
     # priority as accepting.
     delivery_cpu_nice: int = Field(default=10, ge=0, le=19)
-    # The rest of a delivery's cost (herald.intake): a gateway announces itself busy while this
-    # many submissions are waiting on it, and a sender then takes no new job for at most
-    # `intake_hold_max_s` at a time (then delivers for as long); 0 turns the hold off (Kubernetes).
-    intake_busy_submissions: int = Field(default=16, ge=1)
-    intake_hold_max_s: float = Field(default=2.0, ge=0, le=60)
 
     # Webhook delivery.
-    webhook_concurrency: int = Field(default=5, ge=1, le=1000)
+    # Calls in flight at once per webhook-sender (async I/O: a waiting call costs a socket and
+    # a coroutine, not a thread). 128 lets eight targets at the default per-target bound, or four
+    # tenants at their share, run at once; a slow receiver holds at most its bound of them.
+    webhook_concurrency: int = Field(default=128, ge=1, le=1000)
+    # A target's calls in flight at most (herald.sender.slots), unless the target sets its own
+    # `max_in_flight`, which may not exceed `webhook_target_in_flight_max`.
+    webhook_target_in_flight: int = Field(default=16, ge=1, le=1000)
+    webhook_target_in_flight_max: int = Field(default=64, ge=1, le=1000)
+    # A tenant's calls in flight at most, over all its targets (at most webhook_concurrency).
+    webhook_tenant_in_flight: int = Field(default=32, ge=1, le=1000)
+    # Per-target circuit breaker (herald_webhook_sender.breakers): this many timeouts, failed
+    # connections or 5xx answers within the window open it; its target's deliveries then wait
+    # on the bus (no call, no attempt spent) for the cool-down, and one probe decides.
+    webhook_breaker_failures: int = Field(default=5, ge=1)
+    webhook_breaker_window_s: float = Field(default=60.0, gt=0)
+    webhook_breaker_cool_down_s: float = Field(default=30.0, gt=0)
     webhook_timeout_s: float = Field(default=15.0, gt=0)
     # Must exceed the timeout, so a slow receiver is never handed to a second sender.
     webhook_ack_wait_s: float = Field(default=30.0, gt=0)

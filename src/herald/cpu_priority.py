@@ -6,10 +6,8 @@ same cores, and when the cores are saturated (a burst) every delivery taken at t
 slows every request being accepted. So a sender lowers its own CPU priority at start
 (`Settings.delivery_cpu_nice`): with idle cores nothing changes; under contention its own work
 waits for the accept path's. That is only part of a delivery's cost: the ledger's records,
-PostgreSQL, nats-server and the receiver do the rest at their own priority, and measured
-(docs/performance.md, "Deliveries during a burst") deliveries taken during a burst still cost its accept rate
-about a third, which deliveries held until the burst ends do not, at two thirds of the CPU
-per job: `herald.intake` holds them.
+PostgreSQL, nats-server and the receiver do the rest at their own priority; deliveries are
+never held back in time for the accept path's sake.
 
 Linux schedules a session's processes as one group (autogroup, on by default in most
 distributions), and a process's niceness only weighs inside its group: the services started

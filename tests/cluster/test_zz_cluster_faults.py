@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 import httpx
 
 from herald.cli.stack import SERVICES
-from herald.sender.loop import WINDOW_PER_SLOT
+from herald.config import Settings
+from herald.sender.slots import window_size
 from tests.cluster.conftest import REPLICAS, ClusterStack
 from tests.conftest import TEST_ENV, report
 from tests.support.api import TenantKey
@@ -53,10 +54,12 @@ ORDERING_KEYS = 3  # every other B job carries one of these keys
 SUBMIT_DEADLINE_S = 150.0 + BACKLOG_A / 50
 DELIVERY_DEADLINE_S = 180.0 + BACKLOG_A / 50
 # What the webhook-senders may have delivered and not yet recorded when a fault hits: each
-# replica's window of started jobs, WINDOW_PER_SLOT per slot (`herald.sender.loop`), the most
+# replica's window of started jobs (`herald.sender.slots.window_size`), the most
 # a fault may duplicate. A PostgreSQL restart stops both replicas' records; a small backlog
 # never fills the windows, A's 10,000 (`make bench-cluster-faults`) does.
-IN_FLIGHT_WINDOW = REPLICAS * int(TEST_ENV.get("HERALD_WEBHOOK_CONCURRENCY", "5")) * WINDOW_PER_SLOT
+IN_FLIGHT_WINDOW = REPLICAS * window_size(
+    int(TEST_ENV.get("HERALD_WEBHOOK_CONCURRENCY", Settings.model_fields["webhook_concurrency"].default))
+)
 
 
 @dataclass

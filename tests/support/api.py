@@ -69,3 +69,17 @@ def wait_for_status(
             return job
         time.sleep(0.1)
     raise AssertionError(f"job {job_id} still {job.get('status')!r} after {timeout}s: {job}")
+
+
+def wait_for_reason(
+    gateway_http: str, tenant: TenantKey, job_ids: list[str], reason: str, timeout: float = 60.0
+) -> dict[str, Any] | None:
+    """The record of the first of `job_ids` that says it waits for `reason`; None after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for job_id in job_ids:
+            job: dict[str, Any] = httpx.get(f"{gateway_http}/v1/jobs/{job_id}", headers=tenant.headers).json()
+            if job.get("waiting_reason") == reason:
+                return job
+        time.sleep(0.2)
+    return None

@@ -21,7 +21,6 @@ from herald.bus.subjects import WorkClass
 from herald.dead_letters import Alerter, ledger_mailer
 from herald.grpcio.context import Context
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
-from herald.intake import follow_intake
 from herald.links import open_links
 from herald.names import PROVIDER_NAMES
 from herald.secrets import SecretUnavailable
@@ -227,7 +226,6 @@ async def build(runtime: ServiceRuntime) -> None:
         return platform
 
     workers = []
-    intake = await follow_intake(nc, settings.subjects(), settings.intake_hold_max_s)
     for work_class, config, lookup, class_senders in (
         (
             WorkClass.EMAIL,
@@ -259,7 +257,6 @@ async def build(runtime: ServiceRuntime) -> None:
         worker = EmailWorker(
             config, fetcher, ledger, lookup, class_senders, breakers, js, settings.subjects(), alerter, counters
         )
-        worker.intake = intake
         workers.append(worker)
         runtime.add_loop(lambda worker=worker: worker.run(runtime.stopping))  # type: ignore[misc]
 

@@ -14,8 +14,6 @@ from herald.bus.connection import close, connect_with_retry
 from herald.bus.streams import keep_replicated
 from herald.bus.subjects import Subjects
 from herald.config import Settings
-from herald.intake import TOPIC as INTAKE_TOPIC
-from herald.intake import IntakeGauge
 from herald.plans import RATE_WINDOW_S
 from herald_gateway import streams
 from herald_gateway.auth import ApiKeyAuthenticator
@@ -61,10 +59,8 @@ async def follow_changes(
     rate_bucket: str,
     stopping: asyncio.Event,
     bus: Bus | None = None,
-    intake: IntakeGauge | None = None,
 ) -> None:
-    """The gateway's bus connection: change notifications in, rate-limit state shared, the
-    accept path's busy announcements out (herald.intake)."""
+    """The gateway's bus connection: change notifications in, rate-limit state shared."""
     nc = await connect_with_retry(settings, "gateway", stopping)
     js = nc.jetstream(timeout=2)
     if bus is not None:
@@ -88,14 +84,9 @@ async def follow_changes(
     await nc.subscribe(subjects.control("apikeys"), cb=on_key)
     await nc.subscribe(subjects.control("tenants"), cb=on_tenant)
     log.info("following key and tenant changes")
-    if intake is not None:
-        busy_subject = subjects.control(INTAKE_TOPIC)
-        intake.connect(lambda: nc.publish(busy_subject))
     try:
         await stopping.wait()
     finally:
-        if intake is not None:
-            intake.connect(None)
         await close(nc)
 
 

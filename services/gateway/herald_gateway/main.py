@@ -41,7 +41,7 @@ async def build(runtime: ServiceRuntime) -> None:
         bus.read_dead_letter,
     )
     operations.target_check = TargetCheck.from_settings(settings)
-    operations.intake.busy_at = settings.intake_busy_submissions
+    operations.target_in_flight_max = settings.webhook_target_in_flight_max
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
@@ -85,7 +85,6 @@ async def build(runtime: ServiceRuntime) -> None:
             settings.stream_name("rate"),
             runtime.stopping,
             bus,
-            operations.intake,
         )
     )
     runtime.add_loop(lambda: flush_uses_periodically(tenants, settings.api_key_touch_interval_s, runtime.stopping))

@@ -47,6 +47,15 @@ def email_request_to_row(request: common_pb2.EmailRequest) -> dict[str, Any]:
     return fields
 
 
+def waiting_reason(job: Any) -> str:
+    """Why a sender holds the job back, while that is news: it is QUEUED and no attempt was
+    recorded since the sender said so."""
+    noted = job.get("waiting_noted_at")
+    if job.get("status") != JobStatus.QUEUED.value or noted is None or noted < job.get("updated_at"):
+        return ""
+    return str(job.get("waiting_reason") or "")
+
+
 def job_to_proto(row: Row[Any]) -> common_pb2.Job:
     mapping = row._mapping
     job = common_pb2.Job(
@@ -67,6 +76,7 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         provider_message_id=mapping.get("provider_message_id") or "",
         status_event_id=mapping.get("status_event_id") or "",
         provider_delivered_at=timestamp(mapping.get("provider_delivered_at")),
+        waiting_reason=waiting_reason(mapping),
     )
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))

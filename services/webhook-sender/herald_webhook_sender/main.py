@@ -17,7 +17,6 @@ from herald.bus.streams import keep_replicated
 from herald.bus.subjects import Subjects, WorkClass
 from herald.config import Settings
 from herald.dead_letters import Alerter, ledger_mailer
-from herald.intake import follow_intake
 from herald.links import open_links
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import webhook_sender_pb2, webhook_sender_pb2_grpc
@@ -52,8 +51,9 @@ async def build(runtime: ServiceRuntime) -> None:
         settings,
         WorkClass.WEBHOOK,
         settings.webhook_ack_wait_s,
-        # Refilled at half (herald.bus.fair): a pull brings a slot's worth of messages at least.
-        buffer_per_lane=max(2, settings.webhook_concurrency * 2),
+        # Refilled at half (herald.bus.fair): a pull brings a target's bound of messages at
+        # least, and a lane's buffer stays small beside the many slots.
+        buffer_per_lane=max(2, min(settings.webhook_concurrency, settings.webhook_target_in_flight) * 2),
     )
     await fetcher.start()
     signer = Signer(ledger, settings.key_ring() if settings.master_keys else None)
@@ -64,10 +64,9 @@ async def build(runtime: ServiceRuntime) -> None:
     await nc.subscribe(Subjects(settings.bus_prefix).control("webhook_secrets"), cb=on_secret_change)
     alerter = Alerter.from_settings(settings, "webhook-sender", mail=ledger_mailer(ledger))
     worker = WebhookWorker(settings, fetcher, ledger, signer, js, alerter, Pacer(await pacing_state(js, settings)))
-    worker.intake = await follow_intake(nc, settings.subjects(), settings.intake_hold_max_s)
 
     async def on_config_change(message: Msg) -> None:
-        worker.config.forget(str(orjson.loads(message.data).get("tenant_id", "")))
+        await worker.config_changed(str(orjson.loads(message.data).get("tenant_id", "")))
 
     for topic in ("subscriptions", "webhook_settings"):
         await nc.subscribe(Subjects(settings.bus_prefix).control(topic), cb=on_config_change)

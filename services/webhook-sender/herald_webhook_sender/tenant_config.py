@@ -1,11 +1,13 @@
 """What the sender needs to know about a tenant beyond the work message: its retry schedule
-(the operator's default with the tenant's override) and its targets' rate limits.
+(the operator's default with the tenant's override) and its targets' rate limits and bounds of
+calls in flight.
 
 Both are read from the ledger on first use and kept for `ttl_s`; the ledger's change
 notifications (`control.subscriptions` for targets, `control.webhook_settings` for the
 schedule) evict a tenant at once, so the TTL only bounds staleness when a notification is
-lost. When the ledger cannot be asked, the operator's policy and "no limit" apply for now
-(a delivery is never held up by a read that failed); the next lookup asks again.
+lost. When the ledger cannot be asked, the operator's policy, "no limit" and the operator's
+bound apply for now (a delivery is never held up by a read that failed); the next lookup asks
+again.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ from herald.webhooks.retry_policy import RetryPolicy
 log = logging.getLogger("herald.webhook_sender.tenant_config")
 
 
+@dataclass(frozen=True)
+class TargetLimits:
+    rate_limit_per_min: int = 0  # 0: none
+    max_in_flight: int = 0  # 0: the operator's default
+
+
 @dataclass
 class TenantConfig:
     ledger: Ledger
@@ -31,11 +39,11 @@ class TenantConfig:
 
     def __post_init__(self) -> None:
         self._policies: ExpiringCache[str, RetryPolicy] = ExpiringCache(self.ttl_s)
-        self._limits: ExpiringCache[tuple[str, str], int] = ExpiringCache(self.ttl_s)
+        self._targets: ExpiringCache[tuple[str, str], TargetLimits] = ExpiringCache(self.ttl_s)
 
     def forget(self, tenant_id: str) -> None:
         self._policies.forget(tenant_id)
-        self._limits.forget_where(lambda key, _limit: key[0] == tenant_id)
+        self._targets.forget_where(lambda key, _limits: key[0] == tenant_id)
 
     async def policy(self, tenant_id: str) -> RetryPolicy:
         cached = self._policies.get(tenant_id)
@@ -56,21 +64,26 @@ class TenantConfig:
         self._policies.put(tenant_id, policy)
         return policy
 
-    async def rate_limit(self, tenant_id: str, target_id: str) -> int:
-        """The target's deliveries per minute; 0 for none (or a target since deleted)."""
+    async def target(self, tenant_id: str, target_id: str) -> TargetLimits:
+        """The target's limits; none for a target since deleted (its queued deliveries still run)."""
         key = (tenant_id, target_id)
-        cached = self._limits.get(key)
+        cached = self._targets.get(key)
         if cached is not MISSING:
             return cached
         try:
-            found = await self.ledger.subscriptions.GetWebhookTarget(
-                ledger_subscriptions_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
+            found = (
+                await self.ledger.subscriptions.GetWebhookTarget(
+                    ledger_subscriptions_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
+                )
+            ).target
+            limits = TargetLimits(
+                found.rate_limit_per_min if found.HasField("rate_limit_per_min") else 0,
+                found.max_in_flight if found.HasField("max_in_flight") else 0,
             )
-            limit = found.target.rate_limit_per_min if found.target.HasField("rate_limit_per_min") else 0
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.NOT_FOUND:
-                log.warning("target rate limit unavailable; not limited for now", extra={"error": repr(error)})
-                return 0
-            limit = 0  # the target was deleted: its queued deliveries still run, unpaced
-        self._limits.put(key, limit)
-        return limit
+                log.warning("target settings unavailable; the defaults apply for now", extra={"error": repr(error)})
+                return TargetLimits()
+            limits = TargetLimits()
+        self._targets.put(key, limits)
+        return limits

@@ -1,10 +1,15 @@
 """The webhook delivery: the phases `herald.sender.loop.Sender` runs for each started job.
 
-- hold back: a target's rate limit; a delivery whose turn has not come goes back to the bus
-  until it has (NAK with delay), before it starts, so it is no attempt at all;
+- hold back: a target whose circuit is open (`herald_webhook_sender.breakers`), then a
+  target's rate limit; a delivery whose turn has not come goes back to the bus until it has
+  (NAK with delay), before it starts, so it is no attempt at all;
+- call lane: the target (a subscription target, or a direct webhook's origin) whose bound of
+  calls in flight the call counts against (`herald.sender.slots`);
 - prepare: the large body from the object store, the tenant's sealed signing secrets;
 - call: signed right then (the timestamp is the moment of the call, not of the wait for a
-  slot), one POST through the guarded receiver client (`herald.webhooks.receiver_client`);
+  slot), the target's breaker asked again (it may have opened meanwhile: handed back, no
+  attempt), one POST through the guarded receiver client (`herald.webhooks.receiver_client`),
+  its outcome told to the breaker;
 - conclude: the tenant's retry policy judges the answer; the attempt record with what the
   receiver answered;
 - finished: an ended job's body deleted, a 410 disables the target, the target's health.
@@ -13,7 +18,9 @@
 from __future__ import annotations
 
 import logging
+import random
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -23,12 +30,15 @@ from herald.bus.fair import FairFetcher
 from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
-from herald.sender.loop import WINDOW_PER_SLOT, Conclusion, HandBack, Job, Sender
-from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, WEBHOOK_PROVIDER, label
+from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
+from herald.sender.slots import window_size
+from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
+from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
 from herald.webhooks.retry_policy import Decision, RetryPolicy, Verdict, attempt_error_class, decide
 from herald.webhooks.target_guard import AllowList, TargetGuard
+from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
 from herald_webhook_sender.pacing import Pacer
 from herald_webhook_sender.signing import SealedSecrets, Signer
@@ -37,7 +47,7 @@ from herald_webhook_sender.tenant_config import TenantConfig
 
 log = logging.getLogger("herald.webhook_sender")
 
-__all__ = ["WINDOW_PER_SLOT", "WebhookWorker"]
+__all__ = ["WebhookWorker"]
 
 OUTCOMES = {
     Verdict.DELIVERED: common_pb2.ATTEMPT_OUTCOME_SUCCEEDED,
@@ -48,6 +58,10 @@ OUTCOMES = {
 }
 NEXT_STATUS = {Verdict.DELIVERED: common_pb2.JOB_STATUS_DELIVERED, Verdict.RETRY: common_pb2.JOB_STATUS_QUEUED}
 Delivery = webhook_sender_pb2.WebhookDelivery
+# The lane of a subscription target: this and its id (a direct webhook's lane is its origin).
+TARGET_LANE = "target:"
+# A delivery that meets a half-open breaker whose probe is under way comes back after about this.
+HALF_OPEN_WAIT_S = 1.0
 
 
 @dataclass
@@ -61,6 +75,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
     channel = common_pb2.CHANNEL_WEBHOOK
     span_name = "webhook.deliver"
     work_type = Delivery
+    waiting: WaitingNotes
 
     def __init__(
         self,
@@ -78,6 +93,9 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             subjects=settings.subjects(),
             alerter=alerter,
             concurrency=settings.webhook_concurrency,
+            tenant_bound=settings.webhook_tenant_in_flight,
+            # Half the window: a slow target's backlog keeps the other half free for the rest.
+            crowded_at=window_size(settings.webhook_concurrency) // 2,
         )
         self.settings = settings
         self.payloads = PayloadStore(js, settings.payload_bucket, settings.stream_replicas)
@@ -99,6 +117,8 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         self.pacer = pacer or Pacer(None)
         self.config = TenantConfig(ledger, self.policy, settings.webhook_config_cache_ttl_s)
         self.health = TargetHealth(ledger, alerter, settings.webhook_target_disable_after_s)
+        self.breakers = TargetBreakers(settings)
+        self.waiting = WaitingNotes(self._note_waiting)
 
     async def advance(
         self, records: list[ledger_jobs_pb2.AttemptResult], start_job_ids: list[str]
@@ -109,10 +129,45 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         return list(answer.starts)
 
     async def hold_back(self, message: Msg, work: Delivery) -> float:
+        """A target whose circuit is open, then a target's rate limit: the delivery waits on the
+        bus, not started, so it is no attempt at all."""
+        lane = await self.call_lane(work)
+        if (cool_down_s := self.breakers.cool_down_left_s(lane.tenant, lane.target)) > 0:
+            HELD_BACK.labels(self.label, "circuit_open").inc()
+            self.waiting.note(work.job_id, CIRCUIT_OPEN)
+            return cool_down_s * (1 + random.random() / 2)
         if not work.target_id:
             return 0.0
-        limit = await self.config.rate_limit(work.tenant_id, work.target_id)
+        limit = (await self.config.target(work.tenant_id, work.target_id)).rate_limit_per_min
         return await self.pacer.take(work.target_id, limit) if limit else 0.0
+
+    async def call_lane(self, work: Delivery) -> CallLane:
+        """A subscription target is its own lane, bounded by its own `max_in_flight` (within the
+        operator's maximum) or the operator's default; a direct webhook's lane is its receiver's
+        origin (scheme, host and port), so one tenant's many URLs on one slow host share a bound."""
+        if work.target_id:
+            return await self._target_lane(work.tenant_id, work.target_id)
+        return CallLane(work.tenant_id, origin(work.request.url), self.settings.webhook_target_in_flight)
+
+    async def _target_lane(self, tenant_id: str, target_id: str) -> CallLane:
+        own = (await self.config.target(tenant_id, target_id)).max_in_flight
+        bound = min(own, self.settings.webhook_target_in_flight_max) if own else self.settings.webhook_target_in_flight
+        return CallLane(tenant_id, f"{TARGET_LANE}{target_id}", bound)
+
+    async def config_changed(self, tenant_id: str) -> None:
+        """A tenant's targets or settings changed: read again, and the bounds of its targets'
+        lanes follow at once (a raised bound lets calls already waiting go)."""
+        self.config.forget(tenant_id)
+        for target in self.slots.targets_of(tenant_id):
+            if target.startswith(TARGET_LANE):
+                self.slots.rebound(await self._target_lane(tenant_id, target.removeprefix(TARGET_LANE)))
+
+    async def _note_waiting(self, notes: list[tuple[str, str]]) -> None:
+        await self.ledger.jobs.NoteWaiting(
+            ledger_jobs_pb2.NoteWaitingRequest(
+                notes=[ledger_jobs_pb2.WaitingNote(job_id=job_id, reason=reason) for job_id, reason in notes]
+            )
+        )
 
     async def prepare(self, job: Job[Delivery]) -> Prepared:
         delivery = job.work
@@ -134,7 +189,21 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             signature = self.signer.sign(prepared.secrets, delivery.tenant_id, delivery.job_id, delivery.request.body)
         except Exception as error:
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
-        return await call_receiver(self.http, delivery.job_id, delivery.request, signature)
+        assert job.place is not None
+        lane = job.place.lane
+        if not self.breakers.allow(lane.tenant, lane.target, KIND):
+            # Opened while this one waited, or half-open with its probe under way.
+            HELD_BACK.labels(self.label, "circuit_open").inc()
+            self.waiting.note(delivery.job_id, CIRCUIT_OPEN)
+            wait_s = max(self.breakers.cool_down_left_s(lane.tenant, lane.target), HALF_OPEN_WAIT_S)
+            raise HandBack("held: the target's circuit is open", wait_s * (1 + random.random() / 2), logging.DEBUG)
+        try:
+            result = await call_receiver(self.http, delivery.job_id, delivery.request, signature)
+        except BaseException:
+            self.breakers.release(lane.tenant, lane.target)
+            raise
+        self.breakers.record(lane.tenant, lane.target, KIND, result)
+        return result
 
     async def conclude(
         self, job: Job[Delivery], prepared: Prepared, called: CallResult
@@ -213,3 +282,14 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
 
     async def close(self) -> None:
         await self.http.close()
+
+
+def origin(url: str) -> str:
+    """scheme://host:port of a URL (lower case, the default port written out); the URL itself
+    when it cannot be read (its call fails on its own)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        return f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}"
+    except ValueError:
+        return url

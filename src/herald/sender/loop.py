@@ -1,16 +1,16 @@
 """The delivery loop every sender runs; a sender supplies only its delivery.
 
 Take the next message in fair order (`herald.bus.fair`) while the window of started jobs has
-room, and while clients are not waiting on the accept path in numbers (`herald.intake`); ask
-the ledger whether the job may start (coalesced with concurrent asks and with the records of
-finished jobs into one `advance` call: a redelivered job that already ended is
+room; ask the ledger whether the job may start (coalesced with concurrent asks and with the
+records of finished jobs into one `advance` call: a redelivered job that already ended is
 acknowledged and skipped, one held back by its ordering key goes back for a moment); then the
 named phases:
 
 - **prepare** (the sender's): what the call needs, fetched before a slot is taken (a large
   body, secrets, provider settings); `HandBack` gives the message back for later;
 - **call** (the sender's): the outbound call, holding one of `concurrency` slots and nothing
-  else;
+  else, taken in fair order across (tenant, target) lanes under their bounds
+  (`herald.sender.slots`; a job held back says why in its record, `herald.sender.waiting`);
 - **conclude** (the sender's): the ledger record of the attempt and what happens next;
 - **record success** / **record failure**: a last failed attempt goes to the dead-letter
   stream first; the record goes to the ledger; only after the ledger committed it is the
@@ -21,16 +21,14 @@ named phases:
 From its pull to its ack or NAK a message is kept in progress by the fetcher, so a slow call,
 a long wait for a slot or a slow ledger never lets AckWait run out under a live sender.
 A crash at any point leaves the message unacknowledged and JetStream redelivers it after
-AckWait; the ledger's start then says whether it already
-ended (so a committed delivery is never made again) and the duplicates a crash can cause are at
-most the window of started jobs whose call was made and whose record was not yet committed.
+AckWait; the ledger's start then says whether it already ended (so a committed delivery is never
+made again) and the duplicates a crash can cause are at most the window of started jobs
+(`herald.sender.slots.window_size`) whose call was made and whose record was not yet committed.
 Acknowledgements are not waited for: the ledger's commit is the guarantee, a lost ack costs
 a redelivery that the start skips. A bug in a delivery costs its message a redelivery, never
 the loop. On stop, buffered messages are handed back at once and started ones are finished.
 
-The window (`window_per_slot` started jobs per slot) is what lets the ledger calls carry many
-jobs each while the slots stay busy: profiled, a slot that also waited for its own two ledger
-calls spent most of its time there.
+The window lets the ledger calls carry many jobs each while the slots stay busy (profiled).
 """
 
 from __future__ import annotations
@@ -39,9 +37,7 @@ import asyncio
 import contextlib
 import logging
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any, Generic
 
 from nats.aio.msg import Msg
@@ -52,7 +48,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
-from herald.intake import IntakeHold
+from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
     HAND_BACK_S,
     Called,
@@ -66,14 +62,15 @@ from herald.sender.states import (
     Work,
     WorkMessage,
 )
+from herald.sender.waiting import WaitingNotes
 from herald.telemetry import tracing
-from herald.telemetry.metrics import INTAKE_HOLD_SECONDS, observe_finished
+from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_slots
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
 __all__ = [
     "HAND_BACK_S",
-    "WINDOW_PER_SLOT",
+    "CallLane",
     "Conclusion",
     "Counters",
     "HandBack",
@@ -88,12 +85,6 @@ _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
-# Started jobs per slot: a job holds its place from its start to its committed record, so the
-# window bounds a sender's rate. 32 measured faster once and was held back for a leftover
-# message in the fault audit; that leftover is explained and fixed since (herald.bus.fair, copies
-# settled with the first), and 32 has not been measured again (docs/performance.md,
-# "Measurements behind the defaults").
-WINDOW_PER_SLOT = 16
 ADVANCE_MAX_ITEMS = 400
 # How long the first step of a ledger call waits for others to join it. At a few hundred jobs a
 # second 2 ms gathered about six jobs a call (0.13-0.19 calls per job, profiled: gRPC a tenth of
@@ -102,20 +93,10 @@ ADVANCE_MAX_ITEMS = 400
 ADVANCE_MAX_WAIT_S = 0.005
 # Ledger calls in flight at once: what finishes while one commits goes out together in the next.
 # One, not two: a second call in flight halved every call's batch and doubled the ledger's
-# transactions. Measured beside two (docs/performance.md, "Measurements behind the defaults"): 0.054 calls a delivered
+# transactions. Measured beside two (docs/performance.md, session 15): 0.054 calls a delivered
 # job instead of 0.10, the ledger's CPU 0.90x and PostgreSQL's 0.77x, accepted 1.05x,
 # delivered 1.07x.
 ADVANCES_IN_FLIGHT = 1
-
-
-@dataclass
-class WaitingCall(Generic[Work, Prepared, Called]):
-    """A call waiting for one of the sender's callers, and where its answer goes."""
-
-    job: Job[Work]
-    prepared: Prepared
-    made: asyncio.Future[Called]
-    span: trace.Span | None
 
 
 class Sender(ABC, Generic[Work, Prepared, Called, Record]):
@@ -125,6 +106,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     channel: int  # common_pb2.Channel of the jobs (dead-letter entries)
     span_name: str
     work_type: Callable[[], Work]  # the work message's class
+    waiting: WaitingNotes | None = None  # where a job held back without a call says why, if anywhere
 
     def __init__(
         self,
@@ -135,7 +117,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         alerter: dead_letters.Alerter,
         concurrency: int,
         counters: Counters | None = None,
-        window_per_slot: int = WINDOW_PER_SLOT,
+        tenant_bound: int | None = None,
+        crowded_at: int | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.js = js
@@ -151,12 +134,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self.concurrency = concurrency
-        # Calls waiting for a caller (see `in_slot`), and what wakes an idle caller.
-        self._waiting_calls: deque[WaitingCall[Work, Prepared, Called]] = deque()
-        self._call_waiting = asyncio.Event()
-        self._window = asyncio.Semaphore(concurrency * window_per_slot)
-        # Set by the service when the hold is on: no new job while the accept path is busy.
-        self.intake: IntakeHold | None = None
+        self.slots = CallSlots(concurrency, tenant_bound, crowded_at)
+        self._window = asyncio.Semaphore(window_size(concurrency))
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
         # message back then instead of holding the stop up (another replica takes it at once).
         self._stopped: asyncio.Future[None] | None = None
@@ -175,6 +154,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     async def hold_back(self, message: Msg, work: Work) -> float:
         """Seconds before this work may start (a target's rate limit), 0 to start now."""
         return 0.0
+
+    async def call_lane(self, work: Work) -> CallLane:
+        """Where the call goes and its bound of calls in flight (`herald.sender.slots`); by
+        default one lane per tenant, bounded by the tenant's share alone."""
+        return CallLane(work.tenant_id, "", self.concurrency)
 
     @abstractmethod
     async def prepare(self, job: Job[Work]) -> Prepared:
@@ -200,7 +184,8 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
 
     async def run(self, stopping: asyncio.Event) -> None:
         self._stopped = asyncio.get_running_loop().create_future()
-        callers = [asyncio.create_task(self._caller()) for _ in range(self.concurrency)]
+        self.slots.start()
+        watch_slots(self.label, self.slots)
         taking = asyncio.create_task(self._take(stopping))
         stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({taking, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -214,18 +199,15 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             await taking
         self._stopped.set_result(None)
         # Calls that have not begun go back (another replica takes them at once); begun ones finish.
-        while self._waiting_calls:
-            waiting = self._waiting_calls.popleft().made
-            if not waiting.done():
-                waiting.set_exception(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
+        self.slots.refuse_waiting(HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO))
         for message in await self.fetcher.stop():
             with contextlib.suppress(Exception):
                 await message.nak()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        for caller in callers:
-            caller.cancel()
-        await asyncio.gather(*callers, return_exceptions=True)
+        await self.slots.stop()
+        if self.waiting is not None:
+            await self.waiting.drain()
         await self.fetcher.close()
         await self.steps.drain()
 
@@ -247,19 +229,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         while not stopping.is_set():
             await self._window.acquire()
             try:
-                if self.intake is not None:
-                    await self._wait_for_intake(self.intake)
                 message = await self.fetcher.next()
             except BaseException:
                 self._window.release()
                 raise
             self.background(self._handle(message))
-
-    async def _wait_for_intake(self, intake: IntakeHold) -> None:
-        """No new job while clients wait on the accept path in numbers (`herald.intake`)."""
-        while (wait_s := intake.wait_s()) > 0:
-            INTAKE_HOLD_SECONDS.labels(self.label).inc(wait_s)
-            await asyncio.sleep(wait_s)
 
     def background(self, work: Coroutine[Any, Any, None]) -> None:
         """A task the stop waits for."""
@@ -273,6 +247,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         return [next(starts) if isinstance(s, str) else None for s in steps]
 
     async def _handle(self, message: Msg) -> None:
+        place: Place | None = None
         try:
             try:
                 work = self.parse(message.data)
@@ -285,6 +260,17 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             if wait_s > 0:
                 await self._settle(message, nak_delay=wait_s)
                 return
+            lane = await self.call_lane(work)
+            admitted = self.slots.admit(lane)
+            if isinstance(admitted, Refusal):
+                # Its target (or tenant) already has its fill waiting: back to the bus before it
+                # starts, so a stalled receiver's backlog never fills the window.
+                HELD_BACK.labels(self.label, admitted.value).inc()
+                if self.waiting is not None:
+                    self.waiting.note(work.job_id, admitted)
+                await self._settle(message, nak_delay=self.slots.held_delay_s(lane))
+                return
+            place = admitted
             try:
                 start = await self.steps.submit(identity.job_id)
             except Exception as error:
@@ -298,7 +284,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 # Already ended (a redelivery after a crash) or unknown: never deliver twice.
                 await self._settle(message)
             elif not tracing.exporting():
-                await self._deliver(Job(message, work, identity, start.attempt_count + 1))
+                await self._deliver(Job(message, work, identity, start.attempt_count + 1, place))
             else:
                 # The trace the publisher started (HTTP request, router) continues here.
                 with _tracer.start_as_current_span(
@@ -307,11 +293,13 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                     kind=trace.SpanKind.CONSUMER,
                     attributes={"herald.job_id": identity.job_id, "herald.attempt": start.attempt_count + 1},
                 ):
-                    await self._deliver(Job(message, work, identity, start.attempt_count + 1))
+                    await self._deliver(Job(message, work, identity, start.attempt_count + 1, place))
         except Exception:
             # A bug here must cost one message a redelivery, never the sender.
             log.exception("delivery failed unexpectedly; message left for redelivery", extra={"sender": self.label})
         finally:
+            if place is not None:
+                self.slots.release(place)
             self.fetcher.settled(message)  # a message left for redelivery (its copies too) runs down its AckWait
             self._window.release()
 
@@ -336,49 +324,25 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             self.counters.in_flight -= 1
 
     async def in_slot(self, job: Job[Work], prepared: Prepared) -> Called:
-        """The call, made by one of the `concurrency` callers when one is free (the fetcher keeps
-        the message in progress meanwhile). A caller that finishes a call takes the next waiting
-        one at once, in its own task: a slot passed from one job's task to another's through a
-        semaphore waited a turn of the event loop per call (profiled in the batch path, loaded:
-        a 2.9 ms call kept its slot about 4.8 ms). A call still waiting when the sender stops
-        is handed back (HandBack, no delay), so another replica takes it at once."""
+        """The call, made by one of the `concurrency` callers when its lane and tenant are under
+        their bounds (`herald.sender.slots`; the fetcher keeps the message in progress
+        meanwhile). A call still waiting when the sender stops is handed back (HandBack, no
+        delay), so another replica takes it at once."""
         if self._stopped is not None and self._stopped.done():
             raise HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO)
-        made: asyncio.Future[Called] = asyncio.get_running_loop().create_future()
+        assert job.place is not None
+        if self.waiting is not None:
+            self.waiting.note(job.identity.job_id, self.slots.holding_back(job.place.lane))
+        if not tracing.exporting():
+            return await self.slots.call(job.place, lambda: self.call(job, prepared))
         # The job's span goes with its call, which runs in a caller's task.
-        span = trace.get_current_span() if tracing.exporting() else None
-        self._waiting_calls.append(WaitingCall(job, prepared, made, span))
-        self._call_waiting.set()
-        return await made
+        span = trace.get_current_span()
 
-    async def _caller(self) -> None:
-        """One slot: makes the waiting calls one after the other, for as long as the loop runs."""
-        while True:
-            if not self._waiting_calls:
-                self._call_waiting.clear()
-                await self._call_waiting.wait()
-                continue
-            waiting = self._waiting_calls.popleft()
-            made = waiting.made
-            if made.done():
-                continue  # its job's task is gone (cancelled)
-            try:
-                if waiting.span is None:
-                    called = await self.call(waiting.job, waiting.prepared)
-                else:
-                    with trace.use_span(waiting.span, end_on_exit=False):
-                        called = await self.call(waiting.job, waiting.prepared)
-            except BaseException as error:
-                # The call's failure is its job's (a HandBack too); the caller goes on, unless it
-                # is itself being cancelled (the loop's end: every job's task has finished by then).
-                if not made.done():
-                    made.set_exception(error)
-                caller = asyncio.current_task()
-                if isinstance(error, asyncio.CancelledError) and caller is not None and caller.cancelling():
-                    raise
-            else:
-                if not made.done():
-                    made.set_result(called)
+        async def traced() -> Called:
+            with trace.use_span(span, end_on_exit=False):
+                return await self.call(job, prepared)
+
+        return await self.slots.call(job.place, traced)
 
     async def record_success(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
         return await self._record(job, conclusion, None)

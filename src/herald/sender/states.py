@@ -10,6 +10,7 @@ from typing import Generic, Protocol, TypeVar
 
 from nats.aio.msg import Msg
 
+from herald.sender.slots import Place
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
 # The ledger or the bus did not answer: the message comes back after this.
@@ -64,6 +65,7 @@ class Job(Generic[Work]):
     work: Work
     identity: Identity
     attempt: int  # this attempt's number, 1 for the first
+    place: Place | None = None  # its place in the call slots (`herald.sender.slots`)
 
 
 @dataclass

@@ -4,10 +4,16 @@ base units; tenant ids are never a label (their number is unbounded)."""
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
-from prometheus_client import Counter, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from herald.ids import created_at_of
+
+
+class SlotReadings(Protocol):
+    def readings(self) -> tuple[int, int, int]: ...
+
 
 RPC_SECONDS = Histogram(
     "herald_rpc_duration_seconds",
@@ -36,10 +42,22 @@ JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowled
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
 # provider: the email provider kind (sendgrid, resend, postmark, smtp; "unknown" for a provider the tenant no
 # longer has), "webhook" for webhooks: a handful of values, never a tenant's provider config id.
-INTAKE_HOLD_SECONDS = Counter(
-    "herald_sender_intake_hold_seconds_total",
-    "Time a sender took no new job because clients were waiting on the accept path (herald.intake).",
+# Per channel only: a target or tenant label would grow without bound (every receiver a tenant
+# names); a target's own figures are in the sender's status (GetWorkerStatus) and its logs.
+SLOT_CALLS = Gauge("herald_sender_calls_in_flight", "Calls a sender has in flight (herald.sender.slots).", ["channel"])
+SLOT_HELD = Gauge(
+    "herald_sender_calls_held",
+    "Calls waiting for their target or tenant to drop under its bound of calls in flight.",
     ["channel"],
+)
+SLOT_TARGETS_AT_BOUND = Gauge(
+    "herald_sender_targets_at_bound", "Targets with as many calls in flight as their bound allows.", ["channel"]
+)
+HELD_BACK = Counter(
+    "herald_sender_held_back_total",
+    "Jobs handed back to the bus without a call or an attempt: their target's (reason target) or tenant's "
+    "(tenant) queue full, or their target's circuit open (circuit_open).",
+    ["channel", "reason"],
 )
 DELIVERIES = Counter(
     "herald_deliveries_total",
@@ -67,6 +85,13 @@ ATTEMPTS_PER_JOB = Histogram(
     ["channel", "status"],
     buckets=(1, 2, 3, 4, 5, 6, 7, 8, 10, 15),
 )
+
+
+def watch_slots(channel: str, slots: SlotReadings) -> None:
+    """The slot gauges read `slots` when scraped."""
+    SLOT_CALLS.labels(channel).set_function(lambda: slots.readings()[0])
+    SLOT_HELD.labels(channel).set_function(lambda: slots.readings()[1])
+    SLOT_TARGETS_AT_BOUND.labels(channel).set_function(lambda: slots.readings()[2])
 
 
 def observe_finished(channel: str, job_id: str, attempts: int, delivered: bool) -> None:

@@ -280,7 +280,7 @@ class NotificationServiceListWebhookTargetsResponse(_message.Message):
     def __init__(self, targets: _Optional[_Iterable[_Union[_common_pb2.WebhookTarget, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class NotificationServiceUpdateWebhookTargetRequest(_message.Message):
-    __slots__ = ("target_id", "url", "description", "replace_headers", "headers", "rate_limit_per_min", "enabled", "disabled_reason")
+    __slots__ = ("target_id", "url", "description", "replace_headers", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "max_in_flight")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +296,7 @@ class NotificationServiceUpdateWebhookTargetRequest(_message.Message):
     RATE_LIMIT_PER_MIN_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     DISABLED_REASON_FIELD_NUMBER: _ClassVar[int]
+    MAX_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
     target_id: str
     url: str
     description: str
@@ -304,7 +305,8 @@ class NotificationServiceUpdateWebhookTargetRequest(_message.Message):
     rate_limit_per_min: int
     enabled: bool
     disabled_reason: str
-    def __init__(self, target_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., replace_headers: _Optional[bool] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ...) -> None: ...
+    max_in_flight: int
+    def __init__(self, target_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., replace_headers: _Optional[bool] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., max_in_flight: _Optional[int] = ...) -> None: ...
 
 class NotificationServiceUpdateWebhookTargetResponse(_message.Message):
     __slots__ = ("target",)

@@ -27,15 +27,15 @@ from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 from herald.v1 import ledger_pb2 as herald_dot_v1_dot_ledger__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/v1/ledger_jobs.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\x1a\x16herald/v1/ledger.proto\"8\n\x11\x43reateJobsRequest\x12#\n\x06\x64rafts\x18\x01 \x03(\x0b\x32\x13.herald.v1.JobDraft\"v\n\x0c\x44raftOutcome\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\x12\'\n\trejection\x18\x02 \x01(\x0e\x32\x14.herald.v1.Rejection\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x10\n\x08replayed\x18\x04 \x01(\x08\"?\n\x12\x43reateJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.DraftOutcome\"K\n\rGetJobRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\x12\x17\n\x0finclude_request\x18\x03 \x01(\x08\"-\n\x0eGetJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\"\x86\x02\n\x0fListJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12#\n\x07\x63hannel\x18\x05 \x01(\x0e\x32\x12.herald.v1.Channel\x12\x31\n\rcreated_after\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0b\n\x03url\x18\x08 \x01(\t\"E\n\x10ListJobsResponse\x12\x1c\n\x04jobs\x18\x01 \x03(\x0b\x32\x0e.herald.v1.Job\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"{\n\rDeliveryStart\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07proceed\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x15\n\rattempt_count\x18\x04 \x01(\x05\x12\x0c\n\x04wait\x18\x05 \x01(\x08\"\xa3\x01\n\rAttemptResult\x12#\n\x07\x61ttempt\x18\x01 \x01(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x02 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x15\n\rdead_lettered\x18\x04 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x05 \x01(\x04\"\\\n\x18\x41\x64vanceDeliveriesRequest\x12)\n\x07results\x18\x01 \x03(\x0b\x32\x18.herald.v1.AttemptResult\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"W\n\x19\x41\x64vanceDeliveriesResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"8\n\x13ListAttemptsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"<\n\x14ListAttemptsResponse\x12$\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x12.herald.v1.Attempt\"H\n\x10IdempotencyClaim\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x14\n\x0crequest_hash\x18\x03 \x01(\x0c\"g\n\x16IdempotencyClaimResult\x12*\n\x05state\x18\x01 \x01(\x0e\x32\x1b.herald.v1.IdempotencyState\x12\x13\n\x0bstatus_code\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\"Z\n\x15IdempotencyCompletion\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x04 \x01(\x0c\":\n\x18\x41\x62\x61ndonIdempotentRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"\x1b\n\x19\x41\x62\x61ndonIdempotentResponse\"\xe0\x01\n\nWalkRecord\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12!\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x13\n\x0bprovider_id\x18\x05 \x01(\t\x12\x1b\n\x13provider_message_id\x18\x06 \x01(\t\x12\x15\n\rdead_lettered\x18\x07 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x08 \x01(\x04\"R\n\x13\x41\x64vanceWalksRequest\x12$\n\x05walks\x18\x01 \x03(\x0b\x32\x15.herald.v1.WalkRecord\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"R\n\x14\x41\x64vanceWalksResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"\x8a\x01\n\x10RetryJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0f\n\x07job_ids\x18\x02 \x03(\t\x12\x18\n\x10\x61ll_dead_letters\x18\x03 \x01(\x08\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x05 \x01(\x05\"e\n\x0cRetryOutcome\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07retried\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"r\n\x11RetryJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.RetryOutcome\x12&\n\x1ereleased_dead_letter_sequences\x18\x03 \x03(\x04J\x04\x08\x02\x10\x03R\x04jobs\"\x92\x01\n\x16ListDeadLettersRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12)\n\x05since\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0finclude_retried\x18\x03 \x01(\x08\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x05 \x01(\t\"V\n\x17ListDeadLettersResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.herald.v1.DeadLetter\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"&\n\x14GetDeadLetterRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"Z\n\x15GetDeadLetterResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.herald.v1.DeadLetter\x12\x1b\n\x03job\x18\x02 \x01(\x0b\x32\x0e.herald.v1.Job\"J\n\x1b\x43laimIdempotencyKeysRequest\x12+\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1b.herald.v1.IdempotencyClaim\"R\n\x1c\x43laimIdempotencyKeysResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.herald.v1.IdempotencyClaimResult\"W\n\x1e\x43ompleteIdempotencyKeysRequest\x12\x35\n\x0b\x63ompletions\x18\x01 \x03(\x0b\x32 .herald.v1.IdempotencyCompletion\"!\n\x1f\x43ompleteIdempotencyKeysResponse*\xb2\x01\n\x10IdempotencyState\x12!\n\x1dIDEMPOTENCY_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15IDEMPOTENCY_STATE_NEW\x10\x01\x12\x1f\n\x1bIDEMPOTENCY_STATE_IN_FLIGHT\x10\x02\x12\x1f\n\x1bIDEMPOTENCY_STATE_COMPLETED\x10\x03\x12\x1e\n\x1aIDEMPOTENCY_STATE_MISMATCH\x10\x04\x32\x95\x08\n\x11LedgerJobsService\x12I\n\nCreateJobs\x12\x1c.herald.v1.CreateJobsRequest\x1a\x1d.herald.v1.CreateJobsResponse\x12=\n\x06GetJob\x12\x18.herald.v1.GetJobRequest\x1a\x19.herald.v1.GetJobResponse\x12\x43\n\x08ListJobs\x12\x1a.herald.v1.ListJobsRequest\x1a\x1b.herald.v1.ListJobsResponse\x12^\n\x11\x41\x64vanceDeliveries\x12#.herald.v1.AdvanceDeliveriesRequest\x1a$.herald.v1.AdvanceDeliveriesResponse\x12O\n\x0cListAttempts\x12\x1e.herald.v1.ListAttemptsRequest\x1a\x1f.herald.v1.ListAttemptsResponse\x12O\n\x0c\x41\x64vanceWalks\x12\x1e.herald.v1.AdvanceWalksRequest\x1a\x1f.herald.v1.AdvanceWalksResponse\x12\x46\n\tRetryJobs\x12\x1b.herald.v1.RetryJobsRequest\x1a\x1c.herald.v1.RetryJobsResponse\x12X\n\x0fListDeadLetters\x12!.herald.v1.ListDeadLettersRequest\x1a\".herald.v1.ListDeadLettersResponse\x12R\n\rGetDeadLetter\x12\x1f.herald.v1.GetDeadLetterRequest\x1a .herald.v1.GetDeadLetterResponse\x12g\n\x14\x43laimIdempotencyKeys\x12&.herald.v1.ClaimIdempotencyKeysRequest\x1a\'.herald.v1.ClaimIdempotencyKeysResponse\x12p\n\x17\x43ompleteIdempotencyKeys\x12).herald.v1.CompleteIdempotencyKeysRequest\x1a*.herald.v1.CompleteIdempotencyKeysResponse\x12^\n\x11\x41\x62\x61ndonIdempotent\x12#.herald.v1.AbandonIdempotentRequest\x1a$.herald.v1.AbandonIdempotentResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/v1/ledger_jobs.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\x1a\x16herald/v1/ledger.proto\"8\n\x11\x43reateJobsRequest\x12#\n\x06\x64rafts\x18\x01 \x03(\x0b\x32\x13.herald.v1.JobDraft\"v\n\x0c\x44raftOutcome\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\x12\'\n\trejection\x18\x02 \x01(\x0e\x32\x14.herald.v1.Rejection\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x10\n\x08replayed\x18\x04 \x01(\x08\"?\n\x12\x43reateJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.DraftOutcome\"K\n\rGetJobRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\x12\x17\n\x0finclude_request\x18\x03 \x01(\x08\"-\n\x0eGetJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\"\x86\x02\n\x0fListJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12#\n\x07\x63hannel\x18\x05 \x01(\x0e\x32\x12.herald.v1.Channel\x12\x31\n\rcreated_after\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0b\n\x03url\x18\x08 \x01(\t\"E\n\x10ListJobsResponse\x12\x1c\n\x04jobs\x18\x01 \x03(\x0b\x32\x0e.herald.v1.Job\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"{\n\rDeliveryStart\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07proceed\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x15\n\rattempt_count\x18\x04 \x01(\x05\x12\x0c\n\x04wait\x18\x05 \x01(\x08\"\xa3\x01\n\rAttemptResult\x12#\n\x07\x61ttempt\x18\x01 \x01(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x02 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x15\n\rdead_lettered\x18\x04 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x05 \x01(\x04\"\\\n\x18\x41\x64vanceDeliveriesRequest\x12)\n\x07results\x18\x01 \x03(\x0b\x32\x18.herald.v1.AttemptResult\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"W\n\x19\x41\x64vanceDeliveriesResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"-\n\x0bWaitingNote\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\";\n\x12NoteWaitingRequest\x12%\n\x05notes\x18\x01 \x03(\x0b\x32\x16.herald.v1.WaitingNote\"$\n\x13NoteWaitingResponse\x12\r\n\x05noted\x18\x01 \x01(\x05\"8\n\x13ListAttemptsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"<\n\x14ListAttemptsResponse\x12$\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x12.herald.v1.Attempt\"H\n\x10IdempotencyClaim\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x14\n\x0crequest_hash\x18\x03 \x01(\x0c\"g\n\x16IdempotencyClaimResult\x12*\n\x05state\x18\x01 \x01(\x0e\x32\x1b.herald.v1.IdempotencyState\x12\x13\n\x0bstatus_code\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\"Z\n\x15IdempotencyCompletion\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x04 \x01(\x0c\":\n\x18\x41\x62\x61ndonIdempotentRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"\x1b\n\x19\x41\x62\x61ndonIdempotentResponse\"\xe0\x01\n\nWalkRecord\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12!\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x13\n\x0bprovider_id\x18\x05 \x01(\t\x12\x1b\n\x13provider_message_id\x18\x06 \x01(\t\x12\x15\n\rdead_lettered\x18\x07 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x08 \x01(\x04\"R\n\x13\x41\x64vanceWalksRequest\x12$\n\x05walks\x18\x01 \x03(\x0b\x32\x15.herald.v1.WalkRecord\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"R\n\x14\x41\x64vanceWalksResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"\x8a\x01\n\x10RetryJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0f\n\x07job_ids\x18\x02 \x03(\t\x12\x18\n\x10\x61ll_dead_letters\x18\x03 \x01(\x08\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x05 \x01(\x05\"e\n\x0cRetryOutcome\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07retried\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"r\n\x11RetryJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.RetryOutcome\x12&\n\x1ereleased_dead_letter_sequences\x18\x03 \x03(\x04J\x04\x08\x02\x10\x03R\x04jobs\"\x92\x01\n\x16ListDeadLettersRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12)\n\x05since\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0finclude_retried\x18\x03 \x01(\x08\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x05 \x01(\t\"V\n\x17ListDeadLettersResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.herald.v1.DeadLetter\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"&\n\x14GetDeadLetterRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"Z\n\x15GetDeadLetterResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.herald.v1.DeadLetter\x12\x1b\n\x03job\x18\x02 \x01(\x0b\x32\x0e.herald.v1.Job\"J\n\x1b\x43laimIdempotencyKeysRequest\x12+\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1b.herald.v1.IdempotencyClaim\"R\n\x1c\x43laimIdempotencyKeysResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.herald.v1.IdempotencyClaimResult\"W\n\x1e\x43ompleteIdempotencyKeysRequest\x12\x35\n\x0b\x63ompletions\x18\x01 \x03(\x0b\x32 .herald.v1.IdempotencyCompletion\"!\n\x1f\x43ompleteIdempotencyKeysResponse*\xb2\x01\n\x10IdempotencyState\x12!\n\x1dIDEMPOTENCY_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15IDEMPOTENCY_STATE_NEW\x10\x01\x12\x1f\n\x1bIDEMPOTENCY_STATE_IN_FLIGHT\x10\x02\x12\x1f\n\x1bIDEMPOTENCY_STATE_COMPLETED\x10\x03\x12\x1e\n\x1aIDEMPOTENCY_STATE_MISMATCH\x10\x04\x32\xe3\x08\n\x11LedgerJobsService\x12I\n\nCreateJobs\x12\x1c.herald.v1.CreateJobsRequest\x1a\x1d.herald.v1.CreateJobsResponse\x12=\n\x06GetJob\x12\x18.herald.v1.GetJobRequest\x1a\x19.herald.v1.GetJobResponse\x12\x43\n\x08ListJobs\x12\x1a.herald.v1.ListJobsRequest\x1a\x1b.herald.v1.ListJobsResponse\x12^\n\x11\x41\x64vanceDeliveries\x12#.herald.v1.AdvanceDeliveriesRequest\x1a$.herald.v1.AdvanceDeliveriesResponse\x12O\n\x0cListAttempts\x12\x1e.herald.v1.ListAttemptsRequest\x1a\x1f.herald.v1.ListAttemptsResponse\x12O\n\x0c\x41\x64vanceWalks\x12\x1e.herald.v1.AdvanceWalksRequest\x1a\x1f.herald.v1.AdvanceWalksResponse\x12L\n\x0bNoteWaiting\x12\x1d.herald.v1.NoteWaitingRequest\x1a\x1e.herald.v1.NoteWaitingResponse\x12\x46\n\tRetryJobs\x12\x1b.herald.v1.RetryJobsRequest\x1a\x1c.herald.v1.RetryJobsResponse\x12X\n\x0fListDeadLetters\x12!.herald.v1.ListDeadLettersRequest\x1a\".herald.v1.ListDeadLettersResponse\x12R\n\rGetDeadLetter\x12\x1f.herald.v1.GetDeadLetterRequest\x1a .herald.v1.GetDeadLetterResponse\x12g\n\x14\x43laimIdempotencyKeys\x12&.herald.v1.ClaimIdempotencyKeysRequest\x1a\'.herald.v1.ClaimIdempotencyKeysResponse\x12p\n\x17\x43ompleteIdempotencyKeys\x12).herald.v1.CompleteIdempotencyKeysRequest\x1a*.herald.v1.CompleteIdempotencyKeysResponse\x12^\n\x11\x41\x62\x61ndonIdempotent\x12#.herald.v1.AbandonIdempotentRequest\x1a$.herald.v1.AbandonIdempotentResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.ledger_jobs_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_IDEMPOTENCYSTATE']._serialized_start=3189
-  _globals['_IDEMPOTENCYSTATE']._serialized_end=3367
+  _globals['_IDEMPOTENCYSTATE']._serialized_start=3335
+  _globals['_IDEMPOTENCYSTATE']._serialized_end=3513
   _globals['_CREATEJOBSREQUEST']._serialized_start=123
   _globals['_CREATEJOBSREQUEST']._serialized_end=179
   _globals['_DRAFTOUTCOME']._serialized_start=181
@@ -58,48 +58,54 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ADVANCEDELIVERIESREQUEST']._serialized_end=1209
   _globals['_ADVANCEDELIVERIESRESPONSE']._serialized_start=1211
   _globals['_ADVANCEDELIVERIESRESPONSE']._serialized_end=1298
-  _globals['_LISTATTEMPTSREQUEST']._serialized_start=1300
-  _globals['_LISTATTEMPTSREQUEST']._serialized_end=1356
-  _globals['_LISTATTEMPTSRESPONSE']._serialized_start=1358
-  _globals['_LISTATTEMPTSRESPONSE']._serialized_end=1418
-  _globals['_IDEMPOTENCYCLAIM']._serialized_start=1420
-  _globals['_IDEMPOTENCYCLAIM']._serialized_end=1492
-  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_start=1494
-  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_end=1597
-  _globals['_IDEMPOTENCYCOMPLETION']._serialized_start=1599
-  _globals['_IDEMPOTENCYCOMPLETION']._serialized_end=1689
-  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_start=1691
-  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_end=1749
-  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_start=1751
-  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_end=1778
-  _globals['_WALKRECORD']._serialized_start=1781
-  _globals['_WALKRECORD']._serialized_end=2005
-  _globals['_ADVANCEWALKSREQUEST']._serialized_start=2007
-  _globals['_ADVANCEWALKSREQUEST']._serialized_end=2089
-  _globals['_ADVANCEWALKSRESPONSE']._serialized_start=2091
-  _globals['_ADVANCEWALKSRESPONSE']._serialized_end=2173
-  _globals['_RETRYJOBSREQUEST']._serialized_start=2176
-  _globals['_RETRYJOBSREQUEST']._serialized_end=2314
-  _globals['_RETRYOUTCOME']._serialized_start=2316
-  _globals['_RETRYOUTCOME']._serialized_end=2417
-  _globals['_RETRYJOBSRESPONSE']._serialized_start=2419
-  _globals['_RETRYJOBSRESPONSE']._serialized_end=2533
-  _globals['_LISTDEADLETTERSREQUEST']._serialized_start=2536
-  _globals['_LISTDEADLETTERSREQUEST']._serialized_end=2682
-  _globals['_LISTDEADLETTERSRESPONSE']._serialized_start=2684
-  _globals['_LISTDEADLETTERSRESPONSE']._serialized_end=2770
-  _globals['_GETDEADLETTERREQUEST']._serialized_start=2772
-  _globals['_GETDEADLETTERREQUEST']._serialized_end=2810
-  _globals['_GETDEADLETTERRESPONSE']._serialized_start=2812
-  _globals['_GETDEADLETTERRESPONSE']._serialized_end=2902
-  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_start=2904
-  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_end=2978
-  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_start=2980
-  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_end=3062
-  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_start=3064
-  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_end=3151
-  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_start=3153
-  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_end=3186
-  _globals['_LEDGERJOBSSERVICE']._serialized_start=3370
-  _globals['_LEDGERJOBSSERVICE']._serialized_end=4415
+  _globals['_WAITINGNOTE']._serialized_start=1300
+  _globals['_WAITINGNOTE']._serialized_end=1345
+  _globals['_NOTEWAITINGREQUEST']._serialized_start=1347
+  _globals['_NOTEWAITINGREQUEST']._serialized_end=1406
+  _globals['_NOTEWAITINGRESPONSE']._serialized_start=1408
+  _globals['_NOTEWAITINGRESPONSE']._serialized_end=1444
+  _globals['_LISTATTEMPTSREQUEST']._serialized_start=1446
+  _globals['_LISTATTEMPTSREQUEST']._serialized_end=1502
+  _globals['_LISTATTEMPTSRESPONSE']._serialized_start=1504
+  _globals['_LISTATTEMPTSRESPONSE']._serialized_end=1564
+  _globals['_IDEMPOTENCYCLAIM']._serialized_start=1566
+  _globals['_IDEMPOTENCYCLAIM']._serialized_end=1638
+  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_start=1640
+  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_end=1743
+  _globals['_IDEMPOTENCYCOMPLETION']._serialized_start=1745
+  _globals['_IDEMPOTENCYCOMPLETION']._serialized_end=1835
+  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_start=1837
+  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_end=1895
+  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_start=1897
+  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_end=1924
+  _globals['_WALKRECORD']._serialized_start=1927
+  _globals['_WALKRECORD']._serialized_end=2151
+  _globals['_ADVANCEWALKSREQUEST']._serialized_start=2153
+  _globals['_ADVANCEWALKSREQUEST']._serialized_end=2235
+  _globals['_ADVANCEWALKSRESPONSE']._serialized_start=2237
+  _globals['_ADVANCEWALKSRESPONSE']._serialized_end=2319
+  _globals['_RETRYJOBSREQUEST']._serialized_start=2322
+  _globals['_RETRYJOBSREQUEST']._serialized_end=2460
+  _globals['_RETRYOUTCOME']._serialized_start=2462
+  _globals['_RETRYOUTCOME']._serialized_end=2563
+  _globals['_RETRYJOBSRESPONSE']._serialized_start=2565
+  _globals['_RETRYJOBSRESPONSE']._serialized_end=2679
+  _globals['_LISTDEADLETTERSREQUEST']._serialized_start=2682
+  _globals['_LISTDEADLETTERSREQUEST']._serialized_end=2828
+  _globals['_LISTDEADLETTERSRESPONSE']._serialized_start=2830
+  _globals['_LISTDEADLETTERSRESPONSE']._serialized_end=2916
+  _globals['_GETDEADLETTERREQUEST']._serialized_start=2918
+  _globals['_GETDEADLETTERREQUEST']._serialized_end=2956
+  _globals['_GETDEADLETTERRESPONSE']._serialized_start=2958
+  _globals['_GETDEADLETTERRESPONSE']._serialized_end=3048
+  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_start=3050
+  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_end=3124
+  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_start=3126
+  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_end=3208
+  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_start=3210
+  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_end=3297
+  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_start=3299
+  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_end=3332
+  _globals['_LEDGERJOBSSERVICE']._serialized_start=3516
+  _globals['_LEDGERJOBSSERVICE']._serialized_end=4639
 # @@protoc_insertion_point(module_scope)

@@ -137,6 +137,26 @@ class AdvanceDeliveriesResponse(_message.Message):
     starts: _containers.RepeatedCompositeFieldContainer[DeliveryStart]
     def __init__(self, recorded: _Optional[int] = ..., starts: _Optional[_Iterable[_Union[DeliveryStart, _Mapping]]] = ...) -> None: ...
 
+class WaitingNote(_message.Message):
+    __slots__ = ("job_id", "reason")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    reason: str
+    def __init__(self, job_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class NoteWaitingRequest(_message.Message):
+    __slots__ = ("notes",)
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    notes: _containers.RepeatedCompositeFieldContainer[WaitingNote]
+    def __init__(self, notes: _Optional[_Iterable[_Union[WaitingNote, _Mapping]]] = ...) -> None: ...
+
+class NoteWaitingResponse(_message.Message):
+    __slots__ = ("noted",)
+    NOTED_FIELD_NUMBER: _ClassVar[int]
+    noted: int
+    def __init__(self, noted: _Optional[int] = ...) -> None: ...
+
 class ListAttemptsRequest(_message.Message):
     __slots__ = ("tenant_id", "job_id")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -68,6 +68,11 @@ class LedgerJobsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.AdvanceWalksRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.AdvanceWalksResponse.FromString,
                 _registered_method=True)
+        self.NoteWaiting = channel.unary_unary(
+                '/herald.v1.LedgerJobsService/NoteWaiting',
+                request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingResponse.FromString,
+                _registered_method=True)
         self.RetryJobs = channel.unary_unary(
                 '/herald.v1.LedgerJobsService/RetryJobs',
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.RetryJobsRequest.SerializeToString,
@@ -149,6 +154,14 @@ class LedgerJobsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def NoteWaiting(self, request, context):
+        """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
+        its next attempt is recorded. Jobs no longer QUEUED are left alone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RetryJobs(self, request, context):
         """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
         the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
@@ -221,6 +234,11 @@ def add_LedgerJobsServiceServicer_to_server(servicer, server):
                     servicer.AdvanceWalks,
                     request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.AdvanceWalksRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.AdvanceWalksResponse.SerializeToString,
+            ),
+            'NoteWaiting': grpc.unary_unary_rpc_method_handler(
+                    servicer.NoteWaiting,
+                    request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingResponse.SerializeToString,
             ),
             'RetryJobs': grpc.unary_unary_rpc_method_handler(
                     servicer.RetryJobs,
@@ -419,6 +437,33 @@ class LedgerJobsService:
             '/herald.v1.LedgerJobsService/AdvanceWalks',
             herald_dot_v1_dot_ledger__jobs__pb2.AdvanceWalksRequest.SerializeToString,
             herald_dot_v1_dot_ledger__jobs__pb2.AdvanceWalksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NoteWaiting(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerJobsService/NoteWaiting',
+            herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -52,6 +52,10 @@ class LedgerJobsServiceStub:
     """Email's AdvanceDeliveries: the walks that finished, then the jobs that start, in one
     call and one transaction (the email-sender's window of started jobs).
     """
+    NoteWaiting: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.NoteWaitingRequest, _ledger_jobs_pb2.NoteWaitingResponse]
+    """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
+    its next attempt is recorded. Jobs no longer QUEUED are left alone.
+    """
     RetryJobs: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.RetryJobsRequest, _ledger_jobs_pb2.RetryJobsResponse]
     """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
     the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
@@ -87,6 +91,10 @@ class LedgerJobsServiceAsyncStub(LedgerJobsServiceStub):
     AdvanceWalks: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.AdvanceWalksRequest, _ledger_jobs_pb2.AdvanceWalksResponse]  # type: ignore[assignment]
     """Email's AdvanceDeliveries: the walks that finished, then the jobs that start, in one
     call and one transaction (the email-sender's window of started jobs).
+    """
+    NoteWaiting: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.NoteWaitingRequest, _ledger_jobs_pb2.NoteWaitingResponse]  # type: ignore[assignment]
+    """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
+    its next attempt is recorded. Jobs no longer QUEUED are left alone.
     """
     RetryJobs: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.RetryJobsRequest, _ledger_jobs_pb2.RetryJobsResponse]  # type: ignore[assignment]
     """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
@@ -156,6 +164,16 @@ class LedgerJobsServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_ledger_jobs_pb2.AdvanceWalksResponse, _abc.Awaitable[_ledger_jobs_pb2.AdvanceWalksResponse]]:
         """Email's AdvanceDeliveries: the walks that finished, then the jobs that start, in one
         call and one transaction (the email-sender's window of started jobs).
+        """
+
+    @_abc_1.abstractmethod
+    def NoteWaiting(
+        self,
+        request: _ledger_jobs_pb2.NoteWaitingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_jobs_pb2.NoteWaitingResponse, _abc.Awaitable[_ledger_jobs_pb2.NoteWaitingResponse]]:
+        """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
+        its next attempt is recorded. Jobs no longer QUEUED are left alone.
         """
 
     @_abc_1.abstractmethod

@@ -56,7 +56,7 @@ class ListWebhookTargetsResponse(_message.Message):
     def __init__(self, targets: _Optional[_Iterable[_Union[_common_pb2.WebhookTarget, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class UpdateWebhookTargetRequest(_message.Message):
-    __slots__ = ("tenant_id", "target_id", "url", "description", "replace_headers", "headers", "rate_limit_per_min", "enabled", "disabled_reason")
+    __slots__ = ("tenant_id", "target_id", "url", "description", "replace_headers", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "max_in_flight")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -73,6 +73,7 @@ class UpdateWebhookTargetRequest(_message.Message):
     RATE_LIMIT_PER_MIN_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     DISABLED_REASON_FIELD_NUMBER: _ClassVar[int]
+    MAX_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     target_id: str
     url: str
@@ -82,7 +83,8 @@ class UpdateWebhookTargetRequest(_message.Message):
     rate_limit_per_min: int
     enabled: bool
     disabled_reason: str
-    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., replace_headers: _Optional[bool] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ...) -> None: ...
+    max_in_flight: int
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., replace_headers: _Optional[bool] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., max_in_flight: _Optional[int] = ...) -> None: ...
 
 class UpdateWebhookTargetResponse(_message.Message):
     __slots__ = ("target",)

@@ -105,7 +105,7 @@ class BatchGrpc:
                 await queue.put(END)
 
         reader = asyncio.create_task(read())
-        submitter = BatchSubmitter(self.operations.router, self.operations.intake)
+        submitter = BatchSubmitter(self.operations.router)
         index = 0
         ended = False
         try:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from herald.batching import Batcher
+from herald.config import Settings
 from herald.grpcio.ledger import Ledger
-from herald.intake import IntakeGauge
 from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc
 from herald_gateway.operations.crud import Crud, ItemT, Resource
 from herald_gateway.target_check import TargetCheck
@@ -43,8 +43,8 @@ class OperationsBase:
         self.dead_letter_reader = dead_letter_reader
         # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
         self.target_check: TargetCheck | None = None
-        # The submissions clients are waiting on; busy, it asks the senders to wait (herald.intake).
-        self.intake = IntakeGauge(busy_at=16)
+        # The most a target may set as its `max_in_flight` (HERALD_WEBHOOK_TARGET_IN_FLIGHT_MAX; set by main).
+        self.target_in_flight_max = Settings.model_fields["webhook_target_in_flight_max"].default
 
     async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_jobs_pb2.DraftOutcome]:
         response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import grpc
 
-from herald.intake import IntakeGauge
 from herald.v1 import common_pb2, ledger_jobs_pb2, router_pb2, router_pb2_grpc
 from herald_gateway.errors import GatewayError, IdempotencyMismatch, Invalid, Unavailable, from_rpc, refused
 from herald_gateway.target_check import TargetCheck
@@ -81,9 +80,8 @@ def chunks(pending: list[tuple[int, router_pb2.Submission]]) -> Iterable[list[tu
 
 
 class BatchSubmitter:
-    def __init__(self, router: router_pb2_grpc.RouterServiceAsyncStub, intake: IntakeGauge) -> None:
+    def __init__(self, router: router_pb2_grpc.RouterServiceAsyncStub) -> None:
         self.router = router
-        self.intake = intake
 
     async def submit(self, items: list[router_pb2.Submission | GatewayError]) -> list[ItemOutcome]:
         """One outcome per item, in order. An item given as an error stays refused with it."""
@@ -109,11 +107,7 @@ class BatchSubmitter:
                         )
                     continue
             pending.append((index, item))
-        self.intake.enter(len(pending))
-        try:
-            await self._send(pending, outcomes)
-        finally:
-            self.intake.leave(len(pending))
+        await self._send(pending, outcomes)
         for index, first in repeats:
             earlier_outcome = outcomes[first]
             outcomes[index] = ItemOutcome(

@@ -94,6 +94,8 @@ class SubscriptionOperations(OperationsBase):
 
     async def create_target(self, tenant_id: TenantId, target: common_pb2.WebhookTarget) -> common_pb2.WebhookTarget:
         problems = target_problems(target.url, dict(target.headers)) or await self._url_problems(target.url)
+        if target.HasField("max_in_flight"):
+            problems += self._bound_problems(target.max_in_flight, allow_clear=False)
         refuse_invalid(problems)
         return await self.crud(TARGETS).create(tenant_id, target)
 
@@ -106,8 +108,16 @@ class SubscriptionOperations(OperationsBase):
         problems = target_problems(url, headers)
         if not problems and request.HasField("url"):
             problems = await self._url_problems(url)
+        if request.HasField("max_in_flight"):
+            problems += self._bound_problems(request.max_in_flight, allow_clear=True)
         refuse_invalid(problems)
         return await self.crud(TARGETS).update(tenant_id, request)
+
+    def _bound_problems(self, bound: int, *, allow_clear: bool) -> list[tuple[str, str]]:
+        """A target's `max_in_flight`: 1 to the operator's maximum (0 clears it on an update)."""
+        if (allow_clear and bound == 0) or 1 <= bound <= self.target_in_flight_max:
+            return []
+        return [("max_in_flight", f"must be between 1 and {self.target_in_flight_max} (the operator's maximum)")]
 
     async def recover_target(self, tenant_id: TenantId, target_id: str, since: datetime) -> list[str]:
         """Runs the target's FAILED deliveries since `since` again, each from PENDING with a

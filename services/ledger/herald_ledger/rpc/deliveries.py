@@ -35,6 +35,8 @@ COMMIT_WAIT_S = 0.25
 MAX_RETRY_BATCH = 1000
 # A retried job is leased to the call that publishes it; the outbox takes over after this.
 RETRY_LEASE_S = 10.0
+# A waiting reason is a short sentence from a sender; anything longer is cut.
+MAX_REASON = 200
 
 
 def start_to_proto(start: delivery_store.DeliveryStart) -> ledger_jobs_pb2.DeliveryStart:
@@ -170,6 +172,15 @@ class DeliveryRpcs:
         "results", new_attempts, advance_attempts, ledger_jobs_pb2.AdvanceDeliveriesResponse
     )
     AdvanceWalks = advance_rpc("walks", new_walks, advance_walks, ledger_jobs_pb2.AdvanceWalksResponse)
+
+    async def NoteWaiting(
+        self, request: ledger_jobs_pb2.NoteWaitingRequest, context: Context
+    ) -> ledger_jobs_pb2.NoteWaitingResponse:
+        ids = await require_ids(context, [note.job_id for note in request.notes], "notes.job_id")
+        notes = [(job_id, note.reason[:MAX_REASON]) for job_id, note in zip(ids, request.notes, strict=True)]
+        async with self.engine.begin() as conn:
+            noted = await job_store.note_waiting(conn, notes) if notes else 0
+        return ledger_jobs_pb2.NoteWaitingResponse(noted=noted)
 
     async def _announce(
         self,

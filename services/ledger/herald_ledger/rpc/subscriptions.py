@@ -48,6 +48,8 @@ def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
     )
     if row.rate_limit_per_min is not None:
         target.rate_limit_per_min = row.rate_limit_per_min
+    if getattr(row, "max_in_flight", None) is not None:
+        target.max_in_flight = row.max_in_flight
     failing_since = timestamp(getattr(row, "failing_since", None))
     if failing_since is not None:
         target.failing_since.CopyFrom(failing_since)
@@ -94,11 +96,15 @@ async def _target_created(
     if not target.url.startswith(("http://", "https://")):
         await abort_invalid(context, [("target.url", "must be an http or https URL")])
     limit = target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None
+    bound = target.max_in_flight if target.HasField("max_in_flight") else None
+    if bound is not None and bound < 0:
+        await abort_invalid(context, [("target.max_in_flight", "must be positive")])
     return {
         "url": target.url,
         "description": target.description,
         "headers": dict(target.headers),
         "rate_limit_per_min": limit or None,
+        "max_in_flight": bound or None,
         "enabled": target.enabled,
         "disabled_reason": None if target.enabled else (target.disabled_reason or None),
     }
@@ -118,6 +124,10 @@ async def _target_changed(
         values["headers"] = dict(request.headers)
     if request.HasField("rate_limit_per_min"):
         values["rate_limit_per_min"] = request.rate_limit_per_min or None
+    if request.HasField("max_in_flight"):
+        if request.max_in_flight < 0:
+            await abort_invalid(context, [("max_in_flight", "must be positive")])
+        values["max_in_flight"] = request.max_in_flight or None
     if request.HasField("enabled"):
         values["enabled"] = request.enabled
         if request.enabled:

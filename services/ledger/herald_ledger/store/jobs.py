@@ -160,3 +160,20 @@ async def list_attempts(conn: AsyncConnection, tenant_id: uuid.UUID, job_id: uui
         return None
     query = select(attempts).where(attempts.c.job_id == job_id).order_by(attempts.c.id)
     return list((await conn.execute(query)).all())
+
+
+_NOTE_WAITING = text(
+    """
+    UPDATE jobs SET waiting_reason = note.reason, waiting_noted_at = clock_timestamp()
+    FROM unnest(CAST(:ids AS uuid[]), CAST(:reasons AS text[])) AS note(id, reason)
+    WHERE jobs.id = note.id AND jobs.status = 'QUEUED'
+    """
+)
+
+
+async def note_waiting(conn: AsyncConnection, notes: Sequence[tuple[uuid.UUID, str]]) -> int:
+    """Why these QUEUED jobs wait without a call (others are left alone); how many were noted.
+    `clock_timestamp()`, not the transaction's `now()`, so a note is never older than an
+    attempt recorded before it."""
+    found = await conn.execute(_NOTE_WAITING, {"ids": [n[0] for n in notes], "reasons": [n[1] for n in notes]})
+    return int(found.rowcount or 0)

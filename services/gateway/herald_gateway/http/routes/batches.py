@@ -168,7 +168,7 @@ async def _answer(
         except GatewayError as error:
             prepared.append(error)
     await refuse_non_public_targets(prepared, operations.target_check)
-    outcomes = await BatchSubmitter(operations.router, operations.intake).submit(prepared)
+    outcomes = await BatchSubmitter(operations.router).submit(prepared)
     results = [result_of(i, outcome) for i, outcome in enumerate(outcomes)]
     return Response(orjson.dumps({"results": results}), media_type="application/json")
 

@@ -58,6 +58,8 @@ async def create_target(body: TargetIn, principal: Tenant, operations: Operation
     )
     if body.rate_limit_per_min is not None:
         target.rate_limit_per_min = body.rate_limit_per_min
+    if body.max_in_flight is not None:
+        target.max_in_flight = body.max_in_flight
     created = await operations.create_target(principal.tenant_id, target)
     return target_out(created)
 
@@ -76,6 +78,8 @@ async def update_target(target_id: str, body: TargetPatch, principal: Tenant, op
         update.headers.update(body.headers or {})
     if "rate_limit_per_min" in given:
         update.rate_limit_per_min = body.rate_limit_per_min or 0
+    if "max_in_flight" in given:
+        update.max_in_flight = body.max_in_flight or 0
     if body.enabled is not None:
         update.enabled = body.enabled
     if "disabled_reason" in given:

@@ -47,6 +47,13 @@ class JobOut(BaseModel):
     priority: str
     attempt_count: int
     last_error: str | None
+    waiting_reason: str | None = Field(
+        default=None,
+        description=(
+            "Queued and not called yet because the sender holds it back, why: its target at its "
+            "concurrency bound, its tenant at its share of the sender's calls, or its target's circuit open."
+        ),
+    )
     idempotency_key: str | None
     created_at: datetime | None
     updated_at: datetime | None
@@ -97,6 +104,7 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         priority={v: k for k, v in PRIORITY_VALUES.items()}.get(job.priority, "normal"),
         attempt_count=job.attempt_count,
         last_error=job.last_error or None,
+        waiting_reason=job.waiting_reason or None,
         idempotency_key=job.idempotency_key or None,
         created_at=time_of(job, "created_at"),
         updated_at=time_of(job, "updated_at"),

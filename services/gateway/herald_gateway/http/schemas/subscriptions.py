@@ -22,13 +22,24 @@ class TargetIn(BaseModel):
         le=1_000_000,
         description="Deliveries per minute, spaced evenly; deliveries over it wait (they are not failures).",
     )
+    max_in_flight: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description=(
+            "Calls to this target in flight at most, per sender replica (null: the operator's default, "
+            "HERALD_WEBHOOK_TARGET_IN_FLIGHT); at most the operator's HERALD_WEBHOOK_TARGET_IN_FLIGHT_MAX. "
+            "Deliveries beyond it wait (they are not failures) without holding up other targets."
+        ),
+    )
     enabled: bool = True
     disabled_reason: Text | None = Field(default=None, max_length=1000)
 
 
 class TargetPatch(BaseModel):
     """Only the fields given change. `headers` replaces all headers; `rate_limit_per_min`
-    null removes the limit; `enabled: true` clears the reason."""
+    null removes the limit, `max_in_flight` null the target's own bound; `enabled: true` clears
+    the reason."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -36,6 +47,7 @@ class TargetPatch(BaseModel):
     description: Text | None = Field(default=None, max_length=1000)
     headers: dict[Text, Text] | None = None
     rate_limit_per_min: int | None = Field(default=None, ge=1, le=1_000_000)
+    max_in_flight: int | None = Field(default=None, ge=1, le=1000)
     enabled: bool | None = None
     disabled_reason: Text | None = Field(default=None, max_length=1000)
 
@@ -46,6 +58,9 @@ class TargetOut(BaseModel):
     description: str
     headers: dict[str, str]
     rate_limit_per_min: int | None
+    max_in_flight: int | None = Field(
+        default=None, description="The target's own bound of calls in flight; null: the operator's default."
+    )
     enabled: bool
     disabled_reason: str | None
     created_at: datetime | None
@@ -66,6 +81,7 @@ def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
         description=target.description,
         headers=dict(target.headers),
         rate_limit_per_min=target.rate_limit_per_min if target.HasField("rate_limit_per_min") else None,
+        max_in_flight=target.max_in_flight if target.HasField("max_in_flight") else None,
         enabled=target.enabled,
         disabled_reason=target.disabled_reason or None,
         created_at=time_of(target, "created_at"),

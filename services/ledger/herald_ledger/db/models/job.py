@@ -36,6 +36,10 @@ jobs = tenant_rows(
     # The order jobs sharing an ordering key go in: drawn from one database sequence as the row is
     # inserted, not from the id's clock (two ledger replicas' clocks may differ). Migration 0016.
     Column("seq", BigInteger, server_default=text("nextval('jobs_seq')")),
+    # Why a sender holds this QUEUED job back without a call, and when it said so: shown until the
+    # next attempt is recorded (updated_at moves past it). Migration 0018.
+    Column("waiting_reason", Text),
+    Column("waiting_noted_at", DateTime(timezone=True)),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",

@@ -1,0 +1,101 @@
+"""`make bench-isolation`: does one tenant's bad receiver delay another tenant's deliveries?
+
+Tenant X sends X_JOBS webhooks (150) to a bad receiver; right after, tenant Y sends Y_JOBS (20)
+to a receiver that answers at once. Three bad receivers, one case each: one that accepts the
+connection and never answers (tests/support/silent_receiver.py), one that answers after
+SLOW_S (10 s), and one that refuses connections (a closed port). Y's accept-to-delivery (its
+submission to its arrival at the receiver) is printed per case as median and p99
+beside Y's idle figures (measured first, X quiet), with the target: Y's p99 behind X at most
+1.2 x Y's idle p99 + 100 ms. RUNS rounds (3) of every case, X a new tenant each time; the
+figures are the medians over the rounds.
+
+Herald runs with its default settings (the webhook timeout 15 s, 128 slots, 16 calls in
+flight per target). Runs on the machine's NATS and PostgreSQL when NATS_URL / DATABASE_URL
+are set (an isolated database and bus prefix, removed afterwards), else on embedded ones.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from fairness import Sink, herald_stack, latencies, p99, send, tenant
+
+from tests.support.receiver import Receiver
+from tests.support.silent_receiver import SilentReceiver
+
+X_JOBS = int(os.environ.get("X_JOBS", "150"))
+Y_JOBS = int(os.environ.get("Y_JOBS", "20"))
+RUNS = int(os.environ.get("RUNS", "3"))
+SLOW_S = float(os.environ.get("SLOW_S", "10"))
+
+
+def refusing_url() -> str:
+    """A loopback port nothing listens on (bound, then closed): connections are refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/hook"
+
+
+def slow_receiver() -> Receiver:
+    slow = Receiver()
+    slow.behaviour.delay_path = ("/hook", SLOW_S)
+    return slow
+
+
+def main() -> int:
+    cpu = platform.processor() or platform.machine()
+    print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()}")
+    silent, slow = SilentReceiver(), slow_receiver()
+    cases: dict[str, Callable[[], str]] = {
+        "silent (never answers)": lambda: silent.url,
+        f"slow (answers after {SLOW_S:.0f} s)": lambda: slow.url,
+        "refusing connections": refusing_url,
+    }
+    figures: dict[str, list[tuple[float, float]]] = {"idle": [], **{name: [] for name in cases}}
+    with herald_stack("isolation") as endpoints:
+        try:
+            gateway = endpoints["gateway_http"]
+            operator = {"authorization": f"Bearer {Path(endpoints['operator_token_file']).read_text().strip()}"}
+            sink = Sink()
+            _, y_headers = tenant(gateway, operator, "fast-y")
+            # Warm the path (connections, caches) before anything is measured.
+            latencies(sink, send(gateway, y_headers, sink.url, Y_JOBS, 4), timeout=120)
+            for round_ in range(RUNS):
+                idle = latencies(sink, send(gateway, y_headers, sink.url, Y_JOBS, 4), timeout=120)
+                figures["idle"].append((statistics.median(idle), p99(idle)))
+                for name, url in cases.items():
+                    _, x_headers = tenant(gateway, operator, f"bad-x-{round_}-{len(figures[name])}")
+                    send(gateway, x_headers, url(), X_JOBS, 16)
+                    loaded = latencies(sink, send(gateway, y_headers, sink.url, Y_JOBS, 4), timeout=600)
+                    figures[name].append((statistics.median(loaded), p99(loaded)))
+                    print(f"round {round_ + 1}, {name}: Y p99 {p99(loaded) * 1000:.1f} ms", flush=True)
+        finally:
+            silent.close()
+            slow.close()
+    idle_p50 = statistics.median(f[0] for f in figures["idle"])
+    idle_p99 = statistics.median(f[1] for f in figures["idle"])
+    bound = 1.2 * idle_p99 + 0.1
+    print(f"\nY's accept-to-delivery, {Y_JOBS} webhooks behind X's {X_JOBS}; medians of {RUNS} rounds")
+    header = f"{'case':32} {'Y p50 ms':>10} {'Y p99 ms':>10} {'idle p99 ms':>12} {'p99/idle':>9}"
+    print(f"{header}  target <= {bound * 1000:.0f} ms")
+    print(f"{'idle (X quiet)':32} {idle_p50 * 1000:10.1f} {idle_p99 * 1000:10.1f} {idle_p99 * 1000:12.1f} {1:9.2f}")
+    met = True
+    for name in cases:
+        p50 = statistics.median(f[0] for f in figures[name])
+        p99_ = statistics.median(f[1] for f in figures[name])
+        met = met and p99_ <= bound
+        verdict = "met" if p99_ <= bound else "MISSED"
+        ratio = p99_ / idle_p99
+        print(f"{name:32} {p50 * 1000:10.1f} {p99_ * 1000:10.1f} {idle_p99 * 1000:12.1f} {ratio:9.2f}  {verdict}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
