@@ -2,7 +2,7 @@
 
 - hold back: a target's rate limit; a delivery whose turn has not come goes back to the bus
   until it has (NAK with delay), before it starts, so it is no attempt at all;
-- prepare: the large body from the object store, the tenant's sealed signing secrets;
+- prepare: the large body from the object store, the delivery's sealed signing keys;
 - call: signed right then (the timestamp is the moment of the call, not of the wait for a
   slot), one POST through the guarded receiver client (`herald.webhooks.receiver_client`);
 - conclude: the tenant's retry policy judges the answer; the attempt record with what the
@@ -122,7 +122,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             except Exception as error:
                 raise HandBack(f"large payload unavailable ({error!r})") from error
         try:
-            return Prepared(await self.signer.prepare(delivery.tenant_id))
+            return Prepared(await self.signer.prepare(delivery.tenant_id, delivery.target_id))
         except Exception as error:
             # Never send unsigned what should be signed: hand it back and try later.
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
@@ -131,7 +131,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         delivery = job.work
         try:
             # Signed once the slot is ours: the timestamp is the moment of the call.
-            signature = self.signer.sign(prepared.secrets, delivery.tenant_id, delivery.job_id, delivery.request.body)
+            signature = self.signer.sign(prepared.secrets, delivery.job_id, delivery.request.body)
         except Exception as error:
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
         return await call_receiver(self.http, delivery.job_id, delivery.request, signature)

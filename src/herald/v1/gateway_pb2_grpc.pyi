@@ -69,6 +69,11 @@ class NotificationServiceStub:
     """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
     a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
     """
+    GetWebhookTargetSecret: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookTargetSecretRequest, _gateway_pb2.GetWebhookTargetSecretResponse]
+    """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+    POST /v1/webhooks/targets/{id}/secret/rotate).
+    """
+    RotateWebhookTargetSecret: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RotateWebhookTargetSecretRequest, _gateway_pb2.RotateWebhookTargetSecretResponse]
     GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]
@@ -123,6 +128,11 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
     a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
     """
+    GetWebhookTargetSecret: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookTargetSecretRequest, _gateway_pb2.GetWebhookTargetSecretResponse]  # type: ignore[assignment]
+    """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+    POST /v1/webhooks/targets/{id}/secret/rotate).
+    """
+    RotateWebhookTargetSecret: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RotateWebhookTargetSecretRequest, _gateway_pb2.RotateWebhookTargetSecretResponse]  # type: ignore[assignment]
     GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]  # type: ignore[assignment]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]  # type: ignore[assignment]
@@ -330,6 +340,23 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
         a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
         """
+
+    @_abc_1.abstractmethod
+    def GetWebhookTargetSecret(
+        self,
+        request: _gateway_pb2.GetWebhookTargetSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.GetWebhookTargetSecretResponse, _abc.Awaitable[_gateway_pb2.GetWebhookTargetSecretResponse]]:
+        """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+        POST /v1/webhooks/targets/{id}/secret/rotate).
+        """
+
+    @_abc_1.abstractmethod
+    def RotateWebhookTargetSecret(
+        self,
+        request: _gateway_pb2.RotateWebhookTargetSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RotateWebhookTargetSecretResponse, _abc.Awaitable[_gateway_pb2.RotateWebhookTargetSecretResponse]]: ...
 
     @_abc_1.abstractmethod
     def GetWebhookRetrySchedule(

@@ -7,6 +7,8 @@ from herald_ledger.db.models.base import created_at_column, tenant_rows, updated
 # enforced by the webhook-sender. A disabled target receives nothing; `disabled_reason` says
 # why. `failing_since` is the first failure since the last success (NULL: not failing); a
 # streak older than HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S disables the target.
+# `tenant_secret_signs`: a target from before targets had keys of their own; the tenant's
+# secret signs beside the target's own key until the target's first rotation.
 webhook_targets = tenant_rows(
     "webhook_targets",
     Column("url", Text, nullable=False),
@@ -16,6 +18,7 @@ webhook_targets = tenant_rows(
     Column("enabled", Boolean, nullable=False, server_default="true"),
     Column("disabled_reason", Text),
     Column("failing_since", DateTime(timezone=True)),
+    Column("tenant_secret_signs", Boolean, nullable=False, server_default="false"),
     created_at_column(),
     updated_at_column(),
     tenant_index=True,
