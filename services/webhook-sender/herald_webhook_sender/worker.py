@@ -28,6 +28,7 @@ from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, WEBHOOK_PROVI
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
 from herald.webhooks.retry_policy import Decision, RetryPolicy, Verdict, attempt_error_class, decide
+from herald.webhooks.sealed_headers import delivered_headers
 from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.client import CallResult, call_receiver
 from herald_webhook_sender.pacing import Pacer
@@ -134,7 +135,12 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             signature = self.signer.sign(prepared.secrets, delivery.job_id, delivery.request.body)
         except Exception as error:
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
-        return await call_receiver(self.http, delivery.job_id, delivery.request, signature)
+        try:
+            # The tenant's sealed header values are opened only now, for this call.
+            headers = delivered_headers(self.signer.ring, delivery.tenant_id, delivery.request)
+        except Exception as error:
+            raise HandBack(f"cannot open the webhook's headers ({error!r})", 5.0, logging.ERROR) from error
+        return await call_receiver(self.http, delivery.job_id, delivery.request, signature, headers)
 
     async def conclude(
         self, job: Job[Delivery], prepared: Prepared, called: CallResult

@@ -19,8 +19,10 @@ from sqlalchemy.exc import IntegrityError
 
 from herald.crypto import new_webhook_secret, webhook_secret_problem
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
+from herald.ids import parse_id
 from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_subscriptions_pb2
+from herald.webhooks.sealed_headers import open_headers, seal_headers
 from herald_ledger.convert import timestamp
 from herald_ledger.db.models import event_filters, subscriptions, webhook_targets
 from herald_ledger.inflight import Committing
@@ -43,6 +45,7 @@ def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
         url=row.url,
         description=row.description,
         headers=row.headers or {},
+        sealed_headers=row.sealed_headers or b"",
         enabled=row.enabled,
         disabled_reason=row.disabled_reason or "",
         created_at=timestamp(row.created_at),
@@ -101,11 +104,40 @@ async def _target_created(
     return {
         "url": target.url,
         "description": target.description,
-        "headers": dict(target.headers),
+        **_sealed_headers(rpcs.ring, tenant_id, dict(target.headers)),
         "rate_limit_per_min": limit or None,
         "enabled": target.enabled,
         "disabled_reason": None if target.enabled else (target.disabled_reason or None),
     }
+
+
+def _sealed_headers(ring: KeyRing | None, tenant_id: uuid.UUID, headers: dict[str, str]) -> dict[str, Any]:
+    """A target's header columns: the values masked beside their envelope (in clear only
+    without master keys)."""
+    if ring is None or not headers:
+        return {"headers": headers, "sealed_headers": None}
+    shown, envelope = seal_headers(ring, str(tenant_id), headers)
+    return {"headers": shown, "sealed_headers": envelope}
+
+
+async def _kept_values(
+    rpcs: SubscriptionRpcs, tenant_id: uuid.UUID, target_id: str, headers: dict[str, str]
+) -> dict[str, str]:
+    """New headers where a value sent back exactly as it reads (masked) keeps the stored value:
+    a client that reads a target and writes it back, as the console's edit form does, changes
+    no credential it never saw."""
+    ring, row_id = rpcs.ring, parse_id(target_id)
+    if ring is None or row_id is None:
+        return headers
+    current = await rpcs.read(rows.get, tenant_id, row_id, webhook_targets)
+    if current is None or current.sealed_headers is None:
+        return headers
+    shown = current.headers or {}
+    kept = [name for name, value in headers.items() if shown.get(name) == value]
+    if not kept:
+        return headers
+    stored = open_headers(ring, str(tenant_id), current.sealed_headers)
+    return {name: stored[name] if name in kept and name in stored else value for name, value in headers.items()}
 
 
 async def _target_inserted(rpcs: SubscriptionRpcs, context: Context, request: Any, values: dict[str, Any]) -> Row[Any]:
@@ -134,7 +166,8 @@ async def _target_changed(
     if request.HasField("description"):
         values["description"] = request.description
     if request.replace_headers:
-        values["headers"] = dict(request.headers)
+        headers = await _kept_values(rpcs, tenant_id, request.target_id, dict(request.headers))
+        values |= _sealed_headers(rpcs.ring, tenant_id, headers)
     if request.HasField("rate_limit_per_min"):
         values["rate_limit_per_min"] = request.rate_limit_per_min or None
     if request.HasField("enabled"):

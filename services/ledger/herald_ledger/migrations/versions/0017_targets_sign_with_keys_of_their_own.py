@@ -9,6 +9,9 @@ from before this revision gets its own key from the ledger the first time one is
 for (its secret read, its rotation, or its first delivery). Such targets are marked
 `tenant_secret_signs`: the migration cannot know which receivers hold the tenant's
 secret, so it signs beside the target's own key until the target's first rotation.
+
+Targets' custom header values are sealed too (`sealed_headers`, `headers` then masked). For
+the same reason a target saved before keeps its headers as they were until they are next set.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ def upgrade() -> None:
         sa.Column("tenant_secret_signs", sa.Boolean(), nullable=False, server_default=sa.text("false")),
     )
     op.execute("UPDATE webhook_targets SET tenant_secret_signs = true")
+    op.add_column("webhook_targets", sa.Column("sealed_headers", sa.LargeBinary(), nullable=True))
     op.create_table(
         "target_signing_keys",
         sa.Column("id", postgresql.UUID(as_uuid=True), nullable=False),
@@ -61,4 +65,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("target_signing_keys")
+    op.drop_column("webhook_targets", "sealed_headers")
     op.drop_column("webhook_targets", "tenant_secret_signs")
