@@ -5,7 +5,8 @@ previous keys signing for the overlap, and an overlap of 0 stops them at once; a
 before targets had keys signs with the tenant's secret beside its own until its first
 rotation; bad keys and overlaps are refused with the field named and the key not repeated; an
 Ed25519 key pair signs `v1a`, checked with `cryptography` directly and with Herald's verifier
-(the standardwebhooks library does not verify `v1a`)."""
+(the standardwebhooks library does not verify `v1a`); a target's test sends a signed ping now
+and answers what the receiver said."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from standardwebhooks.webhooks import WebhookVerificationError as StandardError
 
 from herald.cli.stack import Stack
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
-from tests.support.api import TenantKey, remember_secret, wait_for_status
+from tests.support.api import TenantKey, create_tenant, remember_secret, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Received, Receiver
 
@@ -224,3 +225,35 @@ def test_an_ed25519_key_pair_signs_v1a_that_the_public_key_verifies(
         verify_standard(public_b, delivered.body, delivered.headers)
     with pytest.raises(WebhookVerificationError):
         verify_standard(public_a, got[b].body, got[b].headers)
+
+
+def test_a_target_test_sends_a_signed_ping_now_and_answers_what_the_receiver_said(
+    gateway: str, operator_token: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    credential = remember_secret(f"Bearer {os.urandom(16).hex()}")
+    target = created(
+        gateway,
+        tenant,
+        "/v1/webhooks/targets",
+        {"url": f"{receiver.url}/ping", "headers": {"Authorization": credential}},
+    )
+    secret = target_secret(gateway, tenant, target["id"])
+    receiver.behaviour.body = b"pong"
+    tested = httpx.post(f"{gateway}/v1/webhooks/targets/{target['id']}/test", headers=tenant.headers, timeout=60)
+    assert tested.status_code == 200, tested.text
+    answer = tested.json()
+    assert answer["status_code"] == 200 and answer["response_excerpt"] == "pong" and answer["error"] is None
+    assert answer["duration_ms"] >= 0 and answer["sent_at"]
+    [ping] = receiver.for_job(answer["ping_id"])
+    assert ping.headers["authorization"] == credential and ping.headers["x-herald-event-type"] == "herald.ping"
+    assert verifies(secret, ping)
+
+    # A refusal is the answer, not a failure: nothing is retried.
+    receiver.behaviour.status = 503
+    refused = httpx.post(f"{gateway}/v1/webhooks/targets/{target['id']}/test", headers=tenant.headers, timeout=60)
+    assert refused.status_code == 200 and refused.json()["status_code"] == 503
+    assert len(receiver.for_job(refused.json()["ping_id"])) == 1
+
+    other = create_tenant(gateway, operator_token, "target-test-other")
+    theirs = httpx.post(f"{gateway}/v1/webhooks/targets/{target['id']}/test", headers=other.headers, timeout=60)
+    assert theirs.status_code == 404

@@ -137,6 +137,7 @@ class Stack:
             "HERALD_LEDGER_ADDR": _addresses(ports["ledger"], extra_ports["ledger"]),
             "HERALD_ROUTER_ADDR": _addresses(ports["router"], extra_ports["router"]),
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
+            "HERALD_WEBHOOK_SENDER_ADDR": _addresses(ports["webhook-sender"], extra_ports["webhook-sender"]),
             "HERALD_OPERATOR_TOKEN": token_file.read_text().strip(),
             "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
             # A development stack delivers to receivers on this machine.

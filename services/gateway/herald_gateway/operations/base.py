@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from herald.batching import Batcher
 from herald.grpcio.ledger import Ledger
 from herald.intake import IntakeGauge
-from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc
+from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc, webhook_sender_pb2_grpc
 from herald_gateway.operations.crud import Crud, ItemT, Resource
 from herald_gateway.target_check import TargetCheck
 
@@ -42,6 +42,8 @@ class OperationsBase:
         self.dead_letter_reader = dead_letter_reader
         # Refuses non-public webhook URLs at submit time (set by main; None: left to the sender).
         self.target_check: TargetCheck | None = None
+        # Tests a target now (set by main; None: the gateway cannot test targets).
+        self.webhook_sender: webhook_sender_pb2_grpc.WebhookSenderServiceAsyncStub | None = None
         # The submissions clients are waiting on; busy, it asks the senders to wait (herald.intake).
         self.intake = IntakeGauge(busy_at=16)
 

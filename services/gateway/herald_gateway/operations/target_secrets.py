@@ -1,12 +1,14 @@
 """A webhook target's own signing key: read, and rotated with an overlap (the ledger keeps
-the keys, sealed, and checks what a rotation brings)."""
+the keys, sealed, and checks what a rotation brings); and a target's test, a signed ping sent
+now by a webhook-sender (which alone holds the keys' use and reaches receivers)."""
 
 from __future__ import annotations
 
+from herald.config import get_settings
 from herald.crypto import webhook_secret_problem
 from herald.ids import TenantId, parse_id
-from herald.v1 import ledger_providers_pb2
-from herald_gateway.errors import NotFound, ask, refuse_invalid
+from herald.v1 import ledger_providers_pb2, webhook_sender_pb2
+from herald_gateway.errors import NotFound, Unavailable, ask, refuse_invalid
 from herald_gateway.operations.base import OperationsBase
 
 
@@ -45,3 +47,16 @@ class TargetSecretOperations(OperationsBase):
         rotated = await ask(self.ledger.providers.RotateTargetSecret(request), "target")
         new_key: str = rotated.key
         return new_key
+
+    async def ping_target(self, tenant_id: TenantId, target_id: str) -> webhook_sender_pb2.PingTargetResponse:
+        """What the target's receiver answered a signed `herald.ping` sent now."""
+        if parse_id(target_id) is None:
+            raise NotFound("target not found")
+        if self.webhook_sender is None:
+            raise Unavailable("targets cannot be tested here (no webhook-sender address)")
+        request = webhook_sender_pb2.PingTargetRequest(tenant_id=tenant_id, target_id=target_id)
+        # The sender's own call is bounded by its receiver timeout; this bounds the hop.
+        answer: webhook_sender_pb2.PingTargetResponse = await ask(
+            self.webhook_sender.PingTarget(request, timeout=get_settings().webhook_timeout_s + 10), "target"
+        )
+        return answer

@@ -225,5 +225,14 @@ class RotateSecretIn(BaseModel):
     )
 
 
+class TargetTestOut(BaseModel):
+    ping_id: str = Field(description="The ping's webhook-id.")
+    sent_at: datetime | None
+    status_code: int | None = Field(description="What the receiver answered; null when no answer came.")
+    duration_ms: int
+    response_excerpt: str = Field(description="The start of the receiver's answer (at most 1 KiB).")
+    error: str | None = Field(description="Why no answer came: refused by the target guard, a timeout, ...")
+
+
 class RotatedSecretOut(BaseModel):
     key: str = Field(description="The new whsec_ secret, or for ed25519 the new whpk_ public key.")
