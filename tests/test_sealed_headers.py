@@ -4,8 +4,8 @@ Idempotency-Key), a pg_dump of the database, every message of this run's JetStre
 work stream, the object store, the KV buckets: read back through the JetStream API, since the
 test NATS server is shared by every run and its store directory is not this test's) and the
 logs hold none of the values. Read back, every value is masked (and written back masked, keeps
-its value); the receiver still gets the real one. A header value with a control character is
-refused."""
+its value); the receiver still gets the real one. A target's headers saved in clear before
+are sealed by the master-key rotation. A header value with a control character is refused."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import pytest
 
 from herald.config import nats_servers
 from tests.support.api import TenantKey, remember_secret, wait_for_status
+from tests.support.infra import query
 from tests.support.receiver import Receiver
 
 
@@ -140,3 +141,31 @@ def test_a_header_value_with_a_control_character_is_refused(gateway: str, tenant
         assert refused.status_code == 422, refused.text
         assert refused.headers["content-type"].startswith("application/problem+json")
         assert [e["field"] for e in refused.json()["errors"]] == ["headers.X-Ok"]
+
+
+def test_headers_saved_before_sealing_are_sealed_by_the_master_key_rotation(
+    gateway: str, operator_token: str, tenant: TenantKey, infra: dict[str, str]
+) -> None:
+    value = remember_secret(secrets.token_urlsafe(24))
+    made = post(gateway, tenant, "/v1/webhooks/targets", {"url": "https://example.com/old", "headers": {"X-Key": "x"}})
+    target_id = made.json()["id"]
+    # As a target saved before header values were sealed rests: in clear.
+    query(
+        infra["database_url"],
+        "UPDATE webhook_targets SET headers = jsonb_build_object('X-Key', $2::text), sealed_headers = NULL"
+        " WHERE id = $1::uuid",
+        target_id,
+        value,
+    )
+    rotated = httpx.post(
+        f"{gateway}/admin/v1/master-key/rotate", headers={"authorization": f"Bearer {operator_token}"}, timeout=120
+    )
+    assert rotated.status_code == 200, rotated.text
+    [row] = query(
+        infra["database_url"],
+        "SELECT headers::text, sealed_headers FROM webhook_targets WHERE id = $1::uuid",
+        target_id,
+    )
+    assert row[1] is not None and value not in row[0] and value.encode() not in bytes(row[1])
+    shown = httpx.get(f"{gateway}/v1/webhooks/targets/{target_id}", headers=tenant.headers, timeout=30).json()
+    assert shown["headers"] == {"X-Key": f"****{value[-4:]}"}

@@ -13,8 +13,15 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.inbound_keys import inbound_aad
-from herald.secrets import KeyRing, SecretUnavailable
-from herald_ledger.db.models import inbound_configs, provider_credentials, target_signing_keys, webhook_secrets
+from herald.secrets import KeyRing, SecretUnavailable, envelope_key_id
+from herald.webhooks.sealed_headers import open_headers, seal_headers
+from herald_ledger.db.models import (
+    inbound_configs,
+    provider_credentials,
+    target_signing_keys,
+    webhook_secrets,
+    webhook_targets,
+)
 from herald_ledger.store.providers import credential_aad
 from herald_ledger.store.target_keys import aad_row, key_aad
 from herald_ledger.store.webhook_secrets import secret_aad
@@ -102,6 +109,7 @@ async def reencrypt_all(engine: AsyncEngine, ring: KeyRing, batch_size: int) -> 
                 result.resealed += 1
         if len(rows) < batch_size:
             break
+    await _reseal_target_headers(engine, ring, batch_size, result)
     async with engine.connect() as conn:
         current = (await conn.execute(select(func.count()).select_from(pc).where(pc.c.key_id == active))).scalar_one()
         current += (await conn.execute(select(func.count()).select_from(ic).where(ic.c.key_id == active))).scalar_one()
@@ -142,6 +150,38 @@ async def _reseal_rows(
                 await conn.execute(
                     update(table).where(table.c.id == row.id).values(sealed=sealed.envelope, key_id=active)
                 )
+                result.resealed += 1
+        if len(rows) < batch_size:
+            break
+
+
+async def _reseal_target_headers(engine: AsyncEngine, ring: KeyRing, batch_size: int, result: Reencryption) -> None:
+    """Targets' sealed header values under the active key, and the headers of targets saved
+    before headers were sealed sealed now (their values masked beside the envelope)."""
+    wt = webhook_targets
+    after: uuid.UUID | None = None
+    while True:
+        async with engine.begin() as conn:
+            query = select(wt).where(or_(wt.c.sealed_headers.is_not(None), wt.c.headers != {}))
+            if after is not None:
+                query = query.where(wt.c.id > after)
+            query = query.order_by(wt.c.id).limit(batch_size).with_for_update(skip_locked=True)
+            rows = (await conn.execute(query)).all()
+            for row in rows:
+                after = row.id
+                tenant = str(row.tenant_id)
+                try:
+                    if row.sealed_headers is None:
+                        headers = dict(row.headers)
+                    elif envelope_key_id(row.sealed_headers) != ring.active_key_id:
+                        headers = open_headers(ring, tenant, row.sealed_headers)
+                    else:
+                        continue
+                except SecretUnavailable:
+                    result.unreadable.append(f"target-headers:{row.id}")
+                    continue
+                shown, envelope = seal_headers(ring, tenant, headers)
+                await conn.execute(update(wt).where(wt.c.id == row.id).values(headers=shown, sealed_headers=envelope))
                 result.resealed += 1
         if len(rows) < batch_size:
             break

@@ -11,7 +11,8 @@ for (its secret read, its rotation, or its first delivery). Such targets are mar
 secret, so it signs beside the target's own key until the target's first rotation.
 
 Targets' custom header values are sealed too (`sealed_headers`, `headers` then masked). For
-the same reason a target saved before keeps its headers as they were until they are next set.
+the same reason a target saved before keeps its headers as they were until they are next set
+or `herald keys rotate` seals them.
 """
 
 from __future__ import annotations
