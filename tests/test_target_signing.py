@@ -174,8 +174,8 @@ def test_bad_keys_and_overlaps_are_refused(gateway: str, tenant: TenantKey, body
     assert other.status_code == 404
 
 
-def test_the_grpc_twins(stack: Stack, gateway: str, tenant: TenantKey) -> None:
-    target = created(gateway, tenant, "/v1/webhooks/targets", {"url": "https://example.com/grpc"})
+def test_the_grpc_twins(stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
+    target = created(gateway, tenant, "/v1/webhooks/targets", {"url": f"{receiver.url}/grpc"})
     with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
         api = gateway_pb2_grpc.NotificationServiceStub(channel)
         mine = (("authorization", f"Bearer {tenant.api_key}"),)
@@ -193,6 +193,10 @@ def test_the_grpc_twins(stack: Stack, gateway: str, tenant: TenantKey) -> None:
                 metadata=mine,
             )
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        tested = api.TestWebhookTarget(gateway_pb2.TestWebhookTargetRequest(target_id=target["id"]), metadata=mine)
+        assert tested.status_code == 200 and tested.response_excerpt == "ok" and not tested.error
+        [ping] = receiver.for_job(tested.ping_id)
+        assert verifies(target_secret(gateway, tenant, target["id"]), ping)
 
 
 def test_an_ed25519_key_pair_signs_v1a_that_the_public_key_verifies(

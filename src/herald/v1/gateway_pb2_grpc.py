@@ -175,6 +175,11 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretResponse.FromString,
                 _registered_method=True)
+        self.TestWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/TestWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetResponse.FromString,
+                _registered_method=True)
         self.GetWebhookRetrySchedule = channel.unary_unary(
                 '/herald.v1.NotificationService/GetWebhookRetrySchedule',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.SerializeToString,
@@ -379,6 +384,14 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TestWebhookTarget(self, request, context):
+        """Sends the target a signed herald.ping event now and answers what its receiver said (the
+        twin of POST /v1/webhooks/targets/{id}/test).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetWebhookRetrySchedule(self, request, context):
         """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule).
         """
@@ -552,6 +565,11 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.RotateWebhookTargetSecret,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretResponse.SerializeToString,
+            ),
+            'TestWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.TestWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetResponse.SerializeToString,
             ),
             'GetWebhookRetrySchedule': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWebhookRetrySchedule,
@@ -1331,6 +1349,33 @@ class NotificationService:
             '/herald.v1.NotificationService/RotateWebhookTargetSecret',
             herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TestWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/TestWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.TestWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.TestWebhookTargetResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -74,6 +74,10 @@ class NotificationServiceStub:
     POST /v1/webhooks/targets/{id}/secret/rotate).
     """
     RotateWebhookTargetSecret: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RotateWebhookTargetSecretRequest, _gateway_pb2.RotateWebhookTargetSecretResponse]
+    TestWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.TestWebhookTargetRequest, _gateway_pb2.TestWebhookTargetResponse]
+    """Sends the target a signed herald.ping event now and answers what its receiver said (the
+    twin of POST /v1/webhooks/targets/{id}/test).
+    """
     GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]
@@ -133,6 +137,10 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     POST /v1/webhooks/targets/{id}/secret/rotate).
     """
     RotateWebhookTargetSecret: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RotateWebhookTargetSecretRequest, _gateway_pb2.RotateWebhookTargetSecretResponse]  # type: ignore[assignment]
+    TestWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.TestWebhookTargetRequest, _gateway_pb2.TestWebhookTargetResponse]  # type: ignore[assignment]
+    """Sends the target a signed herald.ping event now and answers what its receiver said (the
+    twin of POST /v1/webhooks/targets/{id}/test).
+    """
     GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]  # type: ignore[assignment]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]  # type: ignore[assignment]
@@ -357,6 +365,16 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.RotateWebhookTargetSecretRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.RotateWebhookTargetSecretResponse, _abc.Awaitable[_gateway_pb2.RotateWebhookTargetSecretResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def TestWebhookTarget(
+        self,
+        request: _gateway_pb2.TestWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.TestWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.TestWebhookTargetResponse]]:
+        """Sends the target a signed herald.ping event now and answers what its receiver said (the
+        twin of POST /v1/webhooks/targets/{id}/test).
+        """
 
     @_abc_1.abstractmethod
     def GetWebhookRetrySchedule(

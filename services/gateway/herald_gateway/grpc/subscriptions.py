@@ -97,6 +97,16 @@ class SubscriptionGrpc:
         )
         return gateway_pb2.RotateWebhookTargetSecretResponse(key=key)
 
+    async def TestWebhookTarget(
+        self, request: gateway_pb2.TestWebhookTargetRequest, context: Context
+    ) -> gateway_pb2.TestWebhookTargetResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        answer = await self.operations.ping_target(principal.tenant_id, request.target_id)
+        tested = gateway_pb2.TestWebhookTargetResponse()
+        tested.ParseFromString(answer.SerializeToString())  # the same fields, numbered alike
+        return tested
+
     # Retry schedule
 
     GetWebhookRetrySchedule = tenant_rpc(
