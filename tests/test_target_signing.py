@@ -193,7 +193,7 @@ def test_the_grpc_twins(stack: Stack, gateway: str, tenant: TenantKey, receiver:
                 metadata=mine,
             )
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        tested = api.TestWebhookTarget(gateway_pb2.TestWebhookTargetRequest(target_id=target["id"]), metadata=mine)
+        tested = api.TestWebhookTarget(gateway_pb2.TestWebhookTargetRequest(target_id=target["id"]), metadata=mine).ping
         assert tested.status_code == 200 and tested.response_excerpt == "ok" and not tested.error
         [ping] = receiver.for_job(tested.ping_id)
         assert verifies(target_secret(gateway, tenant, target["id"]), ping)

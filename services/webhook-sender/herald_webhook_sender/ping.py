@@ -53,7 +53,7 @@ async def ping_target(
     sealed = await signer.prepare(tenant_id, target_id)
     signature = signer.sign(sealed, ping_id, body)
     result = await call_receiver(http, ping_id, request, signature, delivered_headers(signer.ring, tenant_id, request))
-    answer = webhook_sender_pb2.PingTargetResponse(
+    answer = common_pb2.TargetPing(
         ping_id=ping_id,
         status_code=result.status_code or 0,
         duration_ms=result.duration_ms,
@@ -61,4 +61,4 @@ async def ping_target(
         error=str(result.error) if result.error is not None else "",
     )
     answer.sent_at.FromDatetime(sent_at)
-    return answer
+    return webhook_sender_pb2.PingTargetResponse(ping=answer)

@@ -51,20 +51,10 @@ class TestWebhookTargetRequest(_message.Message):
     def __init__(self, target_id: _Optional[str] = ...) -> None: ...
 
 class TestWebhookTargetResponse(_message.Message):
-    __slots__ = ("ping_id", "sent_at", "status_code", "duration_ms", "response_excerpt", "error")
-    PING_ID_FIELD_NUMBER: _ClassVar[int]
-    SENT_AT_FIELD_NUMBER: _ClassVar[int]
-    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
-    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
-    RESPONSE_EXCERPT_FIELD_NUMBER: _ClassVar[int]
-    ERROR_FIELD_NUMBER: _ClassVar[int]
-    ping_id: str
-    sent_at: _timestamp_pb2.Timestamp
-    status_code: int
-    duration_ms: int
-    response_excerpt: str
-    error: str
-    def __init__(self, ping_id: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., response_excerpt: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+    __slots__ = ("ping",)
+    PING_FIELD_NUMBER: _ClassVar[int]
+    ping: _common_pb2.TargetPing
+    def __init__(self, ping: _Optional[_Union[_common_pb2.TargetPing, _Mapping]] = ...) -> None: ...
 
 class RecoverWebhookTargetRequest(_message.Message):
     __slots__ = ("target_id", "since")

@@ -1,6 +1,3 @@
-import datetime
-
-from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -18,20 +15,10 @@ class PingTargetRequest(_message.Message):
     def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
 
 class PingTargetResponse(_message.Message):
-    __slots__ = ("ping_id", "sent_at", "status_code", "duration_ms", "response_excerpt", "error")
-    PING_ID_FIELD_NUMBER: _ClassVar[int]
-    SENT_AT_FIELD_NUMBER: _ClassVar[int]
-    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
-    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
-    RESPONSE_EXCERPT_FIELD_NUMBER: _ClassVar[int]
-    ERROR_FIELD_NUMBER: _ClassVar[int]
-    ping_id: str
-    sent_at: _timestamp_pb2.Timestamp
-    status_code: int
-    duration_ms: int
-    response_excerpt: str
-    error: str
-    def __init__(self, ping_id: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., response_excerpt: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+    __slots__ = ("ping",)
+    PING_FIELD_NUMBER: _ClassVar[int]
+    ping: _common_pb2.TargetPing
+    def __init__(self, ping: _Optional[_Union[_common_pb2.TargetPing, _Mapping]] = ...) -> None: ...
 
 class WebhookDelivery(_message.Message):
     __slots__ = ("job_id", "tenant_id", "priority", "request", "ordering_key", "target_id", "payload_object", "run")

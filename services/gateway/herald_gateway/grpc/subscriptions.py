@@ -102,10 +102,9 @@ class SubscriptionGrpc:
     ) -> gateway_pb2.TestWebhookTargetResponse:
         principal = await self._principal(context)
         await self._spend_rate(context, principal)
-        answer = await self.operations.ping_target(principal.tenant_id, request.target_id)
-        tested = gateway_pb2.TestWebhookTargetResponse()
-        tested.ParseFromString(answer.SerializeToString())  # the same fields, numbered alike
-        return tested
+        return gateway_pb2.TestWebhookTargetResponse(
+            ping=await self.operations.ping_target(principal.tenant_id, request.target_id)
+        )
 
     # Retry schedule
 

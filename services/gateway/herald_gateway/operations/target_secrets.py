@@ -7,7 +7,7 @@ from __future__ import annotations
 from herald.config import get_settings
 from herald.crypto import webhook_secret_problem
 from herald.ids import TenantId, parse_id
-from herald.v1 import ledger_providers_pb2, webhook_sender_pb2
+from herald.v1 import common_pb2, ledger_providers_pb2, webhook_sender_pb2
 from herald_gateway.errors import NotFound, Unavailable, ask, refuse_invalid
 from herald_gateway.operations.base import OperationsBase
 
@@ -48,7 +48,7 @@ class TargetSecretOperations(OperationsBase):
         new_key: str = rotated.key
         return new_key
 
-    async def ping_target(self, tenant_id: TenantId, target_id: str) -> webhook_sender_pb2.PingTargetResponse:
+    async def ping_target(self, tenant_id: TenantId, target_id: str) -> common_pb2.TargetPing:
         """What the target's receiver answered a signed `herald.ping` sent now."""
         if parse_id(target_id) is None:
             raise NotFound("target not found")
@@ -56,7 +56,8 @@ class TargetSecretOperations(OperationsBase):
             raise Unavailable("targets cannot be tested here (no webhook-sender address)")
         request = webhook_sender_pb2.PingTargetRequest(tenant_id=tenant_id, target_id=target_id)
         # The sender's own call is bounded by its receiver timeout; this bounds the hop.
-        answer: webhook_sender_pb2.PingTargetResponse = await ask(
+        answer = await ask(
             self.webhook_sender.PingTarget(request, timeout=get_settings().webhook_timeout_s + 10), "target"
         )
-        return answer
+        ping: common_pb2.TargetPing = answer.ping
+        return ping
