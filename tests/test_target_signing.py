@@ -261,3 +261,18 @@ def test_a_target_test_sends_a_signed_ping_now_and_answers_what_the_receiver_sai
     other = create_tenant(gateway, operator_token, "target-test-other")
     theirs = httpx.post(f"{gateway}/v1/webhooks/targets/{target['id']}/test", headers=other.headers, timeout=60)
     assert theirs.status_code == 404
+
+
+def test_at_most_ten_previous_keys_sign_beside_the_current_one(
+    gateway: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    target = subscribed_target(gateway, tenant, f"{receiver.url}/many", "keys.rotated")
+    made = [target_secret(gateway, tenant, target)]
+    for _ in range(12):
+        rotated = rotate(gateway, tenant, target, {"overlap_s": 3600})
+        assert rotated.status_code == 200, rotated.text
+        made.append(remember_secret(rotated.json()["key"]))
+    got = fan_out(gateway, tenant, receiver, "keys.rotated", {"n": 1})[target]
+    assert len(got.headers["webhook-signature"].split(" ")) == 11
+    assert len(got.headers["x-webhook-signature"].split(",")) == 11
+    assert [verifies(secret, got) for secret in made] == [False, False] + [True] * 11
