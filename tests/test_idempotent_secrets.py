@@ -1,7 +1,7 @@
-"""POSTs that mint a secret shown once (an API key, a webhook signing secret) may carry an
-Idempotency-Key like any other POST, but their answer is not kept with the secret in it: a
-replay answers 409 with what was created and without the secret. Keys are deleted once their
-24 hours are over. (tests/test_zz_secret_hygiene.py then finds none of these secrets stored.)"""
+"""POSTs that mint a secret shown once (an API key, a webhook signing secret, a target's
+rotated key) may carry an Idempotency-Key like any other POST, but their answer is not kept with
+the secret in it: a replay answers 409 with what was created and without the secret. Keys are
+deleted once their 24 hours are over. (tests/test_zz_secret_hygiene.py then finds none of these secrets stored.)"""
 
 from __future__ import annotations
 
@@ -59,6 +59,22 @@ def test_a_signing_secret_is_not_kept_for_replay(gateway: str, tenant: TenantKey
         assert again.json()["type"].endswith("/secret-not-replayed")
         assert secret not in again.text
         assert secret.encode() not in stored_body(infra, tenant, key)
+
+
+def test_a_target_key_is_not_kept_for_replay(gateway: str, tenant: TenantKey, infra: dict[str, str]) -> None:
+    """A target's rotation answers its new key: neither it nor a key the request brings is kept."""
+    target = httpx.post(
+        f"{gateway}/v1/webhooks/targets", json={"url": "https://example.com/k"}, headers=tenant.headers, timeout=30
+    ).json()
+    path = f"/v1/webhooks/targets/{target['id']}/secret/rotate"
+    key = f"target-key-{uuid.uuid4()}"
+    first = post(gateway, tenant, path, key, {"overlap_s": 60})
+    assert first.status_code == 200, first.text
+    secret = remember_secret(first.json()["key"], keyed="target_key")
+    again = post(gateway, tenant, path, key, {"overlap_s": 60})
+    assert again.status_code == 409 and again.json()["type"].endswith("/secret-not-replayed")
+    assert secret not in again.text
+    assert secret.encode() not in stored_body(infra, tenant, key)
 
 
 def test_a_provider_key_sent_with_an_idempotency_key_is_not_stored(

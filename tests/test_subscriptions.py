@@ -82,9 +82,8 @@ def test_crud_is_tenant_scoped_and_paginated(gateway: str, operator_token: str, 
             "rate_limit_per_min": 60,
         },
     )
-    assert (
-        target["enabled"] is True and target["rate_limit_per_min"] == 60 and target["headers"] == {"X-Team": "orders"}
-    )
+    # Header values are sealed at rest and read back masked (tests/test_sealed_headers.py).
+    assert target["enabled"] is True and target["rate_limit_per_min"] == 60 and target["headers"] == {"X-Team": "****"}
     assert target["created_at"] and target["updated_at"]
     url = f"{gateway}/v1/webhooks/targets/{target['id']}"
     assert httpx.get(url, headers=tenant.headers).json() == target

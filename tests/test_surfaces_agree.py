@@ -144,7 +144,8 @@ CASES: dict[str, list[Step]] = {
             {"description": "billing", "url": "https://example.com/a"},
             "",
         ),
-        ("me", "update", "target", "$t", {"headers": {"X-Team": "a"}}, "ok", {"headers": {"X-Team": "a"}}, ""),
+        # Header values read back masked (sealed at rest).
+        ("me", "update", "target", "$t", {"headers": {"X-Team": "a"}}, "ok", {"headers": {"X-Team": "****"}}, ""),
         ("other", "get", "target", "$t", {}, "not-found", None, ""),
         ("other", "update", "target", "$t", {"description": "x"}, "not-found", None, ""),
         ("other", "delete", "target", "$t", {}, "not-found", None, ""),

@@ -1,10 +1,12 @@
 """Webhooks out of attempts: the dead-letter stream, a FAILED row and one operator
-alert; nothing leaves by itself; a manual retry runs the job again and delivers."""
+alert; nothing leaves by itself; a manual retry runs the job again and delivers. The operator's
+dead-letter detail shows custom header values masked."""
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -14,7 +16,7 @@ import httpx
 
 from herald.cli.stack import Stack
 from tests.standins.alerts import AlertReceiver
-from tests.support.api import TenantKey, wait_for_status
+from tests.support.api import TenantKey, remember_secret, wait_for_status
 from tests.support.receiver import Receiver
 
 
@@ -22,7 +24,12 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver, alerts: AlertReceiver, operator_token: str
 ) -> None:
     receiver.behaviour.status = 503
-    sent = httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": 1}}, headers=tenant.headers)
+    credential = remember_secret(f"Bearer {secrets.token_hex(16)}")
+    sent = httpx.post(
+        f"{gateway}/v1/webhooks",
+        json={"url": receiver.url, "payload": {"n": 1}, "headers": {"Authorization": credential}},
+        headers=tenant.headers,
+    )
     job_id = sent.json()["id"]
     job = wait_for_status(gateway, tenant, job_id, timeout=60)
     assert job["status"] == "failed" and job["attempt_count"] == 3
@@ -31,6 +38,10 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     admin = {"authorization": f"Bearer {operator_token}"}
     listed = httpx.get(f"{gateway}/admin/v1/dead-letters", headers=admin).json()["data"]
     assert job_id in [entry["job_id"] for entry in listed]
+    # The operator sees the work message with the header value masked, never the value.
+    detail = httpx.get(f"{gateway}/admin/v1/dead-letters/{job_id}", headers=admin)
+    assert detail.json()["payload"]["request"]["headers"] == {"Authorization": f"Bearer ****{credential[-4:]}"}
+    assert credential[7:] not in detail.text and "sealed_headers" not in detail.json()["payload"]["request"]
     assert alerts.wait_for(job_id), "operators were alerted"
     # `herald dlq show` gives the body as the receiver would read it, not as base64.
     shown = subprocess.run(

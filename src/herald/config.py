@@ -140,6 +140,8 @@ class Settings(BaseSettings):
     master_key_id: str = ""
 
     email_sender_addr: str = "127.0.0.1:50063"
+    # The gateway asks a webhook-sender to test a target (POST /v1/webhooks/targets/{id}/test).
+    webhook_sender_addr: str = "127.0.0.1:50064"
     # Gateways batch API-key last-used times and write them this often.
     api_key_touch_interval_s: float = Field(default=15.0, gt=0)
     # How long a rotated-out webhook signing secret keeps signing alongside the new one.

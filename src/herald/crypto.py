@@ -12,6 +12,9 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
 API_KEY_PREFIX = "hk_live_"
 
 
@@ -46,9 +49,49 @@ def new_operator_token() -> str:
 WEBHOOK_SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)
 
 
+ED25519_PRIVATE_PREFIX = "whsk_"
+ED25519_PUBLIC_PREFIX = "whpk_"
+WEBHOOK_SECRET_BYTES = (24, 64)  # what a secret a tenant brings may hold
+
+
 def new_webhook_secret() -> str:
     """A Standard Webhooks style secret: `whsec_` + base64 of 32 random bytes."""
     return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def webhook_secret_problem(value: str) -> str | None:
+    """Why `value` cannot be a webhook signing secret a tenant brings (None: it can). The
+    answer never repeats the value: it may be a real secret, typed in the wrong field."""
+    low, high = WEBHOOK_SECRET_BYTES
+    why = f"must be {WEBHOOK_SECRET_PREFIX} followed by the base64 of {low}-{high} bytes"
+    if not value.startswith(WEBHOOK_SECRET_PREFIX):
+        return why
+    try:
+        raw = base64.b64decode(value.removeprefix(WEBHOOK_SECRET_PREFIX), validate=True)
+    except ValueError:
+        return why
+    return None if low <= len(raw) <= high else why
+
+
+def new_ed25519_key_pair() -> tuple[str, str]:
+    """(`whsk_` private key, `whpk_` public key), each the base64 of the raw 32 bytes, as
+    Standard Webhooks writes asymmetric keys."""
+    private = Ed25519PrivateKey.generate()
+    raw_private = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    raw_public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return (
+        ED25519_PRIVATE_PREFIX + base64.b64encode(raw_private).decode(),
+        ED25519_PUBLIC_PREFIX + base64.b64encode(raw_public).decode(),
+    )
+
+
+def sign_standard_webhook_ed25519(private_key: str, message_id: str, timestamp: int, body: bytes) -> str:
+    """`webhook-signature` `v1a,` + base64 Ed25519 signature over `"{id}.{timestamp}.{body}"`
+    (Standard Webhooks' asymmetric version): a receiver holding the public key can verify
+    and cannot sign."""
+    raw = base64.b64decode(private_key.removeprefix(ED25519_PRIVATE_PREFIX))
+    message = f"{message_id}.{timestamp}.".encode() + body
+    return "v1a," + base64.b64encode(Ed25519PrivateKey.from_private_bytes(raw).sign(message)).decode()
 
 
 def sign_payload(secret: str, timestamp: int, body: bytes) -> str:

@@ -9,6 +9,7 @@ import re
 import httpx
 from playwright.async_api import BrowserContext, Page, expect
 
+from herald.webhooks.sealed_headers import mask_header_value
 from tests.console.conftest import shot, sign_in, unlabelled_controls
 from tests.standins.resend import ResendStandIn
 from tests.support.api import TenantKey, create_tenant, remember_secret, wait_for_status
@@ -205,7 +206,8 @@ async def test_main_pages(page: Page, gateway: str, tenant: TenantKey, receiver:
     await page.get_by_role("button", name="Create target").click()
     await expect(page.get_by_role("status")).to_have_text("Target created.")
     await expect(page.get_by_text("Orders <b>service</b>")).to_be_visible()
-    await expect(page.get_by_text(f"X-Note: {IMAGE}")).to_be_visible()
+    # Header values are shown masked (sealed at rest): the last four characters of a long one.
+    await expect(page.get_by_text(f"X-Note: {mask_header_value(IMAGE)}")).to_be_visible()
     await page.get_by_text("New filter").click()
     await page.locator("#filter-event_types").fill("orders.created.v1, orders.paid.v1")
     await page.get_by_role("button", name="Create filter").click()
@@ -238,6 +240,11 @@ async def test_main_pages(page: Page, gateway: str, tenant: TenantKey, receiver:
     await page.get_by_label("Failed since (UTC)").fill("2026-01-01T00:00:00")
     await page.get_by_role("button", name="Recover").click()
     await expect(page.get_by_role("status")).to_contain_text("Recovering 0 deliveries")
+    await page.get_by_role("button", name="Send a test event").click()
+    await expect(page.get_by_role("status")).to_contain_text("The receiver answered 200")
+    # Saved from the form as shown (masked), the header kept its value: the ping carried it.
+    pings = [r for r in receiver.requests if r.headers.get("x-herald-event-type") == "herald.ping"]
+    assert [r.headers.get("x-note") for r in pings] == [IMAGE]
     await shot(page, "07-target")
     assert await unlabelled_controls(page) == []
 

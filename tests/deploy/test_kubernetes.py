@@ -350,10 +350,11 @@ def test_configuration_is_valid_settings(docs: Docs, overlay: str, monkeypatch: 
     assert settings.ledger_addr == "dns:///herald-ledger:50051"
     assert settings.router_addr == "dns:///herald-router:50051"
     assert settings.email_sender_addr == "dns:///herald-email-sender:50051"
+    assert settings.webhook_sender_addr == "dns:///herald-webhook-sender:50051"
     assert settings.nats_url == "nats://nats:4222"
 
 
-@pytest.mark.parametrize("service", ["ledger", "router", "email-sender"])
+@pytest.mark.parametrize("service", ["ledger", "router", "email-sender", "webhook-sender"])
 def test_internal_grpc_services_are_headless(docs: Docs, service: str) -> None:
     """DNS must return every pod so open_channel's round_robin spreads calls over the replicas."""
     svc = next(d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == f"herald-{service}")
@@ -416,6 +417,7 @@ CALLS = {
     ("gateway", "router"),
     ("gateway", "ledger"),
     ("gateway", "email-sender"),
+    ("gateway", "webhook-sender"),
     ("router", "ledger"),
     ("webhook-sender", "ledger"),
     ("email-sender", "ledger"),

@@ -7,7 +7,13 @@ Herald signs each delivery two ways when the tenant has a signing secret:
   `v1,` + base64 HMAC-SHA256 over `"{id}.{timestamp}.{body}"`, keyed with the base64-decoded
   part of the secret after `whsec_` (`verify_standard`).
 
-While a tenant rotates its secret, both secrets sign and the signature header carries one
+Each webhook target has a secret of its own (`GET /v1/webhooks/targets/{id}/secret`); a target
+may also have an Ed25519 key pair: its deliveries then carry a `v1a,` signature too, which
+`verify_standard` checks when given the target's `whpk_` public key (that needs the
+`cryptography` package: `pip install herald-webhooks[ed25519]`). A public key verifies and
+cannot sign.
+
+While a secret is rotated, the old and new secrets sign and the signature header carries one
 signature per secret; any one matching is enough. A receiver rotating on its side can pass
 both of its secrets. Timestamps more than five minutes away from the receiver's clock are
 refused, so a captured request cannot be replayed later. Digests are compared in constant time.
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TOLERANCE_S = 300.0
 STANDARD_SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)
+PUBLIC_KEY_PREFIX = "whpk_"
 _TIMESTAMP = re.compile(r"[0-9]{1,15}")
 
 
@@ -94,25 +101,51 @@ def verify_standard(
     now: float | None = None,
 ) -> VerifiedWebhook:
     """Checks the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
-    `webhook-signature`); same arguments as `verify`. Signatures of other versions than `v1`
-    are ignored. Raises WebhookVerificationError, or ValueError for a secret that is not
-    `whsec_` + base64."""
-    keys = [_standard_key(s) for s in _secrets(secret)]
+    `webhook-signature`); same arguments as `verify`. A `whsec_` secret checks the `v1`
+    (HMAC) signatures, a `whpk_` public key the `v1a` (Ed25519) ones; signatures of other
+    versions are ignored. Raises WebhookVerificationError, or ValueError for a key that is
+    neither `whsec_` + base64 nor `whpk_` + base64 of 32 bytes."""
+    given = _secrets(secret)
+    public_keys = [_public_key(s) for s in given if s.startswith(PUBLIC_KEY_PREFIX)]
+    keys = [_standard_key(s) for s in given if not s.startswith(PUBLIC_KEY_PREFIX)]
     data = _body(body)
     webhook_id = _single(headers, "webhook-id")
     timestamp = _timestamp(headers, "webhook-timestamp", tolerance_s, now)
-    candidates = [
-        signature.split(",", 1)[1]
-        for signature in _all_values(headers, "webhook-signature", " ")
-        if signature.startswith("v1,")
-    ]
+    signatures = _all_values(headers, "webhook-signature", " ")
+    candidates = [signature.split(",", 1)[1] for signature in signatures if signature.startswith("v1,")]
     message = f"{webhook_id}.{timestamp}.".encode() + data
     expected = [base64.b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode() for key in keys]
-    if not _any_equal(expected, candidates):
+    asymmetric = [signature.split(",", 1)[1] for signature in signatures if signature.startswith("v1a,")]
+    if not _any_equal(expected, candidates) and not _any_ed25519(public_keys, message, asymmetric):
         raise WebhookVerificationError(
             WebhookVerificationError.SIGNATURE_MISMATCH, "no webhook-signature matches the id, timestamp and body"
         )
     return VerifiedWebhook(timestamp, webhook_id)
+
+
+def _any_ed25519(public_keys: list[object], message: bytes, candidates: list[str]) -> bool:
+    """Whether any `v1a` candidate is a valid Ed25519 signature of `message` by any key."""
+    for key in public_keys:
+        for candidate in candidates:
+            try:
+                key.verify(base64.b64decode(candidate, validate=True), message)  # type: ignore[attr-defined]
+                return True
+            except Exception:  # noqa: S112 (an invalid signature, or one that is not base64: try the next)
+                continue
+    return False
+
+
+def _public_key(value: str) -> object:
+    """A `whpk_` key as an Ed25519 public key (needs `cryptography`)."""
+    try:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:  # pragma: no cover (depends on the receiver's environment)
+        raise ImportError("verifying v1a (Ed25519) signatures needs `pip install herald-webhooks[ed25519]`") from None
+    try:
+        raw = base64.b64decode(value[len(PUBLIC_KEY_PREFIX) :], validate=True)
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except (binascii.Error, ValueError):
+        raise ValueError("the public key is not whpk_ followed by the base64 of 32 bytes") from None
 
 
 def _any_equal(expected: list[str], candidates: list[str]) -> bool:

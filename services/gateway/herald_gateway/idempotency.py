@@ -20,6 +20,7 @@ over (the ledger's maintenance loop).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,13 +46,25 @@ SHOWN_ONCE_ADVICE = {
     "/v1/webhook-secret": "rotate it (POST /v1/webhook-secret/rotate) if it was lost",
     "/v1/webhook-secret/rotate": "rotate again (POST /v1/webhook-secret/rotate) if it was lost",
 }
+# A target's rotation answers its new key: not kept either (GET .../secret reads it again).
+TARGET_ROTATION = re.compile(r"/v1/webhooks/targets/[^/]+/secret/rotate")
+TARGET_ROTATION_ADVICE = "read the target's secret again (GET /v1/webhooks/targets/{id}/secret)"
+
+
+def shown_once(path: str) -> tuple[str, str] | None:
+    """(the field holding the secret, the advice to a replay) for a route that shows one."""
+    if path in SHOWN_ONCE:
+        return SHOWN_ONCE[path], SHOWN_ONCE_ADVICE[path]
+    if TARGET_ROTATION.fullmatch(path):
+        return "key", TARGET_ROTATION_ADVICE
+    return None
 
 
 def without_secret(path: str, status_code: int, body: bytes) -> bytes:
     """The body to store for replay: as answered, except a shown-once secret, which is dropped
     (a body that is not the JSON object expected is not stored at all)."""
-    field = SHOWN_ONCE.get(path)
-    if field is None or status_code >= 300:
+    found = shown_once(path)
+    if found is None or status_code >= 300:
         return body
     try:
         answer = orjson.loads(body)
@@ -59,14 +72,15 @@ def without_secret(path: str, status_code: int, body: bytes) -> bytes:
         return b""
     if not isinstance(answer, dict):
         return b""
-    answer.pop(field, None)
+    answer.pop(found[0], None)
     return orjson.dumps(answer)
 
 
 def withheld_secret(path: str, replay: Replay) -> dict[str, Any] | None:
     """For a replay of a shown-once answer: the problem's members (detail, what was created);
     None for every other replay, which answers as stored."""
-    if path not in SHOWN_ONCE or replay.status_code >= 300:
+    found = shown_once(path)
+    if found is None or replay.status_code >= 300:
         return None
     try:
         created = orjson.loads(replay.body) if replay.body else None
@@ -74,7 +88,7 @@ def withheld_secret(path: str, replay: Replay) -> dict[str, Any] | None:
         created = None
     detail = (
         "the first request with this Idempotency-Key succeeded and its secret was shown once, in that answer; "
-        f"Herald does not keep it: {SHOWN_ONCE_ADVICE[path]}"
+        f"Herald does not keep it: {found[1]}"
     )
     return {"detail": detail, "created": created}
 

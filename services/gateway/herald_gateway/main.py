@@ -11,7 +11,7 @@ from herald.grpcio.options import max_connection_age
 from herald.http_health import Health, grpc_dependency, jetstream_dependency
 from herald.http_limits import HttpLimits
 from herald.service import ServiceRuntime, run_service
-from herald.v1 import email_sender_pb2_grpc, gateway_pb2, gateway_pb2_grpc, router_pb2_grpc
+from herald.v1 import email_sender_pb2_grpc, gateway_pb2, gateway_pb2_grpc, router_pb2_grpc, webhook_sender_pb2_grpc
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.grpc.admin import AdminServicer
 from herald_gateway.grpc.notification import NotificationServicer
@@ -42,6 +42,9 @@ async def build(runtime: ServiceRuntime) -> None:
     )
     operations.target_check = TargetCheck.from_settings(settings)
     operations.target_in_flight_max = settings.webhook_target_in_flight_max
+    operations.webhook_sender = webhook_sender_pb2_grpc.WebhookSenderServiceStub(
+        open_channel(settings.webhook_sender_addr)
+    )
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(settings.operator_token)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,11 +36,11 @@ def from_timestamp(stamp: Timestamp, present: bool) -> datetime | None:
 
 
 def webhook_request_to_row(request: common_pb2.WebhookRequest) -> tuple[dict[str, Any], bytes]:
-    return {
-        "url": request.url,
-        "headers": dict(request.headers),
-        "content_type": request.content_type,
-    }, request.body
+    """The request's columns (JSONB: sealed headers as base64) and its body."""
+    fields = {"url": request.url, "headers": dict(request.headers), "content_type": request.content_type}
+    if request.sealed_headers:
+        fields["sealed_headers"] = base64.b64encode(request.sealed_headers).decode()
+    return fields, request.body
 
 
 def email_request_to_row(request: common_pb2.EmailRequest) -> dict[str, Any]:
@@ -90,6 +91,7 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
                 headers=request.get("headers") or {},
                 content_type=request.get("content_type") or "",
                 body=bytes(row.body),
+                sealed_headers=base64.b64decode(request.get("sealed_headers") or ""),
             )
         )
     return job

@@ -36,6 +36,7 @@ from herald_ledger.rpc.platform_email import PlatformEmailRpcs
 from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.rpc.target_health import TargetHealthRpcs
+from herald_ledger.rpc.target_secrets import TargetSecretRpcs
 from herald_ledger.rpc.tenants import TenantRpcs
 from herald_ledger.store.platform_email import PlatformMail
 
@@ -84,7 +85,12 @@ class SubscriptionsServicer(
 
 
 class ProvidersServicer(
-    Servicing, SecretRpcs, DomainRpcs, PlatformEmailRpcs, ledger_providers_pb2_grpc.LedgerProvidersServiceServicer
+    Servicing,
+    SecretRpcs,
+    TargetSecretRpcs,
+    DomainRpcs,
+    PlatformEmailRpcs,
+    ledger_providers_pb2_grpc.LedgerProvidersServiceServicer,
 ):
     pass
 

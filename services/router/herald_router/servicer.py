@@ -102,6 +102,7 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
                     webhook=common_pb2.WebhookRequest(
                         url=target.url,
                         headers=headers,
+                        sealed_headers=target.sealed_headers,
                         content_type=request.content_type or "application/json",
                     ),
                 )

@@ -6,7 +6,7 @@ itself, behind the target guard, is `herald.webhooks.receiver_client`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -61,11 +61,14 @@ def recorded_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return kept
 
 
-def delivery_headers(job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str]) -> dict[str, str]:
-    """The tenant's headers, then Herald's own over them. Names are merged case-insensitively,
-    so a tenant's `Content-Type` or `user-agent` replaces nothing twice: the receiver gets
-    one Content-Type (the request's), one User-Agent (Herald's) and Herald's id and signature."""
-    headers = {name.lower(): value for name, value in request.headers.items()}
+def delivery_headers(
+    job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str], tenant_headers: Mapping[str, str]
+) -> dict[str, str]:
+    """The tenant's headers (opened: herald.webhooks.sealed_headers), then Herald's own over
+    them. Names are merged case-insensitively, so a tenant's `Content-Type` or `user-agent`
+    replaces nothing twice: the receiver gets one Content-Type (the request's), one
+    User-Agent (Herald's) and Herald's id and signature."""
+    headers = {name.lower(): value for name, value in tenant_headers.items()}
     headers["content-type"] = request.content_type or "application/json"
     headers["user-agent"] = USER_AGENT
     headers["webhook-id"] = job_id
@@ -74,9 +77,16 @@ def delivery_headers(job_id: str, request: common_pb2.WebhookRequest, signature:
 
 
 async def call_receiver(
-    client: ReceiverClient, job_id: str, request: common_pb2.WebhookRequest, signature: dict[str, str]
+    client: ReceiverClient,
+    job_id: str,
+    request: common_pb2.WebhookRequest,
+    signature: dict[str, str],
+    tenant_headers: Mapping[str, str] | None = None,
 ) -> CallResult:
-    headers = delivery_headers(job_id, request, signature)
+    """`tenant_headers`: the request's headers opened (None: the request's as they are)."""
+    headers = delivery_headers(
+        job_id, request, signature, request.headers if tenant_headers is None else tenant_headers
+    )
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     try:

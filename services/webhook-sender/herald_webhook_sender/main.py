@@ -17,10 +17,12 @@ from herald.bus.streams import keep_replicated
 from herald.bus.subjects import Subjects, WorkClass
 from herald.config import Settings
 from herald.dead_letters import Alerter, ledger_mailer
+from herald.grpcio.errors import abort_not_found
 from herald.links import open_links
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import webhook_sender_pb2, webhook_sender_pb2_grpc
 from herald_webhook_sender.pacing import STATE_TTL_S, Pacer
+from herald_webhook_sender.ping import TargetMissing, ping_target
 from herald_webhook_sender.signing import Signer
 from herald_webhook_sender.worker import WebhookWorker
 
@@ -41,6 +43,16 @@ class WebhookSenderServicer(webhook_sender_pb2_grpc.WebhookSenderServiceServicer
             delivered_total=counters.delivered,
             failed_total=counters.failed,
         )
+
+    async def PingTarget(
+        self, request: webhook_sender_pb2.PingTargetRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> webhook_sender_pb2.PingTargetResponse:
+        try:
+            return await ping_target(
+                self.worker.ledger, self.worker.signer, self.worker.http, request.tenant_id, request.target_id
+            )
+        except TargetMissing:
+            await abort_not_found(context, "target")
 
 
 async def build(runtime: ServiceRuntime) -> None:

@@ -5,7 +5,7 @@
   (NAK with delay), before it starts, so it is no attempt at all;
 - call lane: the target (a subscription target, or a direct webhook's origin) whose bound of
   calls in flight the call counts against (`herald.sender.slots`);
-- prepare: the large body from the object store, the tenant's sealed signing secrets;
+- prepare: the large body from the object store, the delivery's sealed signing keys;
 - call: signed right then (the timestamp is the moment of the call, not of the wait for a
   slot), the target's breaker asked again (it may have opened meanwhile: handed back, no
   attempt), one POST through the guarded receiver client (`herald.webhooks.receiver_client`),
@@ -37,6 +37,7 @@ from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WE
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
 from herald.webhooks.retry_policy import Decision, RetryPolicy, Verdict, attempt_error_class, decide
+from herald.webhooks.sealed_headers import delivered_headers
 from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
@@ -177,7 +178,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             except Exception as error:
                 raise HandBack(f"large payload unavailable ({error!r})") from error
         try:
-            return Prepared(await self.signer.prepare(delivery.tenant_id))
+            return Prepared(await self.signer.prepare(delivery.tenant_id, delivery.target_id))
         except Exception as error:
             # Never send unsigned what should be signed: hand it back and try later.
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
@@ -186,7 +187,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         delivery = job.work
         try:
             # Signed once the slot is ours: the timestamp is the moment of the call.
-            signature = self.signer.sign(prepared.secrets, delivery.tenant_id, delivery.job_id, delivery.request.body)
+            signature = self.signer.sign(prepared.secrets, delivery.job_id, delivery.request.body)
         except Exception as error:
             raise HandBack(f"cannot sign delivery ({error!r})", 5.0, logging.ERROR) from error
         assert job.place is not None
@@ -198,7 +199,13 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             wait_s = max(self.breakers.cool_down_left_s(lane.tenant, lane.target), HALF_OPEN_WAIT_S)
             raise HandBack("held: the target's circuit is open", wait_s * (1 + random.random() / 2), logging.DEBUG)
         try:
-            result = await call_receiver(self.http, delivery.job_id, delivery.request, signature)
+            # The tenant's sealed header values are opened only now, for this call.
+            headers = delivered_headers(self.signer.ring, delivery.tenant_id, delivery.request)
+        except Exception as error:
+            self.breakers.release(lane.tenant, lane.target)
+            raise HandBack(f"cannot open the webhook's headers ({error!r})", 5.0, logging.ERROR) from error
+        try:
+            result = await call_receiver(self.http, delivery.job_id, delivery.request, signature, headers)
         except BaseException:
             self.breakers.release(lane.tenant, lane.target)
             raise

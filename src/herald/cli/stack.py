@@ -152,6 +152,7 @@ class Stack:
             "HERALD_LEDGER_ADDR": _addresses(ports["ledger"], extra_ports["ledger"]),
             "HERALD_ROUTER_ADDR": _addresses(ports["router"], extra_ports["router"]),
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
+            "HERALD_WEBHOOK_SENDER_ADDR": _addresses(ports["webhook-sender"], extra_ports["webhook-sender"]),
             "HERALD_OPERATOR_TOKEN": token,
             "HERALD_MASTER_KEYS": master_keys,
             # One the caller set wins (it reaches the services through their environment).

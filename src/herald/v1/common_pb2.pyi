@@ -102,7 +102,7 @@ SMTP_TLS_MODE_IMPLICIT: SmtpTlsMode
 SMTP_TLS_MODE_NONE: SmtpTlsMode
 
 class WebhookRequest(_message.Message):
-    __slots__ = ("url", "headers", "body", "content_type")
+    __slots__ = ("url", "headers", "body", "content_type", "sealed_headers")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -114,11 +114,13 @@ class WebhookRequest(_message.Message):
     HEADERS_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
     CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SEALED_HEADERS_FIELD_NUMBER: _ClassVar[int]
     url: str
     headers: _containers.ScalarMap[str, str]
     body: bytes
     content_type: str
-    def __init__(self, url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
+    sealed_headers: bytes
+    def __init__(self, url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., body: _Optional[bytes] = ..., content_type: _Optional[str] = ..., sealed_headers: _Optional[bytes] = ...) -> None: ...
 
 class EmailAddress(_message.Message):
     __slots__ = ("email", "name")
@@ -500,7 +502,7 @@ class WebhookSecretStatus(_message.Message):
     def __init__(self, exists: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rotated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WebhookTarget(_message.Message):
-    __slots__ = ("id", "tenant_id", "url", "description", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "created_at", "updated_at", "failing_since", "max_in_flight")
+    __slots__ = ("id", "tenant_id", "url", "description", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "created_at", "updated_at", "failing_since", "max_in_flight", "sealed_headers")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -520,6 +522,7 @@ class WebhookTarget(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     FAILING_SINCE_FIELD_NUMBER: _ClassVar[int]
     MAX_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    SEALED_HEADERS_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     url: str
@@ -532,7 +535,8 @@ class WebhookTarget(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     failing_since: _timestamp_pb2.Timestamp
     max_in_flight: int
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failing_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_in_flight: _Optional[int] = ...) -> None: ...
+    sealed_headers: bytes
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failing_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_in_flight: _Optional[int] = ..., sealed_headers: _Optional[bytes] = ...) -> None: ...
 
 class EventFilter(_message.Message):
     __slots__ = ("id", "tenant_id", "description", "event_types", "created_at", "updated_at")
@@ -575,3 +579,19 @@ class EventDelivery(_message.Message):
     job_id: str
     target_id: str
     def __init__(self, job_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+
+class TargetPing(_message.Message):
+    __slots__ = ("ping_id", "sent_at", "status_code", "duration_ms", "response_excerpt", "error")
+    PING_ID_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_EXCERPT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    ping_id: str
+    sent_at: _timestamp_pb2.Timestamp
+    status_code: int
+    duration_ms: int
+    response_excerpt: str
+    error: str
+    def __init__(self, ping_id: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., response_excerpt: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...

@@ -12,6 +12,50 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetWebhookTargetSecretRequest(_message.Message):
+    __slots__ = ("target_id",)
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    def __init__(self, target_id: _Optional[str] = ...) -> None: ...
+
+class GetWebhookTargetSecretResponse(_message.Message):
+    __slots__ = ("key", "public_key")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    public_key: str
+    def __init__(self, key: _Optional[str] = ..., public_key: _Optional[str] = ...) -> None: ...
+
+class RotateWebhookTargetSecretRequest(_message.Message):
+    __slots__ = ("target_id", "key", "overlap_s", "algorithm")
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    OVERLAP_S_FIELD_NUMBER: _ClassVar[int]
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    key: str
+    overlap_s: float
+    algorithm: str
+    def __init__(self, target_id: _Optional[str] = ..., key: _Optional[str] = ..., overlap_s: _Optional[float] = ..., algorithm: _Optional[str] = ...) -> None: ...
+
+class RotateWebhookTargetSecretResponse(_message.Message):
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    def __init__(self, key: _Optional[str] = ...) -> None: ...
+
+class TestWebhookTargetRequest(_message.Message):
+    __slots__ = ("target_id",)
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    target_id: str
+    def __init__(self, target_id: _Optional[str] = ...) -> None: ...
+
+class TestWebhookTargetResponse(_message.Message):
+    __slots__ = ("ping",)
+    PING_FIELD_NUMBER: _ClassVar[int]
+    ping: _common_pb2.TargetPing
+    def __init__(self, ping: _Optional[_Union[_common_pb2.TargetPing, _Mapping]] = ...) -> None: ...
+
 class RecoverWebhookTargetRequest(_message.Message):
     __slots__ = ("target_id", "since")
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
@@ -240,10 +284,12 @@ class NotificationServicePublishEventResponse(_message.Message):
     def __init__(self, event_id: _Optional[str] = ..., replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ...) -> None: ...
 
 class NotificationServiceCreateWebhookTargetRequest(_message.Message):
-    __slots__ = ("target",)
+    __slots__ = ("target", "signing_key")
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    SIGNING_KEY_FIELD_NUMBER: _ClassVar[int]
     target: _common_pb2.WebhookTarget
-    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
+    signing_key: str
+    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ..., signing_key: _Optional[str] = ...) -> None: ...
 
 class NotificationServiceCreateWebhookTargetResponse(_message.Message):
     __slots__ = ("target",)

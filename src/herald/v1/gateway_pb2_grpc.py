@@ -165,6 +165,21 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetResponse.FromString,
                 _registered_method=True)
+        self.GetWebhookTargetSecret = channel.unary_unary(
+                '/herald.v1.NotificationService/GetWebhookTargetSecret',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookTargetSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.GetWebhookTargetSecretResponse.FromString,
+                _registered_method=True)
+        self.RotateWebhookTargetSecret = channel.unary_unary(
+                '/herald.v1.NotificationService/RotateWebhookTargetSecret',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretResponse.FromString,
+                _registered_method=True)
+        self.TestWebhookTarget = channel.unary_unary(
+                '/herald.v1.NotificationService/TestWebhookTarget',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetResponse.FromString,
+                _registered_method=True)
         self.GetWebhookRetrySchedule = channel.unary_unary(
                 '/herald.v1.NotificationService/GetWebhookRetrySchedule',
                 request_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookRetryScheduleRequest.SerializeToString,
@@ -355,6 +370,28 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetWebhookTargetSecret(self, request, context):
+        """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+        POST /v1/webhooks/targets/{id}/secret/rotate).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateWebhookTargetSecret(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TestWebhookTarget(self, request, context):
+        """Sends the target a signed herald.ping event now and answers what its receiver said (the
+        twin of POST /v1/webhooks/targets/{id}/test).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetWebhookRetrySchedule(self, request, context):
         """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule).
         """
@@ -518,6 +555,21 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.RecoverWebhookTarget,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetResponse.SerializeToString,
+            ),
+            'GetWebhookTargetSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWebhookTargetSecret,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.GetWebhookTargetSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.GetWebhookTargetSecretResponse.SerializeToString,
+            ),
+            'RotateWebhookTargetSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateWebhookTargetSecret,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretResponse.SerializeToString,
+            ),
+            'TestWebhookTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.TestWebhookTarget,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.TestWebhookTargetResponse.SerializeToString,
             ),
             'GetWebhookRetrySchedule': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWebhookRetrySchedule,
@@ -1243,6 +1295,87 @@ class NotificationService:
             '/herald.v1.NotificationService/RecoverWebhookTarget',
             herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.RecoverWebhookTargetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWebhookTargetSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetWebhookTargetSecret',
+            herald_dot_v1_dot_gateway__pb2.GetWebhookTargetSecretRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.GetWebhookTargetSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateWebhookTargetSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/RotateWebhookTargetSecret',
+            herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.RotateWebhookTargetSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TestWebhookTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/TestWebhookTarget',
+            herald_dot_v1_dot_gateway__pb2.TestWebhookTargetRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.TestWebhookTargetResponse.FromString,
             options,
             channel_credentials,
             insecure,

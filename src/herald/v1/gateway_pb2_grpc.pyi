@@ -69,6 +69,15 @@ class NotificationServiceStub:
     """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
     a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
     """
+    GetWebhookTargetSecret: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookTargetSecretRequest, _gateway_pb2.GetWebhookTargetSecretResponse]
+    """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+    POST /v1/webhooks/targets/{id}/secret/rotate).
+    """
+    RotateWebhookTargetSecret: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.RotateWebhookTargetSecretRequest, _gateway_pb2.RotateWebhookTargetSecretResponse]
+    TestWebhookTarget: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.TestWebhookTargetRequest, _gateway_pb2.TestWebhookTargetResponse]
+    """Sends the target a signed herald.ping event now and answers what its receiver said (the
+    twin of POST /v1/webhooks/targets/{id}/test).
+    """
     GetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
     SetWebhookRetrySchedule: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.SetWebhookRetryScheduleRequest, _gateway_pb2.SetWebhookRetryScheduleResponse]
@@ -122,6 +131,15 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     RecoverWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RecoverWebhookTargetRequest, _gateway_pb2.RecoverWebhookTargetResponse]  # type: ignore[assignment]
     """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
     a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+    """
+    GetWebhookTargetSecret: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookTargetSecretRequest, _gateway_pb2.GetWebhookTargetSecretResponse]  # type: ignore[assignment]
+    """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+    POST /v1/webhooks/targets/{id}/secret/rotate).
+    """
+    RotateWebhookTargetSecret: _aio.UnaryUnaryMultiCallable[_gateway_pb2.RotateWebhookTargetSecretRequest, _gateway_pb2.RotateWebhookTargetSecretResponse]  # type: ignore[assignment]
+    TestWebhookTarget: _aio.UnaryUnaryMultiCallable[_gateway_pb2.TestWebhookTargetRequest, _gateway_pb2.TestWebhookTargetResponse]  # type: ignore[assignment]
+    """Sends the target a signed herald.ping event now and answers what its receiver said (the
+    twin of POST /v1/webhooks/targets/{id}/test).
     """
     GetWebhookRetrySchedule: _aio.UnaryUnaryMultiCallable[_gateway_pb2.GetWebhookRetryScheduleRequest, _gateway_pb2.GetWebhookRetryScheduleResponse]  # type: ignore[assignment]
     """The tenant's webhook retry schedule (the twins of GET/PUT /v1/webhooks/retry-schedule)."""
@@ -329,6 +347,33 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_gateway_pb2.RecoverWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.RecoverWebhookTargetResponse]]:
         """Replays the FAILED deliveries to an enabled target since a time, each from PENDING as
         a manual retry does (the twin of POST /v1/webhooks/targets/{id}/recover).
+        """
+
+    @_abc_1.abstractmethod
+    def GetWebhookTargetSecret(
+        self,
+        request: _gateway_pb2.GetWebhookTargetSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.GetWebhookTargetSecretResponse, _abc.Awaitable[_gateway_pb2.GetWebhookTargetSecretResponse]]:
+        """A target's signing secret (the twins of GET /v1/webhooks/targets/{id}/secret and
+        POST /v1/webhooks/targets/{id}/secret/rotate).
+        """
+
+    @_abc_1.abstractmethod
+    def RotateWebhookTargetSecret(
+        self,
+        request: _gateway_pb2.RotateWebhookTargetSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.RotateWebhookTargetSecretResponse, _abc.Awaitable[_gateway_pb2.RotateWebhookTargetSecretResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def TestWebhookTarget(
+        self,
+        request: _gateway_pb2.TestWebhookTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.TestWebhookTargetResponse, _abc.Awaitable[_gateway_pb2.TestWebhookTargetResponse]]:
+        """Sends the target a signed herald.ping event now and answers what its receiver said (the
+        twin of POST /v1/webhooks/targets/{id}/test).
         """
 
     @_abc_1.abstractmethod

@@ -167,20 +167,72 @@ class DeleteWebhookSecretResponse(_message.Message):
     def __init__(self, deleted: _Optional[bool] = ...) -> None: ...
 
 class GetSigningSecretsRequest(_message.Message):
-    __slots__ = ("tenant_id",)
+    __slots__ = ("tenant_id", "target_id")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
-    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+    target_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
 
 class GetSigningSecretsResponse(_message.Message):
-    __slots__ = ("sealed_current", "sealed_previous", "previous_expires_at")
+    __slots__ = ("sealed_current", "sealed_previous", "previous_expires_at", "target_keys")
     SEALED_CURRENT_FIELD_NUMBER: _ClassVar[int]
     SEALED_PREVIOUS_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_KEYS_FIELD_NUMBER: _ClassVar[int]
     sealed_current: bytes
     sealed_previous: bytes
     previous_expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, sealed_current: _Optional[bytes] = ..., sealed_previous: _Optional[bytes] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    target_keys: _containers.RepeatedCompositeFieldContainer[TargetSigningKey]
+    def __init__(self, sealed_current: _Optional[bytes] = ..., sealed_previous: _Optional[bytes] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., target_keys: _Optional[_Iterable[_Union[TargetSigningKey, _Mapping]]] = ...) -> None: ...
+
+class TargetSigningKey(_message.Message):
+    __slots__ = ("algorithm", "sealed", "aad_row", "expires_at")
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    SEALED_FIELD_NUMBER: _ClassVar[int]
+    AAD_ROW_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    algorithm: str
+    sealed: bytes
+    aad_row: str
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, algorithm: _Optional[str] = ..., sealed: _Optional[bytes] = ..., aad_row: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetTargetSecretRequest(_message.Message):
+    __slots__ = ("tenant_id", "target_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    target_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+
+class GetTargetSecretResponse(_message.Message):
+    __slots__ = ("key", "public_key")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    public_key: str
+    def __init__(self, key: _Optional[str] = ..., public_key: _Optional[str] = ...) -> None: ...
+
+class RotateTargetSecretRequest(_message.Message):
+    __slots__ = ("tenant_id", "target_id", "key", "overlap_s", "algorithm")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    OVERLAP_S_FIELD_NUMBER: _ClassVar[int]
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    target_id: str
+    key: str
+    overlap_s: float
+    algorithm: str
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., key: _Optional[str] = ..., overlap_s: _Optional[float] = ..., algorithm: _Optional[str] = ...) -> None: ...
+
+class RotateTargetSecretResponse(_message.Message):
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    def __init__(self, key: _Optional[str] = ...) -> None: ...
 
 class ReencryptSecretsRequest(_message.Message):
     __slots__ = ("batch_size",)

@@ -86,6 +86,16 @@ class LedgerProvidersServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__providers__pb2.GetSigningSecretsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__providers__pb2.GetSigningSecretsResponse.FromString,
                 _registered_method=True)
+        self.GetTargetSecret = channel.unary_unary(
+                '/herald.v1.LedgerProvidersService/GetTargetSecret',
+                request_serializer=herald_dot_v1_dot_ledger__providers__pb2.GetTargetSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__providers__pb2.GetTargetSecretResponse.FromString,
+                _registered_method=True)
+        self.RotateTargetSecret = channel.unary_unary(
+                '/herald.v1.LedgerProvidersService/RotateTargetSecret',
+                request_serializer=herald_dot_v1_dot_ledger__providers__pb2.RotateTargetSecretRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__providers__pb2.RotateTargetSecretResponse.FromString,
+                _registered_method=True)
         self.ReencryptSecrets = channel.unary_unary(
                 '/herald.v1.LedgerProvidersService/ReencryptSecrets',
                 request_serializer=herald_dot_v1_dot_ledger__providers__pb2.ReencryptSecretsRequest.SerializeToString,
@@ -190,6 +200,22 @@ class LedgerProvidersServiceServicer:
 
     def GetSigningSecrets(self, request, context):
         """The encrypted signing secrets (current, and previous while it overlaps).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTargetSecret(self, request, context):
+        """A webhook target's own signing key (`whsec_`), and its Ed25519 public key (`whpk_`) when it
+        has one; NOT_FOUND for another tenant's target.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateTargetSecret(self, request, context):
+        """A new current key for the target (given, or generated); the previous keys keep signing
+        for the overlap, announced on `control.webhook_secrets`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -301,6 +327,16 @@ def add_LedgerProvidersServiceServicer_to_server(servicer, server):
                     servicer.GetSigningSecrets,
                     request_deserializer=herald_dot_v1_dot_ledger__providers__pb2.GetSigningSecretsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__providers__pb2.GetSigningSecretsResponse.SerializeToString,
+            ),
+            'GetTargetSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTargetSecret,
+                    request_deserializer=herald_dot_v1_dot_ledger__providers__pb2.GetTargetSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__providers__pb2.GetTargetSecretResponse.SerializeToString,
+            ),
+            'RotateTargetSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateTargetSecret,
+                    request_deserializer=herald_dot_v1_dot_ledger__providers__pb2.RotateTargetSecretRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__providers__pb2.RotateTargetSecretResponse.SerializeToString,
             ),
             'ReencryptSecrets': grpc.unary_unary_rpc_method_handler(
                     servicer.ReencryptSecrets,
@@ -615,6 +651,60 @@ class LedgerProvidersService:
             '/herald.v1.LedgerProvidersService/GetSigningSecrets',
             herald_dot_v1_dot_ledger__providers__pb2.GetSigningSecretsRequest.SerializeToString,
             herald_dot_v1_dot_ledger__providers__pb2.GetSigningSecretsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTargetSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerProvidersService/GetTargetSecret',
+            herald_dot_v1_dot_ledger__providers__pb2.GetTargetSecretRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__providers__pb2.GetTargetSecretResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateTargetSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerProvidersService/RotateTargetSecret',
+            herald_dot_v1_dot_ledger__providers__pb2.RotateTargetSecretRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__providers__pb2.RotateTargetSecretResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -47,6 +47,14 @@ class LedgerProvidersServiceStub:
     DeleteWebhookSecret: _grpc.UnaryUnaryMultiCallable[_ledger_providers_pb2.DeleteWebhookSecretRequest, _ledger_providers_pb2.DeleteWebhookSecretResponse]
     GetSigningSecrets: _grpc.UnaryUnaryMultiCallable[_ledger_providers_pb2.GetSigningSecretsRequest, _ledger_providers_pb2.GetSigningSecretsResponse]
     """The encrypted signing secrets (current, and previous while it overlaps)."""
+    GetTargetSecret: _grpc.UnaryUnaryMultiCallable[_ledger_providers_pb2.GetTargetSecretRequest, _ledger_providers_pb2.GetTargetSecretResponse]
+    """A webhook target's own signing key (`whsec_`), and its Ed25519 public key (`whpk_`) when it
+    has one; NOT_FOUND for another tenant's target.
+    """
+    RotateTargetSecret: _grpc.UnaryUnaryMultiCallable[_ledger_providers_pb2.RotateTargetSecretRequest, _ledger_providers_pb2.RotateTargetSecretResponse]
+    """A new current key for the target (given, or generated); the previous keys keep signing
+    for the overlap, announced on `control.webhook_secrets`.
+    """
     ReencryptSecrets: _grpc.UnaryUnaryMultiCallable[_ledger_providers_pb2.ReencryptSecretsRequest, _ledger_providers_pb2.ReencryptSecretsResponse]
     """Re-encrypts every stored secret not yet under the active master key."""
     CreateDomain: _grpc.UnaryUnaryMultiCallable[_ledger_providers_pb2.CreateDomainRequest, _ledger_providers_pb2.CreateDomainResponse]
@@ -82,6 +90,14 @@ class LedgerProvidersServiceAsyncStub(LedgerProvidersServiceStub):
     DeleteWebhookSecret: _aio.UnaryUnaryMultiCallable[_ledger_providers_pb2.DeleteWebhookSecretRequest, _ledger_providers_pb2.DeleteWebhookSecretResponse]  # type: ignore[assignment]
     GetSigningSecrets: _aio.UnaryUnaryMultiCallable[_ledger_providers_pb2.GetSigningSecretsRequest, _ledger_providers_pb2.GetSigningSecretsResponse]  # type: ignore[assignment]
     """The encrypted signing secrets (current, and previous while it overlaps)."""
+    GetTargetSecret: _aio.UnaryUnaryMultiCallable[_ledger_providers_pb2.GetTargetSecretRequest, _ledger_providers_pb2.GetTargetSecretResponse]  # type: ignore[assignment]
+    """A webhook target's own signing key (`whsec_`), and its Ed25519 public key (`whpk_`) when it
+    has one; NOT_FOUND for another tenant's target.
+    """
+    RotateTargetSecret: _aio.UnaryUnaryMultiCallable[_ledger_providers_pb2.RotateTargetSecretRequest, _ledger_providers_pb2.RotateTargetSecretResponse]  # type: ignore[assignment]
+    """A new current key for the target (given, or generated); the previous keys keep signing
+    for the overlap, announced on `control.webhook_secrets`.
+    """
     ReencryptSecrets: _aio.UnaryUnaryMultiCallable[_ledger_providers_pb2.ReencryptSecretsRequest, _ledger_providers_pb2.ReencryptSecretsResponse]  # type: ignore[assignment]
     """Re-encrypts every stored secret not yet under the active master key."""
     CreateDomain: _aio.UnaryUnaryMultiCallable[_ledger_providers_pb2.CreateDomainRequest, _ledger_providers_pb2.CreateDomainResponse]  # type: ignore[assignment]
@@ -174,6 +190,26 @@ class LedgerProvidersServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_providers_pb2.GetSigningSecretsResponse, _abc.Awaitable[_ledger_providers_pb2.GetSigningSecretsResponse]]:
         """The encrypted signing secrets (current, and previous while it overlaps)."""
+
+    @_abc_1.abstractmethod
+    def GetTargetSecret(
+        self,
+        request: _ledger_providers_pb2.GetTargetSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_providers_pb2.GetTargetSecretResponse, _abc.Awaitable[_ledger_providers_pb2.GetTargetSecretResponse]]:
+        """A webhook target's own signing key (`whsec_`), and its Ed25519 public key (`whpk_`) when it
+        has one; NOT_FOUND for another tenant's target.
+        """
+
+    @_abc_1.abstractmethod
+    def RotateTargetSecret(
+        self,
+        request: _ledger_providers_pb2.RotateTargetSecretRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_providers_pb2.RotateTargetSecretResponse, _abc.Awaitable[_ledger_providers_pb2.RotateTargetSecretResponse]]:
+        """A new current key for the target (given, or generated); the previous keys keep signing
+        for the overlap, announced on `control.webhook_secrets`.
+        """
 
     @_abc_1.abstractmethod
     def ReencryptSecrets(

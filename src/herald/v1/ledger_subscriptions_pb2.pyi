@@ -12,10 +12,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateWebhookTargetRequest(_message.Message):
-    __slots__ = ("target",)
+    __slots__ = ("target", "signing_key")
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    SIGNING_KEY_FIELD_NUMBER: _ClassVar[int]
     target: _common_pb2.WebhookTarget
-    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
+    signing_key: str
+    def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ..., signing_key: _Optional[str] = ...) -> None: ...
 
 class CreateWebhookTargetResponse(_message.Message):
     __slots__ = ("target",)

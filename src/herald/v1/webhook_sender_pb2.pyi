@@ -6,6 +6,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class PingTargetRequest(_message.Message):
+    __slots__ = ("tenant_id", "target_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    target_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+
+class PingTargetResponse(_message.Message):
+    __slots__ = ("ping",)
+    PING_FIELD_NUMBER: _ClassVar[int]
+    ping: _common_pb2.TargetPing
+    def __init__(self, ping: _Optional[_Union[_common_pb2.TargetPing, _Mapping]] = ...) -> None: ...
+
 class WebhookDelivery(_message.Message):
     __slots__ = ("job_id", "tenant_id", "priority", "request", "ordering_key", "target_id", "payload_object", "run")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]

@@ -41,6 +41,11 @@ class WebhookSenderServiceStub:
                 request_serializer=herald_dot_v1_dot_webhook__sender__pb2.GetWorkerStatusRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_webhook__sender__pb2.GetWorkerStatusResponse.FromString,
                 _registered_method=True)
+        self.PingTarget = channel.unary_unary(
+                '/herald.v1.WebhookSenderService/PingTarget',
+                request_serializer=herald_dot_v1_dot_webhook__sender__pb2.PingTargetRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_webhook__sender__pb2.PingTargetResponse.FromString,
+                _registered_method=True)
 
 
 class WebhookSenderServiceServicer:
@@ -54,6 +59,15 @@ class WebhookSenderServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PingTarget(self, request, context):
+        """Sends one signed `herald.ping` event to a target now (its URL, its headers, its keys,
+        through the target guard) and answers what the receiver said; no job, no retry.
+        NOT_FOUND for another tenant's target.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WebhookSenderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -61,6 +75,11 @@ def add_WebhookSenderServiceServicer_to_server(servicer, server):
                     servicer.GetWorkerStatus,
                     request_deserializer=herald_dot_v1_dot_webhook__sender__pb2.GetWorkerStatusRequest.FromString,
                     response_serializer=herald_dot_v1_dot_webhook__sender__pb2.GetWorkerStatusResponse.SerializeToString,
+            ),
+            'PingTarget': grpc.unary_unary_rpc_method_handler(
+                    servicer.PingTarget,
+                    request_deserializer=herald_dot_v1_dot_webhook__sender__pb2.PingTargetRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_webhook__sender__pb2.PingTargetResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -92,6 +111,33 @@ class WebhookSenderService:
             '/herald.v1.WebhookSenderService/GetWorkerStatus',
             herald_dot_v1_dot_webhook__sender__pb2.GetWorkerStatusRequest.SerializeToString,
             herald_dot_v1_dot_webhook__sender__pb2.GetWorkerStatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PingTarget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.WebhookSenderService/PingTarget',
+            herald_dot_v1_dot_webhook__sender__pb2.PingTargetRequest.SerializeToString,
+            herald_dot_v1_dot_webhook__sender__pb2.PingTargetResponse.FromString,
             options,
             channel_credentials,
             insecure,

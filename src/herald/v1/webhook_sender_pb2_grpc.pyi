@@ -36,6 +36,11 @@ class WebhookSenderServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> WebhookSenderServiceAsyncStub: ...
     GetWorkerStatus: _grpc.UnaryUnaryMultiCallable[_webhook_sender_pb2.GetWorkerStatusRequest, _webhook_sender_pb2.GetWorkerStatusResponse]
+    PingTarget: _grpc.UnaryUnaryMultiCallable[_webhook_sender_pb2.PingTargetRequest, _webhook_sender_pb2.PingTargetResponse]
+    """Sends one signed `herald.ping` event to a target now (its URL, its headers, its keys,
+    through the target guard) and answers what the receiver said; no job, no retry.
+    NOT_FOUND for another tenant's target.
+    """
 
 @_typing.type_check_only
 class WebhookSenderServiceAsyncStub(WebhookSenderServiceStub):
@@ -45,6 +50,11 @@ class WebhookSenderServiceAsyncStub(WebhookSenderServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetWorkerStatus: _aio.UnaryUnaryMultiCallable[_webhook_sender_pb2.GetWorkerStatusRequest, _webhook_sender_pb2.GetWorkerStatusResponse]  # type: ignore[assignment]
+    PingTarget: _aio.UnaryUnaryMultiCallable[_webhook_sender_pb2.PingTargetRequest, _webhook_sender_pb2.PingTargetResponse]  # type: ignore[assignment]
+    """Sends one signed `herald.ping` event to a target now (its URL, its headers, its keys,
+    through the target guard) and answers what the receiver said; no job, no retry.
+    NOT_FOUND for another tenant's target.
+    """
 
 class WebhookSenderServiceServicer(metaclass=_abc_1.ABCMeta):
     """What the webhook-sender reports about itself; its work arrives over JetStream
@@ -57,5 +67,16 @@ class WebhookSenderServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _webhook_sender_pb2.GetWorkerStatusRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_webhook_sender_pb2.GetWorkerStatusResponse, _abc.Awaitable[_webhook_sender_pb2.GetWorkerStatusResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def PingTarget(
+        self,
+        request: _webhook_sender_pb2.PingTargetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_webhook_sender_pb2.PingTargetResponse, _abc.Awaitable[_webhook_sender_pb2.PingTargetResponse]]:
+        """Sends one signed `herald.ping` event to a target now (its URL, its headers, its keys,
+        through the target guard) and answers what the receiver said; no job, no retry.
+        NOT_FOUND for another tenant's target.
+        """
 
 def add_WebhookSenderServiceServicer_to_server(servicer: WebhookSenderServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -241,7 +241,12 @@ async def target_view(visit: Visit, notice: str | None = None, error: str | None
                 tag("input", type="hidden", name="back", value="1"),
                 field("URL", "url", t["url"], required=True, type="url"),
                 field("Description", "description", t.get("description") or ""),
-                area("Headers", "headers", header_text(t.get("headers") or {}), hint="One 'Name: value' per line."),
+                area(
+                    "Headers",
+                    "headers",
+                    header_text(t.get("headers") or {}),
+                    hint="One 'Name: value' per line. Values show masked; one left as shown keeps its value.",
+                ),
                 field(
                     "Rate limit per minute",
                     "rate_limit_per_min",
@@ -252,6 +257,11 @@ async def target_view(visit: Visit, notice: str | None = None, error: str | None
                 submit("Save"),
                 class_="stack",
             ),
+        ),
+        section(
+            "Test",
+            tag("p", "Sends a signed herald.ping event to this target now and shows what it answered."),
+            form(f"/console/targets/{target_id}/test", csrf, submit("Send a test event"), class_="stack"),
         ),
         section(
             "Recover",
@@ -278,6 +288,18 @@ async def recover_target(request: Request) -> Response:
     path = f"/v1/webhooks/targets/{request.path_params['item_id']}/recover"
     body = {"since": utc_time(visit.value("since"))}
     return await act(visit, target_view, "POST", path, lambda out: f"Recovering {out['recovered']} deliveries.", body)
+
+
+def tested(answer: dict[str, Any]) -> str:
+    if answer.get("status_code") is None:
+        return f"No answer after {answer['duration_ms']} ms: {answer.get('error') or 'unknown'}."
+    excerpt = (answer.get("response_excerpt") or "")[:200]
+    return f"The receiver answered {answer['status_code']} in {answer['duration_ms']} ms: {excerpt or '(empty)'}"
+
+
+async def test_target(request: Request) -> Response:
+    visit = await CONSOLE.visit(request)
+    return await act(visit, target_view, "POST", f"/v1/webhooks/targets/{request.path_params['item_id']}/test", tested)
 
 
 async def subscription_page(request: Request) -> Response:
@@ -328,6 +350,7 @@ PAGES = (
     ("/console/targets/{item_id}", target_page, "GET"),
     ("/console/targets/{item_id}/update", update_target, "POST"),
     ("/console/targets/{item_id}/recover", recover_target, "POST"),
+    ("/console/targets/{item_id}/test", test_target, "POST"),
     ("/console/targets/{item_id}/delete", deleter("targets", "Target"), "POST"),
     ("/console/filters", create_filter, "POST"),
     ("/console/filters/{item_id}", filter_page, "GET"),

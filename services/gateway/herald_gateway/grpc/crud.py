@@ -55,7 +55,9 @@ def crud_rpcs(resource: Resource[Any]) -> dict[str, Callable[..., Any]]:
         principal = await self._principal(context)
         item = type(getattr(request, field))()
         item.CopyFrom(getattr(request, field))
-        created = await getattr(self.operations, f"create_{key}")(principal.tenant_id, item)
+        # A target may bring its signing key beside it (the request's other field).
+        extra = {"signing_key": request.signing_key} if "signing_key" in request.DESCRIPTOR.fields_by_name else {}
+        created = await getattr(self.operations, f"create_{key}")(principal.tenant_id, item, **extra)
         return answer("Create", **{field: created})
 
     async def get(self: Any, request: Any, context: Context) -> Message:

@@ -74,6 +74,38 @@ class SubscriptionGrpc:
         )
         return gateway_pb2.RecoverWebhookTargetResponse(job_ids=job_ids)
 
+    # A target's signing secret
+
+    async def GetWebhookTargetSecret(
+        self, request: gateway_pb2.GetWebhookTargetSecretRequest, context: Context
+    ) -> gateway_pb2.GetWebhookTargetSecretResponse:
+        principal = await self._principal(context)
+        found = await self.operations.target_secret(principal.tenant_id, request.target_id)
+        return gateway_pb2.GetWebhookTargetSecretResponse(key=found.key, public_key=found.public_key)
+
+    async def RotateWebhookTargetSecret(
+        self, request: gateway_pb2.RotateWebhookTargetSecretRequest, context: Context
+    ) -> gateway_pb2.RotateWebhookTargetSecretResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        key = await self.operations.rotate_target_secret(
+            principal.tenant_id,
+            request.target_id,
+            request.key if request.HasField("key") else None,
+            request.overlap_s if request.HasField("overlap_s") else None,
+            request.algorithm,
+        )
+        return gateway_pb2.RotateWebhookTargetSecretResponse(key=key)
+
+    async def TestWebhookTarget(
+        self, request: gateway_pb2.TestWebhookTargetRequest, context: Context
+    ) -> gateway_pb2.TestWebhookTargetResponse:
+        principal = await self._principal(context)
+        await self._spend_rate(context, principal)
+        return gateway_pb2.TestWebhookTargetResponse(
+            ping=await self.operations.ping_target(principal.tenant_id, request.target_id)
+        )
+
     # Retry schedule
 
     GetWebhookRetrySchedule = tenant_rpc(

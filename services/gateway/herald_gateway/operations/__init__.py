@@ -11,6 +11,7 @@ from herald_gateway.operations.operator import OperatorOperations
 from herald_gateway.operations.providers import ProviderOperations
 from herald_gateway.operations.submit import SubmitOperations
 from herald_gateway.operations.subscriptions import SubscriptionOperations
+from herald_gateway.operations.target_secrets import TargetSecretOperations
 from herald_gateway.operations.tenants import TenantOperations
 
 
@@ -21,6 +22,7 @@ class Operations(
     DomainOperations,
     ProviderOperations,
     SubscriptionOperations,
+    TargetSecretOperations,
     InboundOperations,
 ):
     """All of them over one set of clients (see OperationsBase)."""

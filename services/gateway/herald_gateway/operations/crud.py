@@ -47,10 +47,11 @@ class Crud(Generic[ItemT]):
         if parse_id(item_id) is None:
             raise NotFound(f"{self.resource.what} not found")
 
-    async def create(self, tenant_id: TenantId, item: ItemT, what: str = "") -> ItemT:
-        """`what`: the thing named when the ledger does not find it, when that is not the item itself."""
+    async def create(self, tenant_id: TenantId, item: ItemT, what: str = "", **extra: Any) -> ItemT:
+        """`what`: the thing named when the ledger does not find it, when that is not the item
+        itself; `extra`: the create request's other fields."""
         item.tenant_id = tenant_id  # type: ignore[attr-defined]
-        answer = await self._ask("Create", what, **{self.resource.field: item})
+        answer = await self._ask("Create", what, **{self.resource.field: item}, **extra)
         created: ItemT = getattr(answer, self.resource.field)
         return created
 

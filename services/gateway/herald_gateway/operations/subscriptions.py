@@ -11,6 +11,7 @@ from datetime import datetime
 import grpc
 
 from herald.config import get_settings
+from herald.crypto import webhook_secret_problem
 from herald.ids import TenantId, parse_id
 from herald.v1 import common_pb2, gateway_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2
 from herald.webhooks.retry_policy import retry_status_problems, schedule_problems
@@ -92,12 +93,18 @@ MISSING_PART = {grpc.StatusCode.NOT_FOUND: lambda e: NotFound(e.details() or "su
 class SubscriptionOperations(OperationsBase):
     # Targets
 
-    async def create_target(self, tenant_id: TenantId, target: common_pb2.WebhookTarget) -> common_pb2.WebhookTarget:
-        problems = target_problems(target.url, dict(target.headers)) or await self._url_problems(target.url)
+    async def create_target(
+        self, tenant_id: TenantId, target: common_pb2.WebhookTarget, signing_key: str = ""
+    ) -> common_pb2.WebhookTarget:
+        """`signing_key`: the target's own secret, if the tenant brings one (else Herald makes it)."""
+        problems = target_problems(target.url, dict(target.headers))
+        why = webhook_secret_problem(signing_key) if signing_key else None
+        if why is not None:
+            problems.append(("signing_key", why))
         if target.HasField("max_in_flight"):
             problems += self._bound_problems(target.max_in_flight, allow_clear=False)
-        refuse_invalid(problems)
-        return await self.crud(TARGETS).create(tenant_id, target)
+        refuse_invalid(problems or await self._url_problems(target.url))
+        return await self.crud(TARGETS).create(tenant_id, target, signing_key=signing_key)
 
     async def update_target(
         self, tenant_id: TenantId, request: ledger_subscriptions_pb2.UpdateWebhookTargetRequest

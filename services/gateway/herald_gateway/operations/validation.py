@@ -99,6 +99,10 @@ def url_problems(url: str) -> tuple[tuple[str, str], ...]:
     return ()
 
 
+# What no header value may hold (HTTP allows tab; the rest could split or smuggle a header).
+CONTROL_CHARACTERS = frozenset(chr(c) for c in (*range(32), 127)) - {"\t"}
+
+
 def webhook_problems(
     url: str, headers: dict[str, str], body: bytes = b"", idempotency_key: str = ""
 ) -> list[tuple[str, str]]:
@@ -112,8 +116,8 @@ def webhook_problems(
             problems.append((f"headers.{name}", "is not a valid header name"))
         elif lowered in RESERVED_WEBHOOK_HEADERS or lowered.startswith(RESERVED_WEBHOOK_HEADER_PREFIXES):
             problems.append((f"headers.{name}", "is set by Herald and cannot be overridden"))
-        elif any(c in value for c in "\r\n\0") or len(value) > 8192:
-            problems.append((f"headers.{name}", "value must be one line of at most 8192 characters"))
+        elif any(c in CONTROL_CHARACTERS for c in value) or len(value) > 8192:
+            problems.append((f"headers.{name}", "value must be at most 8192 characters, without control characters"))
     if len(body) > MAX_BODY_BYTES:
         problems.append(("payload", f"must be at most {MAX_BODY_BYTES} bytes"))
     if len(idempotency_key) > 255:

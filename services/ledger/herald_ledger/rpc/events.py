@@ -10,7 +10,9 @@ from sqlalchemy.engine import Row
 
 from herald.grpcio.errors import abort_invalid, abort_unavailable
 from herald.ids import parse_id
+from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_pb2, ledger_subscriptions_pb2
+from herald.webhooks.sealed_headers import seal_request
 from herald_ledger.convert import webhook_request_to_row
 from herald_ledger.inflight import Committing
 from herald_ledger.outbox import Outbox, work_job
@@ -33,6 +35,7 @@ class EventRpcs(Rpcs):
     outbox: Outbox
     committing: Committing
     platform: PlatformMail | None
+    ring: KeyRing | None
 
     ListActiveSubscriptions = tenant_list_rpc(
         store.active_subscriptions,
@@ -54,6 +57,7 @@ class EventRpcs(Rpcs):
             priority = PRIORITY_FROM_PROTO.get(draft.priority)
             if draft.WhichOneof("request") != "webhook" or priority is None or draft.tenant_id != request.tenant_id:
                 await abort_invalid(context, [(f"drafts[{i}]", "a webhook draft of this tenant with a priority")])
+            seal_request(self.ring, request.tenant_id, draft.webhook)  # a target's are sealed already
             fields, _ = webhook_request_to_row(draft.webhook)
             new_jobs.append(
                 job_creation.NewJob(

@@ -11,8 +11,10 @@ from typing import Any
 from herald.batching import Batcher
 from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.ids import parse_id
+from herald.secrets import KeyRing
 from herald.telemetry.propagation import inject_headers
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2
+from herald.webhooks.sealed_headers import seal_request
 from herald_ledger.convert import (
     attempt_to_proto,
     email_request_to_row,
@@ -47,6 +49,7 @@ class JobRpcs(Rpcs):
     inflight: InFlight
     committing: Committing
     platform: PlatformMail | None
+    ring: KeyRing | None
 
     def __init__(self) -> None:
         # A call is a batch already (the gateway's, through the router): it goes out at the next
@@ -77,6 +80,7 @@ class JobRpcs(Rpcs):
             if kind != expected:
                 await abort_invalid(context, [(f"drafts[{i}].request", f"a {channel} job needs a {expected} request")])
             if kind == "webhook":
+                seal_request(self.ring, str(tenant_id), draft.webhook)
                 fields, body = webhook_request_to_row(draft.webhook)
             else:
                 fields, body = email_request_to_row(draft.email), b""

@@ -276,18 +276,6 @@ class SecretRpcs(Rpcs):
         await self.notifier.publish(WEBHOOK_SECRETS, tenant_id=str(tenant_id))
         return ledger_providers_pb2.DeleteWebhookSecretResponse(deleted=True)
 
-    async def GetSigningSecrets(
-        self, request: ledger_providers_pb2.GetSigningSecretsRequest, context: Context
-    ) -> ledger_providers_pb2.GetSigningSecretsResponse:
-        row = await self.tenant_read(context, request.tenant_id, secret_store.get)
-        if row is None:
-            return ledger_providers_pb2.GetSigningSecretsResponse()
-        response = ledger_providers_pb2.GetSigningSecretsResponse(sealed_current=row.sealed_current)
-        if secret_store.previous_is_live(row, datetime.now(UTC)):
-            response.sealed_previous = row.sealed_previous
-            response.previous_expires_at.FromDatetime(row.previous_expires_at)
-        return response
-
     async def ReencryptSecrets(
         self, request: ledger_providers_pb2.ReencryptSecretsRequest, context: Context
     ) -> ledger_providers_pb2.ReencryptSecretsResponse:

@@ -17,15 +17,19 @@ from google.protobuf.message import Message
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
 
-from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.crypto import new_webhook_secret, webhook_secret_problem
+from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
+from herald.ids import parse_id
+from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_subscriptions_pb2
+from herald.webhooks.sealed_headers import open_headers, seal_headers
 from herald_ledger.convert import timestamp
 from herald_ledger.db.models import event_filters, subscriptions, webhook_targets
 from herald_ledger.inflight import Committing
 from herald_ledger.notifications import SUBSCRIPTIONS, Notifier
 from herald_ledger.outbox import Outbox
 from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id, row_rpc
-from herald_ledger.store import rows
+from herald_ledger.store import rows, target_keys
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.platform_email import PlatformMail
 from herald_ledger.store.rows import Table
@@ -41,6 +45,7 @@ def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
         url=row.url,
         description=row.description,
         headers=row.headers or {},
+        sealed_headers=row.sealed_headers or b"",
         enabled=row.enabled,
         disabled_reason=row.disabled_reason or "",
         created_at=timestamp(row.created_at),
@@ -88,6 +93,8 @@ def _event_type_problems(types: list[str]) -> list[tuple[str, str]]:
 # A kind's checked values, from the create request's message or the update request:
 # (rpcs, context, message or request, tenant_id) -> the columns to write.
 Values = Callable[["SubscriptionRpcs", Context, Any, uuid.UUID], Awaitable[dict[str, Any]]]
+# (rpcs, context, create request, values) -> the row written.
+Insert = Callable[["SubscriptionRpcs", Context, Any, dict[str, Any]], Awaitable[Row[Any]]]
 
 
 async def _target_created(
@@ -102,12 +109,56 @@ async def _target_created(
     return {
         "url": target.url,
         "description": target.description,
-        "headers": dict(target.headers),
+        **_sealed_headers(rpcs.ring, tenant_id, dict(target.headers)),
         "rate_limit_per_min": limit or None,
         "max_in_flight": bound or None,
         "enabled": target.enabled,
         "disabled_reason": None if target.enabled else (target.disabled_reason or None),
     }
+
+
+def _sealed_headers(ring: KeyRing | None, tenant_id: uuid.UUID, headers: dict[str, str]) -> dict[str, Any]:
+    """A target's header columns: the values masked beside their envelope (in clear only
+    without master keys)."""
+    if ring is None or not headers:
+        return {"headers": headers, "sealed_headers": None}
+    shown, envelope = seal_headers(ring, str(tenant_id), headers)
+    return {"headers": shown, "sealed_headers": envelope}
+
+
+async def _kept_values(
+    rpcs: SubscriptionRpcs, tenant_id: uuid.UUID, target_id: str, headers: dict[str, str]
+) -> dict[str, str]:
+    """New headers where a value sent back exactly as it reads (masked) keeps the stored value:
+    a client that reads a target and writes it back, as the console's edit form does, changes
+    no credential it never saw."""
+    ring, row_id = rpcs.ring, parse_id(target_id)
+    if ring is None or row_id is None:
+        return headers
+    current = await rpcs.read(rows.get, tenant_id, row_id, webhook_targets)
+    if current is None or current.sealed_headers is None:
+        return headers
+    shown = current.headers or {}
+    kept = [name for name, value in headers.items() if shown.get(name) == value]
+    if not kept:
+        return headers
+    stored = open_headers(ring, str(tenant_id), current.sealed_headers)
+    return {name: stored[name] if name in kept and name in stored else value for name, value in headers.items()}
+
+
+async def _target_inserted(rpcs: SubscriptionRpcs, context: Context, request: Any, values: dict[str, Any]) -> Row[Any]:
+    """The target with its own signing key, the one the request brings or a new one (none
+    without master keys: its deliveries go out unsigned, as every webhook does then)."""
+    if request.signing_key:
+        why = webhook_secret_problem(request.signing_key)
+        if why is not None:
+            await abort_invalid(context, [("signing_key", why)])
+        if rpcs.ring is None:
+            await abort_failed_precondition(context, "master keys are not configured (HERALD_MASTER_KEYS)")
+    make_key = None
+    if rpcs.ring is not None:
+        make_key = target_keys.sealer(rpcs.ring, target_keys.HMAC, request.signing_key or new_webhook_secret())
+    return await rpcs.write(target_keys.create_target, values, make_key)
 
 
 async def _target_changed(
@@ -121,7 +172,8 @@ async def _target_changed(
     if request.HasField("description"):
         values["description"] = request.description
     if request.replace_headers:
-        values["headers"] = dict(request.headers)
+        headers = await _kept_values(rpcs, tenant_id, request.target_id, dict(request.headers))
+        values |= _sealed_headers(rpcs.ring, tenant_id, headers)
     if request.HasField("rate_limit_per_min"):
         values["rate_limit_per_min"] = request.rate_limit_per_min or None
     if request.HasField("max_in_flight"):
@@ -202,6 +254,8 @@ class Kind:
     changed: Values
     # What a write answers NOT_FOUND for when it breaks a reference (None: it cannot).
     references: str | None = None
+    # Writes a new row from the create request and its checked values (None: the plain insert).
+    insert: Insert | None = None
 
     def response(self, verb: str) -> type[Message]:
         plural = "s" if verb == "List" else ""
@@ -220,7 +274,14 @@ class Kind:
 
 
 TARGET_ROWS = Kind(
-    webhook_targets, "WebhookTarget", "target", "targets", target_to_proto, _target_created, _target_changed
+    webhook_targets,
+    "WebhookTarget",
+    "target",
+    "targets",
+    target_to_proto,
+    _target_created,
+    _target_changed,
+    insert=_target_inserted,
 )
 FILTER_ROWS = Kind(event_filters, "EventFilter", "filter", "filters", filter_to_proto, _filter_created, _filter_changed)
 SUBSCRIPTION_ROWS = Kind(
@@ -244,7 +305,10 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         tenant_id = await require_id(context, item.tenant_id, f"{kind.what}.tenant_id")
         values = {"tenant_id": tenant_id, **await kind.created(self, context, item, tenant_id)}
         async with kind.referencing(context):
-            row = await self.write(store.create, kind.table, values)
+            if kind.insert is not None:
+                row = await kind.insert(self, context, request, values)
+            else:
+                row = await self.write(store.create, kind.table, values)
         await self._changed(tenant_id)
         return kind.response("Create")(**{kind.what: kind.to_proto(row)})
 
@@ -287,6 +351,7 @@ class SubscriptionRpcs(Rpcs):
     outbox: Outbox
     committing: Committing
     platform: PlatformMail | None
+    ring: KeyRing | None
 
     CreateWebhookTarget = _TARGET_RPCS["CreateWebhookTarget"]
     GetWebhookTarget = _TARGET_RPCS["GetWebhookTarget"]

@@ -241,5 +241,8 @@ def work_payload(entry: common_pb2.DeadLetter) -> dict[str, object] | None:
         message.ParseFromString(entry.work_message)
     except Exception:
         return None
+    if isinstance(message, webhook_sender_pb2.WebhookDelivery):
+        # The headers show masked; their envelope means nothing to a reader.
+        message.request.ClearField("sealed_headers")
     payload: dict[str, object] = json_format.MessageToDict(message, preserving_proto_field_name=True)
     return payload

@@ -48,7 +48,9 @@ async def create_target(body: TargetIn, principal: Tenant, operations: Operation
     """A receiver URL with its own headers (same rules as POST /v1/webhooks). The optional
     rate limit (per minute) spaces deliveries evenly. A URL that is not http(s), or whose host
     is or resolves to a private, loopback, link-local or metadata address, is refused (422)
-    unless the operator allow-listed it; the sender checks again when it connects."""
+    unless the operator allow-listed it; the sender checks again when it connects. The target
+    gets a signing secret of its own (`signing_key`, or one made here): GET
+    /v1/webhooks/targets/{id}/secret reads it."""
     target = common_pb2.WebhookTarget(
         url=body.url,
         description=body.description,
@@ -60,7 +62,7 @@ async def create_target(body: TargetIn, principal: Tenant, operations: Operation
         target.rate_limit_per_min = body.rate_limit_per_min
     if body.max_in_flight is not None:
         target.max_in_flight = body.max_in_flight
-    created = await operations.create_target(principal.tenant_id, target)
+    created = await operations.create_target(principal.tenant_id, target, body.signing_key or "")
     return target_out(created)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +35,12 @@ class TargetIn(BaseModel):
     )
     enabled: bool = True
     disabled_reason: Text | None = Field(default=None, max_length=1000)
+    signing_key: str | None = Field(
+        default=None,
+        max_length=200,
+        description="The target's own signing secret (whsec_ + base64 of 24-64 bytes); omitted: Herald makes one. "
+        "GET /v1/webhooks/targets/{id}/secret reads it.",
+    )
 
 
 class TargetPatch(BaseModel):
@@ -209,3 +216,39 @@ def subscription_out(subscription: common_pb2.Subscription) -> SubscriptionOut:
         created_at=time_of(subscription, "created_at"),
         updated_at=time_of(subscription, "updated_at"),
     )
+
+
+class TargetSecretOut(BaseModel):
+    key: str = Field(description="The target's current signing secret: whsec_ + base64.")
+    public_key: str | None = Field(
+        default=None, description="whpk_ + base64 of the target's Ed25519 public key (signatures v1a), if it has one."
+    )
+
+
+class RotateSecretIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str | None = Field(
+        default=None, max_length=200, description="The new secret (whsec_ + base64 of 24-64 bytes); omitted: a new one."
+    )
+    overlap_s: float | None = Field(
+        default=None,
+        description="How long the previous keys keep signing beside the new one: 0 to 604800 (7 days); "
+        "omitted: 86400. 0 stops every previous key at once.",
+    )
+    algorithm: Literal["hmac", "ed25519"] = Field(
+        default="hmac", description="ed25519: a new Ed25519 key pair signing v1a; the answer is its public key."
+    )
+
+
+class TargetTestOut(BaseModel):
+    ping_id: str = Field(description="The ping's webhook-id.")
+    sent_at: datetime | None
+    status_code: int | None = Field(description="What the receiver answered; null when no answer came.")
+    duration_ms: int
+    response_excerpt: str = Field(description="The start of the receiver's answer (at most 1 KiB).")
+    error: str | None = Field(description="Why no answer came: refused by the target guard, a timeout, ...")
+
+
+class RotatedSecretOut(BaseModel):
+    key: str = Field(description="The new whsec_ secret, or for ed25519 the new whpk_ public key.")

@@ -16,6 +16,7 @@ from herald_ledger.db.models.provider_credential import provider_credentials
 from herald_ledger.db.models.sending_domain import sending_domains
 from herald_ledger.db.models.subscription import subscriptions
 from herald_ledger.db.models.suppression import suppressions
+from herald_ledger.db.models.target_signing_key import target_signing_keys
 from herald_ledger.db.models.tenant import tenants
 from herald_ledger.db.models.usage_counter import usage_counters
 from herald_ledger.db.models.webhook_secret import webhook_secrets
@@ -38,6 +39,7 @@ __all__ = [
     "sending_domains",
     "subscriptions",
     "suppressions",
+    "target_signing_keys",
     "tenants",
     "usage_counters",
     "webhook_secrets",

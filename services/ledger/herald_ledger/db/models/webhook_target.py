@@ -1,4 +1,4 @@
-from sqlalchemy import Boolean, Column, DateTime, Integer, Text
+from sqlalchemy import Boolean, Column, DateTime, Integer, LargeBinary, Text
 from sqlalchemy.dialects.postgresql import JSONB
 
 from herald_ledger.db.models.base import created_at_column, tenant_rows, updated_at_column
@@ -8,16 +8,21 @@ from herald_ledger.db.models.base import created_at_column, tenant_rows, updated
 # enforced by the webhook-sender. A disabled target receives nothing; `disabled_reason` says
 # why. `failing_since` is the first failure since the last success (NULL: not failing); a
 # streak older than HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S disables the target.
+# `headers` shows the values masked; `sealed_headers` holds them (herald.webhooks.sealed_headers).
+# `tenant_secret_signs`: a target from before targets had keys of their own; the tenant's
+# secret signs beside the target's own key until the target's first rotation.
 webhook_targets = tenant_rows(
     "webhook_targets",
     Column("url", Text, nullable=False),
     Column("description", Text, nullable=False, server_default=""),
     Column("headers", JSONB, nullable=False, server_default="{}"),
+    Column("sealed_headers", LargeBinary),
     Column("rate_limit_per_min", Integer),
     Column("max_in_flight", Integer),
     Column("enabled", Boolean, nullable=False, server_default="true"),
     Column("disabled_reason", Text),
     Column("failing_since", DateTime(timezone=True)),
+    Column("tenant_secret_signs", Boolean, nullable=False, server_default="false"),
     created_at_column(),
     updated_at_column(),
     tenant_index=True,
