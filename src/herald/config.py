@@ -128,10 +128,6 @@ class Settings(BaseSettings):
     # How long a rotated-out webhook signing secret keeps signing alongside the new one.
     webhook_secret_overlap_s: float = Field(default=24 * 3600, ge=0)
 
-    # The senders' niceness (0-19) on a machine they share with the accept path: under CPU
-    # contention their own work yields to accepting (herald.cpu_priority); 0 gives it the same
-    # priority as accepting.
-    delivery_cpu_nice: int = Field(default=10, ge=0, le=19)
     # The rest of a delivery's cost (herald.intake): a gateway announces itself busy while this
     # many submissions are waiting on it, and a sender then takes no new job for at most
     # `intake_hold_max_s` at a time (then delivers for as long); 0 turns the hold off (Kubernetes).
