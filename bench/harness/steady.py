@@ -106,6 +106,13 @@ def cpu_per_job(r: dict[str, Any]) -> float | None:
     return float(value) if value is not None else None
 
 
+def other_cores(r: dict[str, Any]) -> float | None:
+    """Other load on the machine during the window, in cores (summarize.py's foreign CPU, without
+    the PostgreSQL CPU the sampler missed where known): above 0.3 the run counts as contended."""
+    foreign = r.get("foreign_cpu_s_excl_missed_postgres", r.get("foreign_cpu_s"))
+    return foreign / max(r["window_s"], 0.001) if foreign is not None and r.get("window_s") else None
+
+
 def capacity(rows: dict[int, dict[str, Any]]) -> int:
     """The highest rate at which it and every lower rate measured kept the SLO (0: none)."""
     best = 0
@@ -135,7 +142,8 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
         f"SECONDS={env('SECONDS', '20')} DRAIN={cfg.drain_s} runs per rate={cfg.runs} invocation={cfg.invocation}"
     )
     print(f"== SERVICE_ENV={cfg.service_env or '(none)'}; SLO: accept p99 <= {accept_max:g} ms, "
-          f"accept-to-delivery p99 <= {a2d_max:g} ms, nothing refused or undelivered")  # fmt: skip
+          f"accept-to-delivery p99 <= {a2d_max:g} ms, nothing refused or undelivered; 'other': other load "
+          "on the machine, cores (over 0.3: contended)")  # fmt: skip
     sides: dict[str, dict[int, dict[str, Any]]] = {}
     for label in dict.fromkeys(r["steady_side"] for r in records):
         by_rate: dict[int, list[dict[str, Any]]] = {}
@@ -147,7 +155,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
         print(f"\n-- {label}: SLO capacity {num(capacity(rows))}/s")
         print(
             f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} "
-            f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  "
+            f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  {'other':>5}  "
             "per process (CPU ms per delivered job)"
         )
         for rate, r in rows.items():
@@ -158,8 +166,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 f"{rate:>7} {num(r['accept_p50_ms'], 1):>8} {num(r['accept_p99_ms'], 1):>8} "
                 f"{num(r['a2d_p50_ms'], 1):>8} {num(r['a2d_p99_ms'], 1):>8} {num(r['a2d_p999_ms'], 1):>9} "
                 f"{num(r['delivered_jobs']):>9} {num(r['undelivered_jobs']):>7} {num(r['sink_duplicates']):>5} "
-                f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {procs}"
-                + (" CONTENDED" if contended(r) else "")
+                f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {num(other_cores(r), 2):>5}  {procs}"
             )
     compare(sides)
 
