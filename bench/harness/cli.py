@@ -23,6 +23,7 @@ from harness.machine import describe, machine_description
 from harness.peer_run import ensure_peer_setup, peer_run
 from harness.report import report, report_again, report_senders
 from harness.rev_run import base_run, one_run
+from harness.steady import steady_main
 
 
 def main() -> int:
@@ -35,8 +36,8 @@ def main() -> int:
     if cfg.peer not in ("", "bullmq", "celery"):
         log(f"unknown PEER={cfg.peer} (bullmq|celery)")
         return 2
-    if cfg.mode not in ("http", "grpc", "batch", "stream", "email"):
-        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream|email)")
+    if cfg.mode not in ("http", "grpc", "batch", "stream", "email", "steady"):
+        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream|email|steady)")
         return 2
     if cfg.mode == "email" and cfg.peer:
         log("MODE=email measures Herald alone (the peers deliver webhooks only)")
@@ -63,6 +64,8 @@ def main() -> int:
     print("== " + describe(machine), flush=True)
     if cfg.peer:
         ensure_peer_setup(cfg)
+    if cfg.mode == "steady":  # the open loop, rate by rate (harness/steady.py)
+        return steady_main(cfg, machine, {"herald": herald_run, "base": base_run, "peer": peer_run})
     runs: dict[str, list[dict[str, Any]]] = {"herald": [], "base": [], "peer": []}
     # SENDERS=1,2: one Herald run per sender count in every round.
     sides = [("herald", dataclasses.replace(cfg, senders=n)) for n in cfg.senders_list]

@@ -67,6 +67,14 @@ class Config:
     # SENDERS=2 (or 1,2: each round runs one of each): webhook-sender processes sharing the consumers.
     senders_list: tuple[int, ...] = (1,)
     senders: int = 1
+    # MODE=steady (harness/steady.py): the open loop's rate of this run (requests/s), the services'
+    # extra settings (SERVICE_ENV, every Herald side), a second work-tree side with more
+    # (VARIANT_ENV), and whether WORKER_CONCURRENCY was given (otherwise Herald runs its default).
+    rate: int = 0
+    service_env: str = ""
+    variant_env: str = ""
+    wc_given: bool = False
+    drain_s: int = 30
 
     @classmethod
     def from_env(cls) -> Config:
@@ -97,4 +105,14 @@ class Config:
             cluster=int(env("CLUSTER", "1")),
             senders_list=tuple(int(n) for n in env("SENDERS", "1").split(",")),
             senders=int(env("SENDERS", "1").split(",")[0]),
+            rate=int(env("RATE", "0")),
+            service_env=env("SERVICE_ENV", ""),
+            variant_env=env("VARIANT_ENV", ""),
+            wc_given=env("WORKER_CONCURRENCY", "") != "",
+            drain_s=int(env("DRAIN", "30")),
         )
+
+    def service_settings(self) -> dict[str, str]:
+        """SERVICE_ENV's `NAME=value` words (HERALD_* settings for every Herald side's services)."""
+        pairs = (word.split("=", 1) for word in self.service_env.split())
+        return {name: value for name, value in pairs}

@@ -42,6 +42,7 @@ from harness.service_metrics import (
 )
 from harness.sink import http_json, start_sink
 from harness.stack import create_tenants, start_stack
+from harness.steady_figures import open_loop_fields
 from harness.tables import percentile, rounded
 from harness.waiting import stop_process, wait_until
 
@@ -52,7 +53,9 @@ SENDERS = ("webhook-sender", "email-sender")
 def run_tag(cfg: Config) -> str:
     """The record's `tag`: the mode, worker concurrency and what differs from a default run."""
     return (
-        f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}-c{cfg.wc}"
+        f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}"
+        + (f"-c{cfg.wc}" if cfg.mode != "steady" or cfg.wc_given else "")
+        + ("-variant" if cfg.variant_env else "")
         + ("-machineinfra" if cfg.infra == "machine" and cfg.cluster == 1 else "")
         + (f"-cluster{cfg.cluster}" if cfg.cluster > 1 else "")
         + (f"-senders{cfg.senders}" if cfg.senders > 1 or len(cfg.senders_list) > 1 else "")
@@ -89,8 +92,10 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         infra = cleanup.enter_context(infrastructure(cfg, run_dir, token))
         log(f"{tag}: {infra.description}; run dir {run_dir}")
         stack_env = {
-            "HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc),
+            # MODE=steady: Herald's own default unless WORKER_CONCURRENCY is given.
+            **({"HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc)} if cfg.mode != "steady" or cfg.wc_given else {}),
             **({"HERALD_STREAM_REPLICAS": str(min(cfg.cluster, 3))} if cfg.cluster > 1 else {}),
+            **cfg.service_settings(),
         }
         stack, endpoints = start_stack(cleanup, run_dir, infra, token, stack_env)
         for _ in range(cfg.senders - 1):
@@ -149,10 +154,12 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
                 loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.n, run_id),
                 run_dir / "load.json", keys_file, run_dir / "accepts.txt", cfg,
             )  # fmt: skip
+        # MODE=steady: what is not delivered DRAIN s after the load's end counts as undelivered.
+        drain = cfg.drain_s if cfg.mode == "steady" else cfg.e2e_timeout
         e2e_ok = wait_until(
-            f"the {cfg.n}th unique delivery", cfg.e2e_timeout, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.n
+            f"the {cfg.n}th unique delivery", drain, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.n
         )
-        wait_until("DELIVERED rows", 60, lambda: db.delivered_rows() >= cfg.n + cfg.warmup)
+        wait_until("DELIVERED rows", min(60, drain), lambda: db.delivered_rows() >= cfg.n + cfg.warmup)
         stop_process(sampler)
         pg_exact_s = (
             (tree_cpu_ticks(pg_root) - pg_ticks_before) / CLK_TCK
@@ -208,7 +215,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             a2d_max_ms=rounded(latencies[-1] if latencies else None),
             a2d_jobs=len(latencies),
             # The slowest 1% of requests: how many were the first wave (MODE=http; see first_wave_of_slowest).
-            **first_wave_of_slowest(spans, cfg.conns),
+            **(first_wave_of_slowest(spans, cfg.conns) if cfg.mode != "steady" else {}),
+            service_env=cfg.service_env,
             cpu_s_per_1000_delivered=per_1000_delivered(record["cpu_s"], delivered),
             cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
             services_alive_at_end=alive,
@@ -233,6 +241,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             machine=machine,
             **code_identity(),
         )
+        if cfg.mode == "steady":  # the rate, delivered and undelivered among the accepted, p99.9, the SLO
+            record.update(open_loop_fields(cfg, spans, arrivals, record))
         if cfg.profile:
             record["profile_dir"] = str(save_profiles(cfg, run_dir, profilers))
         print(line.replace("peer=", "system=", 1), flush=True)

@@ -35,8 +35,10 @@ def loadgen_command(
             sys.executable, str(BENCH / "grpc_loadgen.py"), "--target", endpoints["gateway_grpc"],
             "--n", str(n), "--c", str(cfg.conns), "--hook", hook, "--keys", str(keys_file), "--run-id", run_id,
         ]  # fmt: skip
+    # MODE=steady: the open loop (bench/openloop.js, loadgen.js's arguments) at RATE requests/s.
+    client = BENCH / "openloop.js" if cfg.mode == "steady" else cfg.peers / "tools" / "loadgen.js"
     return [
-        "node", "--require", str(BENCH / "shims" / "herald_loadgen.js"), str(cfg.peers / "tools" / "loadgen.js"),
+        "node", "--require", str(BENCH / "shims" / "herald_loadgen.js"), str(client),
         "--url", f"{endpoints['gateway_http']}/v1/webhooks", "--n", str(n), "--c", str(cfg.conns),
         "--hook", hook, "--run-id", run_id,
     ]  # fmt: skip
@@ -47,7 +49,12 @@ def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, c
     each job's accept time goes there (the preload reads the path from the environment, the
     Python clients from --accepts)."""
     child_env = {**os.environ, "HERALD_BENCH_KEYS": str(keys_file)}
-    if accepts is not None:
+    if cfg.mode == "steady":
+        # The open loop writes each job's accept and due times itself (its latencies count from due).
+        child_env["LOADGEN_RATE"] = str(cfg.rate)
+        if accepts is not None:
+            child_env["LOADGEN_ACCEPTS"] = str(accepts)
+    elif accepts is not None:
         child_env["HERALD_BENCH_ACCEPTS"] = str(accepts)
         if cfg.mode in ("grpc", "batch", "stream"):
             cmd = [*cmd, "--accepts", str(accepts)]

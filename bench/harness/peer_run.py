@@ -11,8 +11,10 @@ import os
 import subprocess
 from typing import Any
 
-from harness.config import Config, log
+from harness.config import BENCH, Config, log
 from harness.cpu import per_1000_delivered
+from harness.load import read_accept_spans
+from harness.steady_figures import open_loop_fields, read_arrivals
 
 
 def ensure_peer_setup(cfg: Config) -> None:
@@ -41,7 +43,20 @@ def peer_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any]
         "E2E_TIMEOUT": str(cfg.e2e_timeout),
         "SAMPLE_INTERVAL": cfg.sample_interval,
     }
-    log(f"peer {cfg.peer}: {cfg.peers / 'run.sh'} {cfg.peer} {cfg.n}")
+    steady = cfg.mode == "steady"
+    accepts = cfg.tmp / f"peer-{cfg.invocation}-{index}-accepts.txt"
+    arrivals = cfg.tmp / f"peer-{cfg.invocation}-{index}-arrivals.json"
+    if steady:
+        # The open loop in run.sh's LOADGEN_JS (its warm-up too), each job's accept and due times from
+        # it, and the sink's first arrival per job id (ARRIVALS_OUT); DRAIN s for the deliveries.
+        child_env.update(
+            LOADGEN_JS=str(BENCH / "openloop.js"),
+            LOADGEN_RATE=str(cfg.rate),
+            LOADGEN_ACCEPTS=str(accepts),
+            ARRIVALS_OUT=str(arrivals),
+            E2E_TIMEOUT=str(cfg.drain_s),
+        )
+    log(f"peer {cfg.peer}: {cfg.peers / 'run.sh'} {cfg.peer} {cfg.n}" + (f" at {cfg.rate}/s" if steady else ""))
     done = subprocess.run(
         [str(cfg.peers / "run.sh"), cfg.peer, str(cfg.n)], env=child_env, stdout=subprocess.PIPE, text=True,
         timeout=cfg.e2e_timeout + cfg.quiet_max_wait + 300,
@@ -62,5 +77,9 @@ def peer_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any]
         invocation=cfg.invocation,
         machine=machine,
     )
+    if steady:
+        record.update(open_loop_fields(cfg, read_accept_spans(accepts), read_arrivals(arrivals), record))
+        accepts.unlink(missing_ok=True)
+        arrivals.unlink(missing_ok=True)
     print(done.stdout.strip().splitlines()[-1], flush=True)
     return record

@@ -15,6 +15,7 @@ import email_bench  # bench/email_bench.py: MODE=email
 from harness.config import Config, log
 from harness.cpu import contended
 from harness.machine import describe
+from harness.steady import steady_report_again
 from harness.tables import METRICS, fmt, median, table, used_runs
 from herald.cli.stack import SERVICES
 
@@ -235,6 +236,8 @@ def report_again(cfg: Config, invocation: str) -> int:
     """`python bench/run.py --report INVOCATION`: the report of an earlier invocation, from its records."""
     rows = [json.loads(line) for line in cfg.results.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r.get("invocation") == invocation]
+    if rows and "steady_side" in rows[0]:  # MODE=steady
+        return steady_report_again(cfg, rows)
     herald = [r for r in rows if r.get("system") == "herald" and r.get("role") != "base"]
     base = [r for r in rows if r.get("system") == "herald" and r.get("role") == "base"]
     peer = [r for r in rows if r.get("system") not in (None, "herald")]

@@ -29,6 +29,10 @@ def base_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any]
         "BENCH_MACHINE": json.dumps(machine),
         "BENCH_INVOCATION": cfg.invocation,
         "BENCH_TENANT_RATE": "unlimited" if env("BASE_RATE", "same") == "unlimited" else "",
+        # MODE=steady: this run's size and open-loop rate (the child reads its settings from here).
+        "N": str(cfg.n),
+        "RATE": str(cfg.rate),
+        "VARIANT_ENV": "",
     }
     child_env.pop("BENCH_REV_SHA", None)
     log(f"base REV={cfg.rev}: one Herald run from that commit's tree")

@@ -22,8 +22,12 @@ RPC_LINE = re.compile(r"^herald_rpc_duration_seconds_(count|sum)\{([^}]*)\} ([0-
 # The HTTP requests a service answered, by route: beside the client's latency, the share of it
 # spent inside the service's app (from its HTTP parser's hand-over to its answer).
 HTTP_LINE = re.compile(r"^herald_http_request_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
+# The senders' calls to receivers and providers, by channel: the outbound share of a delivery.
+ATTEMPT_LINE = re.compile(r"^herald_delivery_attempt_duration_seconds_(count|sum)\{([^}]*)\} ([0-9.eE+-]+)$")
 # Their histograms' cumulative buckets: an upper bound on the window's p99 inside the service.
-BUCKET_LINE = re.compile(r"^herald_(?:rpc|http_request)_duration_seconds_bucket\{([^}]*)\} ([0-9.eE+-]+)$")
+BUCKET_LINE = re.compile(
+    r"^herald_(?:rpc|http_request|delivery_attempt)_duration_seconds_bucket\{([^}]*)\} ([0-9.eE+-]+)$"
+)
 
 
 def metrics_urls(metrics: str | dict[str, str]) -> list[str]:
@@ -47,6 +51,8 @@ class CallTotals:
 def _call_key(labels_text: str) -> tuple[str, dict[str, str]]:
     """`service.method` for a gRPC method, `service.http METHOD route` for an HTTP route."""
     labels = dict(re.findall(r'(\w+)="([^"]*)"', labels_text))
+    if "channel" in labels:
+        return f"{labels['channel']}-sender.delivery attempt", labels
     if "route" in labels:
         return f"{labels.get('service', '?')}.http {labels.get('method', '?')} {labels['route']}", labels
     return f"{labels.get('service', '?')}.{labels.get('method', '?').rsplit('/', 1)[-1]}", labels
@@ -70,7 +76,7 @@ def rpc_totals(metrics: str | dict[str, str]) -> dict[str, CallTotals]:
                 bound = float(labels.get("le", "inf"))
                 by_bound[bound] = by_bound.get(bound, 0.0) + float(bucket[2])
                 continue
-            found = RPC_LINE.match(line) or HTTP_LINE.match(line)
+            found = RPC_LINE.match(line) or HTTP_LINE.match(line) or ATTEMPT_LINE.match(line)
             if not found:
                 continue
             key, _ = _call_key(found[2])

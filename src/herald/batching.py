@@ -1,15 +1,18 @@
-"""Coalescing many concurrent calls into one.
+"""Coalescing many concurrent calls into one, without waiting for company.
 
-A caller submits one item and awaits its own result; the batcher gathers what
-arrives within `max_wait` (or until `max_items`) and makes a single call for all
-of them: one gRPC round trip, one transaction. Under light load a lone item waits
-at most `max_wait`; under heavy load batches fill and the per-item cost falls.
+A caller submits one item and awaits its own result. When no call is in flight, what was
+submitted goes out at the next turn of the event loop (so the items of requests handled in the
+same turn share it, and a lone item waits for nothing else); while `max_concurrent` calls are in
+flight, what arrives waits and goes out together as soon as one finishes (group commit). So a
+light load pays one round trip per item and no gathering delay, and a heavy one gets batches as
+large as a call's duration gathers: the batch grows with the load, not with a timer. A fixed wait
+would cost every job at light load what it saves at heavy load, where the in-flight call gathers
+as much (measured: docs/performance.md, the open loop at 200 requests/s).
 
-With `max_concurrent`, at most that many flushes run at once (group commit): what
-arrives while they run waits and goes out together as soon as one finishes. Without
-the bound, a saturated process starts a small flush every `max_wait` and the calls
-queue behind each other (and behind row locks) instead of growing: profiled at about
-six jobs per ledger transaction under full load before the bound, the whole window after.
+`max_concurrent` (1 unless a caller measured better) bounds the flushes running at once: without
+the bound a saturated process would start a small flush per turn and the calls would queue behind
+each other (and behind row locks) instead of growing: profiled at about six jobs per ledger
+transaction under full load before the bound, the whole window after.
 """
 
 from __future__ import annotations
@@ -27,22 +30,21 @@ class Batcher(Generic[Item, Result]):
         self,
         flush: Callable[[list[Item]], Awaitable[Sequence[Result]]],
         max_items: int = 500,
-        max_wait: float = 0.002,
         size_of: Callable[[Item], int] | None = None,
         max_bytes: int = 8 * 1024 * 1024,
-        max_concurrent: int | None = None,
+        max_concurrent: int = 1,
     ) -> None:
         """With `size_of`, a batch is also flushed before it would exceed `max_bytes`, so a
         few large items (multi-MB webhook bodies) never make one message over a transport's limit."""
         self._flush = flush
         self._max_items = max_items
-        self._max_wait = max_wait
         self._size_of = size_of
         self._max_bytes = max_bytes
         self._max_concurrent = max_concurrent
         self._pending_bytes = 0
         self._pending: list[tuple[Item, asyncio.Future[Result]]] = []
-        self._timer: asyncio.TimerHandle | None = None
+        # The flush due at the next turn of the loop (items of the same turn go out together).
+        self._due: asyncio.Handle | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
 
     async def submit(self, item: Item) -> Result:
@@ -57,17 +59,17 @@ class Batcher(Generic[Item, Result]):
             self._size_of is not None and self._pending_bytes >= self._max_bytes
         ):
             self._start_flush()
-        elif self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(self._max_wait, self._start_flush)
+        elif self._due is None and len(self._in_flight) < self._max_concurrent:
+            self._due = asyncio.get_running_loop().call_soon(self._start_flush)
         return await future
 
     def _start_flush(self, force: bool = False) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
         if not self._pending:
             return
-        if not force and self._max_concurrent is not None and len(self._in_flight) >= self._max_concurrent:
+        if not force and len(self._in_flight) >= self._max_concurrent:
             return  # the next flush to finish starts this one, with whatever joined meanwhile
         batch, self._pending = self._take()
         task = asyncio.create_task(self._run(batch))

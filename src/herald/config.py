@@ -147,11 +147,6 @@ class Settings(BaseSettings):
     # How long a rotated-out webhook signing secret keeps signing alongside the new one.
     webhook_secret_overlap_s: float = Field(default=24 * 3600, ge=0)
 
-    # The senders' niceness (0-19) on a machine they share with the accept path: under CPU
-    # contention their own work yields to accepting (herald.cpu_priority); 0 gives it the same
-    # priority as accepting.
-    delivery_cpu_nice: int = Field(default=10, ge=0, le=19)
-
     # Webhook delivery.
     # Calls in flight at once per webhook-sender (async I/O: a waiting call costs a socket and
     # a coroutine, not a thread). 128 lets eight targets at the default per-target bound, or four

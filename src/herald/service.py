@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any
 
 from herald.config import Settings, get_settings
-from herald.cpu_priority import lower_cpu_priority
 from herald.grpcio.mesh import MeshTls
 from herald.grpcio.server import GrpcServer
 from herald.telemetry import configure_logging, configure_tracing, start_metrics_server
@@ -130,17 +129,15 @@ def run_service(
     name: str,
     build: Callable[[ServiceRuntime], Awaitable[None]],
     grpc_options: Callable[[Settings], Iterable[tuple[str, int]]] | None = None,
-    delivers: bool = False,
     public: bool = False,
 ) -> None:
     """Entry point body of every service: `herald run NAME` ends up here. `grpc_options`: server
     options of this service's own, from its settings (the gateway's maximum connection age).
-    `delivers`: a sender, which yields the CPU to the accept path (`herald.cpu_priority`).
-    `public`: its gRPC port faces tenants, off the mesh (the gateway)."""
+    `public`: its gRPC port faces tenants, off the mesh (the gateway). Every service runs at the
+    priority it was started with: a sender at a lower one is starved by whatever else runs on the
+    machine, and its deliveries wait (docs/performance.md, the open loop)."""
     settings = get_settings()
     configure_logging(name, settings.log_level)
-    if delivers:
-        lower_cpu_priority(settings.delivery_cpu_nice)
     configure_tracing(name)
 
     async def main() -> None:

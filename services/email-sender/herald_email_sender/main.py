@@ -276,4 +276,4 @@ async def build(runtime: ServiceRuntime) -> None:
 
 
 def run() -> None:
-    run_service("email-sender", build, delivers=True)
+    run_service("email-sender", build)

@@ -115,10 +115,10 @@ class Idempotency:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
         self.claims: Batcher[ledger_jobs_pb2.IdempotencyClaim, ledger_jobs_pb2.IdempotencyClaimResult] = Batcher(
-            self._claim_many, max_items=256, max_wait=0.002, max_concurrent=2
+            self._claim_many, max_items=256, max_concurrent=2
         )
         self.completions: Batcher[ledger_jobs_pb2.IdempotencyCompletion, None] = Batcher(
-            self._complete_many, max_items=256, max_wait=0.002, max_concurrent=2
+            self._complete_many, max_items=256, max_concurrent=2
         )
 
     async def _claim_many(

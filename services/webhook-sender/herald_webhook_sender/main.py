@@ -114,4 +114,4 @@ async def pacing_state(js: JetStreamContext, settings: Settings) -> KeyValue | N
 
 
 def run() -> None:
-    run_service("webhook-sender", build, delivers=True)
+    run_service("webhook-sender", build)

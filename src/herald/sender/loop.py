@@ -86,11 +86,6 @@ _tracer = trace.get_tracer("herald.sender")
 ORDERING_RETRY_S = 0.05
 LEDGER_DOWN_S = 1.0
 ADVANCE_MAX_ITEMS = 400
-# How long the first step of a ledger call waits for others to join it. At a few hundred jobs a
-# second 2 ms gathered about six jobs a call (0.13-0.19 calls per job, profiled: gRPC a tenth of
-# the sender's CPU); 5 ms gathers about twice as many. It delays a start and a record by at most
-# that, which the window of started jobs hides (the slots stay busy meanwhile).
-ADVANCE_MAX_WAIT_S = 0.005
 # Ledger calls in flight at once: what finishes while one commits goes out together in the next.
 # One, not two: a second call in flight halved every call's batch and doubled the ledger's
 # transactions. Measured beside two (docs/performance.md, session 15): 0.054 calls a delivered
@@ -129,7 +124,6 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         self.steps: Batcher[Record | str, ledger_jobs_pb2.DeliveryStart | None] = Batcher(
             self._advance,
             max_items=ADVANCE_MAX_ITEMS,
-            max_wait=ADVANCE_MAX_WAIT_S,
             max_concurrent=ADVANCES_IN_FLIGHT,
         )
         self._tasks: set[asyncio.Task[None]] = set()

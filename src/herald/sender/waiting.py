@@ -31,7 +31,7 @@ BOUNDS = {Refusal.TARGET: AT_TARGET_BOUND, Refusal.TENANT: AT_TENANT_BOUND}
 class WaitingNotes:
     def __init__(self, send: Send) -> None:
         self._send = send
-        self._batches: Batcher[tuple[str, str], None] = Batcher(self._flush, max_items=500, max_wait=0.05)
+        self._batches: Batcher[tuple[str, str], None] = Batcher(self._flush, max_items=500)
         self._noted: ExpiringCache[str, str] = ExpiringCache(NOTED_TTL_S)
         self._tasks: set[asyncio.Task[None]] = set()
 

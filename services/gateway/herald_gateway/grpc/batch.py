@@ -4,9 +4,10 @@ POST /v1/webhooks/batch and /v1/emails/batch.
 The stream is authenticated when it opens and again before every chunk (through the API-key
 cache, so it costs no ledger call): a key revoked or a tenant disabled mid-stream ends the
 stream UNAUTHENTICATED at the next chunk, and a plan change applies from the next chunk.
-Items are read as they come and gathered into chunks: a chunk is submitted when FLUSH_ITEMS
-have arrived, when no item arrived for FLUSH_WAIT_S, at most MAX_GATHER_S after its first item,
-or when the client closes its side; meanwhile the next chunk keeps filling. Each chunk spends its
+Items are read as they come and gathered into chunks without waiting for company: a chunk is
+what has arrived (at most FLUSH_ITEMS) when the one before it is answered, so a slow client's
+item goes out at once and a fast client's chunks grow with the time a chunk takes (the next
+chunk keeps filling while one is submitted). Each chunk spends its
 items' share of the rate limit at once (as many as fit; the rest are refused, as they would
 have been one by one), then goes through `BatchSubmitter`: one router call and one ledger
 transaction for hundreds of items. Results come back in the order the items were sent, each
@@ -32,8 +33,6 @@ from herald_gateway.operations.submit import WebhookInput, email_submission, web
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable
 
 FLUSH_ITEMS = 500
-FLUSH_WAIT_S = 0.005
-MAX_GATHER_S = 0.05
 # Items read ahead of the chunk being submitted: past this, the stream's flow control holds the client.
 READ_AHEAD_ITEMS = 2 * FLUSH_ITEMS
 Request = TypeVar("Request", gateway_pb2.SubmitWebhooksRequest, gateway_pb2.SubmitEmailsRequest)
@@ -116,15 +115,6 @@ class BatchGrpc:
                     break
                 chunk.append(first)
                 ended = _drain(queue, chunk)
-                # Gather while items keep arriving (a pause of FLUSH_WAIT_S ends it), for at most
-                # MAX_GATHER_S: full chunks from a fast client, prompt results for a slow one.
-                gathering_until = asyncio.get_running_loop().time() + MAX_GATHER_S
-                while not ended and len(chunk) < FLUSH_ITEMS and asyncio.get_running_loop().time() < gathering_until:
-                    before = len(chunk)
-                    await asyncio.sleep(FLUSH_WAIT_S)
-                    ended = _drain(queue, chunk)
-                    if len(chunk) == before:
-                        break
                 # Checked again for every chunk: the key may have been revoked, the tenant disabled.
                 principal = await self._principal(context)
                 for outcome in await self._admit(chunk, principal, build, submitter):

@@ -36,7 +36,6 @@ class OperationsBase:
         self.submitter: Batcher[router_pb2.Submission, ledger_jobs_pb2.DraftOutcome] = Batcher(
             self._submit_many,
             max_items=256,
-            max_wait=0.002,
             size_of=lambda s: s.ByteSize(),
             max_concurrent=1,
         )

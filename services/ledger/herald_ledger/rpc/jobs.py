@@ -53,12 +53,11 @@ class JobRpcs(Rpcs):
 
     def __init__(self) -> None:
         # A call is a batch already (the gateway's, through the router): it goes out at the next
-        # turn of the loop rather than waiting 2 ms for company, and what arrives while two are
-        # committing waits and goes out together (group commit).
+        # turn of the loop, and what arrives while two are committing waits and goes out together
+        # (group commit).
         self.job_creator: Batcher[list[job_creation.NewJob], list[ledger_jobs_pb2.DraftOutcome]] = Batcher(
             self._create_many,
             max_items=64,
-            max_wait=0.0,
             size_of=lambda jobs: sum(len(j.body) for j in jobs),
             max_bytes=32 * 1024 * 1024,
             max_concurrent=2,

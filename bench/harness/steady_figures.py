@@ -1,0 +1,66 @@
+"""MODE=steady's figures of one run, the same for Herald and a peer: from the open loop's accepts
+(job id, when its 202 arrived, when the request was due) and the sink's first arrival per job id.
+
+Standard library only beside `config` and `tables`, so a peer's run (which imports no Herald) and
+the report read them alike.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.config import env
+from harness.tables import percentile, rounded
+
+
+def slo_limits() -> tuple[float, float]:
+    """The SLO a rate must keep: accept p99 (SLO_ACCEPT_P99_MS, 100) and accept-to-delivery p99
+    (SLO_A2D_P99_MS, 1,000) in ms, with nothing undelivered and no request refused."""
+    return float(env("SLO_ACCEPT_P99_MS", "100")), float(env("SLO_A2D_P99_MS", "1000"))
+
+
+def open_loop_fields(
+    cfg: Any, spans: dict[str, tuple[float, float | None]], arrivals: dict[str, float], record: dict[str, Any]
+) -> dict[str, Any]:
+    """The rate, the accepted jobs delivered and not (by DRAIN s after the load), accept-to-delivery
+    p50/p99/p99.9 over the delivered (from each job's 202 to its first arrival) and whether the run
+    kept the SLO. The accept p50/p99 are the client's own, counted from when each request was due."""
+    latencies = sorted(arrivals[i] - accepted for i, (accepted, _) in spans.items() if i in arrivals)
+    delivered = len(latencies)
+    fields: dict[str, Any] = {
+        "rate": cfg.rate,
+        "seconds": round(cfg.n / cfg.rate, 1) if cfg.rate else None,
+        "accepted_jobs": len(spans),
+        "delivered_jobs": delivered,
+        "undelivered_jobs": len(spans) - delivered,
+        "a2d_p50_ms": rounded(percentile(latencies, 50)),
+        "a2d_p99_ms": rounded(percentile(latencies, 99)),
+        "a2d_p999_ms": rounded(percentile(latencies, 99.9)),
+        "a2d_max_ms": rounded(latencies[-1] if latencies else None),
+        "a2d_jobs": delivered,
+        "drain_s": cfg.drain_s,
+    }
+    fields["slo_ok"] = slo_ok({**record, **fields})
+    return fields
+
+
+def slo_ok(r: dict[str, Any]) -> bool:
+    """Whether one rate's run kept the SLO: every request accepted (2xx), accept p99 and
+    accept-to-delivery p99 within the limits, and every accepted job delivered."""
+    accept_max, a2d_max = slo_limits()
+    return bool(
+        r.get("accept_errors", 1) == 0
+        and r.get("accepted_jobs", 0) == r.get("n")
+        and r.get("undelivered_jobs", 1) == 0
+        and r.get("accept_p99_ms") is not None
+        and r["accept_p99_ms"] <= accept_max
+        and r.get("a2d_p99_ms") is not None
+        and r["a2d_p99_ms"] <= a2d_max
+    )
+
+
+def read_arrivals(path: Path) -> dict[str, float]:
+    """The sink's {job id: first arrival epoch ms} as run.sh copied it (ARRIVALS_OUT); none: empty."""
+    return {str(k): float(v) for k, v in json.loads(path.read_text()).items()} if path.exists() else {}
