@@ -947,7 +947,9 @@ export interface paths {
          * @description A receiver URL with its own headers (same rules as POST /v1/webhooks). The optional
          *     rate limit (per minute) spaces deliveries evenly. A URL that is not http(s), or whose host
          *     is or resolves to a private, loopback, link-local or metadata address, is refused (422)
-         *     unless the operator allow-listed it; the sender checks again when it connects.
+         *     unless the operator allow-listed it; the sender checks again when it connects. The target
+         *     gets a signing secret of its own (`signing_key`, or one made here): GET
+         *     /v1/webhooks/targets/{id}/secret reads it.
          */
         post: operations["create_target_v1_webhooks_targets_post"];
         delete?: never;
@@ -994,6 +996,72 @@ export interface paths {
          *     must be enabled again first (409 while disabled).
          */
         post: operations["recover_target_v1_webhooks_targets__target_id__recover_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/targets/{target_id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Secret
+         * @description The target's current signing secret. Deliveries to the target are signed with it (and,
+         *     for a while after a rotation, with the previous ones too); no other target's are.
+         */
+        get: operations["get_secret_v1_webhooks_targets__target_id__secret_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/targets/{target_id}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate Secret
+         * @description A new secret (given, or made here); the previous ones keep signing beside it for the
+         *     overlap (24 h unless said, at most 7 days; up to 10 previous keys). `algorithm: ed25519`
+         *     makes a new Ed25519 key pair instead: the private key stays in Herald, the answer is the
+         *     public key.
+         */
+        post: operations["rotate_secret_v1_webhooks_targets__target_id__secret_rotate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/targets/{target_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Target
+         * @description Sends a signed `herald.ping` event to the target now, as its deliveries go (its URL, its
+         *     headers, its keys, through the target guard), and answers what the receiver said. No job
+         *     is made and nothing is retried; a receiver that refuses it is not a failure here.
+         */
+        post: operations["test_target_v1_webhooks_targets__target_id__test_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1618,6 +1686,11 @@ export interface components {
             updated_at: string | null;
             /** Url */
             url?: string | null;
+            /**
+             * Waiting Reason
+             * @description Queued and not called yet because the sender holds it back, why: its target at its concurrency bound, its tenant at its share of the sender's calls, or its target's circuit open.
+             */
+            waiting_reason?: string | null;
         };
         JsonValue: unknown;
         /**
@@ -1918,6 +1991,34 @@ export interface components {
             /** Retry Statuses */
             retry_statuses: number[];
         };
+        /** RotateSecretIn */
+        RotateSecretIn: {
+            /**
+             * Algorithm
+             * @description ed25519: a new Ed25519 key pair signing v1a; the answer is its public key.
+             * @default hmac
+             * @enum {string}
+             */
+            algorithm?: "hmac" | "ed25519";
+            /**
+             * Key
+             * @description The new secret (whsec_ + base64 of 24-64 bytes); omitted: a new one.
+             */
+            key?: string | null;
+            /**
+             * Overlap S
+             * @description How long the previous keys keep signing beside the new one: 0 to 604800 (7 days); omitted: 86400. 0 stops every previous key at once.
+             */
+            overlap_s?: number | null;
+        };
+        /** RotatedSecretOut */
+        RotatedSecretOut: {
+            /**
+             * Key
+             * @description The new whsec_ secret, or for ed25519 the new whpk_ public key.
+             */
+            key: string;
+        };
         /** SmtpIn */
         SmtpIn: {
             /** Host */
@@ -2062,10 +2163,20 @@ export interface components {
                 [key: string]: string;
             };
             /**
+             * Max In Flight
+             * @description Calls to this target in flight at most, per sender replica (null: the operator's default, HERALD_WEBHOOK_TARGET_IN_FLIGHT); at most the operator's HERALD_WEBHOOK_TARGET_IN_FLIGHT_MAX. Deliveries beyond it wait (they are not failures) without holding up other targets.
+             */
+            max_in_flight?: number | null;
+            /**
              * Rate Limit Per Min
              * @description Deliveries per minute, spaced evenly; deliveries over it wait (they are not failures).
              */
             rate_limit_per_min?: number | null;
+            /**
+             * Signing Key
+             * @description The target's own signing secret (whsec_ + base64 of 24-64 bytes); omitted: Herald makes one. GET /v1/webhooks/targets/{id}/secret reads it.
+             */
+            signing_key?: string | null;
             /**
              * Url
              * @example https://example.com/hooks/orders
@@ -2100,6 +2211,11 @@ export interface components {
             };
             /** Id */
             id: string;
+            /**
+             * Max In Flight
+             * @description The target's own bound of calls in flight; null: the operator's default.
+             */
+            max_in_flight?: number | null;
             /** Rate Limit Per Min */
             rate_limit_per_min: number | null;
             /** Updated At */
@@ -2110,7 +2226,8 @@ export interface components {
         /**
          * TargetPatch
          * @description Only the fields given change. `headers` replaces all headers; `rate_limit_per_min`
-         *     null removes the limit; `enabled: true` clears the reason.
+         *     null removes the limit, `max_in_flight` null the target's own bound; `enabled: true` clears
+         *     the reason.
          */
         TargetPatch: {
             /** Description */
@@ -2123,10 +2240,52 @@ export interface components {
             headers?: {
                 [key: string]: string;
             } | null;
+            /** Max In Flight */
+            max_in_flight?: number | null;
             /** Rate Limit Per Min */
             rate_limit_per_min?: number | null;
             /** Url */
             url?: string | null;
+        };
+        /** TargetSecretOut */
+        TargetSecretOut: {
+            /**
+             * Key
+             * @description The target's current signing secret: whsec_ + base64.
+             */
+            key: string;
+            /**
+             * Public Key
+             * @description whpk_ + base64 of the target's Ed25519 public key (signatures v1a), if it has one.
+             */
+            public_key?: string | null;
+        };
+        /** TargetTestOut */
+        TargetTestOut: {
+            /** Duration Ms */
+            duration_ms: number;
+            /**
+             * Error
+             * @description Why no answer came: refused by the target guard, a timeout, ...
+             */
+            error: string | null;
+            /**
+             * Ping Id
+             * @description The ping's webhook-id.
+             */
+            ping_id: string;
+            /**
+             * Response Excerpt
+             * @description The start of the receiver's answer (at most 1 KiB).
+             */
+            response_excerpt: string;
+            /** Sent At */
+            sent_at: string | null;
+            /**
+             * Status Code
+             * @description What the receiver answered; null when no answer came.
+             */
+            status_code: number | null;
         };
         /** TenantCreated */
         TenantCreated: {
@@ -6032,6 +6191,163 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecoverOut"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_secret_v1_webhooks_targets__target_id__secret_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                target_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TargetSecretOut"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotate_secret_v1_webhooks_targets__target_id__secret_rotate_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                target_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretIn"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecretOut"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    test_target_v1_webhooks_targets__target_id__test_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                target_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TargetTestOut"];
                 };
             };
             /** @description Invalid request: `errors` lists each field that was wrong and why. */
