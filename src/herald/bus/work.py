@@ -31,10 +31,16 @@ def message_id(job: common_pb2.Job) -> str:
 
 
 def work_message(
-    subjects: Subjects, job: common_pb2.Job, payload_object: str = "", headers: dict[str, str] | None = None
+    subjects: Subjects,
+    job: common_pb2.Job,
+    payload_object: str = "",
+    headers: dict[str, str] | None = None,
+    copy: str = "",
 ) -> OutgoingMessage:
     """The work message for a job; `payload_object` names a body stored beside it,
-    `headers` the trace context of the request that drafted the job."""
+    `headers` the trace context of the request that drafted the job. `copy` names a
+    republication of a message the bus lost (herald_ledger.reconciler): its message id is
+    the job's with `.<copy>` added, which the duplicate window does not swallow."""
     data: bytes
     if job.WhichOneof("request") == "email":
         data = email_sender_pb2.EmailDelivery(
@@ -61,7 +67,8 @@ def work_message(
             delivery.request.body = b""
         data = delivery.SerializeToString()
     subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
-    return OutgoingMessage(subject=subject, msg_id=message_id(job), data=data, headers=headers)
+    msg_id = f"{message_id(job)}.{copy}" if copy else message_id(job)
+    return OutgoingMessage(subject=subject, msg_id=msg_id, data=data, headers=headers)
 
 
 class WorkPublisher:
@@ -106,14 +113,16 @@ class WorkPublisher:
             ready.append(job)
         return ready, objects
 
-    async def publish(self, jobs: list[common_pb2.Job], traces: Mapping[str, dict[str, str]] | None = None) -> set[str]:
+    async def publish(
+        self, jobs: list[common_pb2.Job], traces: Mapping[str, dict[str, str]] | None = None, copy: str = ""
+    ) -> set[str]:
         """Publishes; returns the ids of the jobs the bus acknowledged. `traces`: per job id,
-        the trace context to carry (else the current one)."""
+        the trace context to carry (else the current one); `copy`: see `work_message`."""
         if self.pipeline is None or not jobs:
             return set()
         jobs, objects = await self._store_large_bodies(jobs)
         traces = traces or {}
-        messages = [work_message(self.subjects, j, objects.get(j.id, ""), traces.get(j.id)) for j in jobs]
+        messages = [work_message(self.subjects, j, objects.get(j.id, ""), traces.get(j.id), copy) for j in jobs]
         outcomes = await self.pipeline.publish(messages)
         acknowledged = set()
         for job, error in zip(jobs, outcomes, strict=True):

@@ -87,6 +87,10 @@ log = logging.getLogger("herald.sender")
 _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
+# A second copy of a job this sender has in hand (the ledger's reconciler published one while
+# the first was still on its way) comes back after this; by then the first has ended or
+# scheduled its retry, and the ledger's start says which.
+COPY_IN_HAND_S = 1.0
 LEDGER_DOWN_S = 1.0
 # Started jobs per slot: a job holds its place from its start to its committed record, so the
 # window bounds a sender's rate. 32 measured faster in session 12 and was held back for a leftover
@@ -159,6 +163,9 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         # Done once the loop stops taking work: deliveries still waiting for a slot hand their
         # message back then instead of holding the stop up (another replica takes it at once).
         self._stopped: asyncio.Future[None] | None = None
+        # Jobs whose message this sender holds from its start to its settling: a copy of one
+        # (another message id, same job) waits instead of running a second call beside it.
+        self._jobs_in_hand: set[str] = set()
 
     # -- what a sender supplies -------------------------------------------------------------
 
@@ -272,6 +279,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         return [next(starts) if isinstance(s, str) else None for s in steps]
 
     async def _handle(self, message: Msg) -> None:
+        held = ""
         try:
             try:
                 work = self.parse(message.data)
@@ -280,6 +288,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 await self._settle(message, term=True)
                 return
             identity = self.identify(work)
+            if identity.job_id in self._jobs_in_hand:
+                await self._settle(message, nak_delay=COPY_IN_HAND_S)
+                return
+            self._jobs_in_hand.add(identity.job_id)
+            held = identity.job_id
             wait_s = await self.hold_back(message, work)
             if wait_s > 0:
                 await self._settle(message, nak_delay=wait_s)
@@ -292,7 +305,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 return
             assert start is not None
             if start.wait:
-                await self._settle(message, nak_delay=ORDERING_RETRY_S)
+                await self._settle(message, nak_delay=start.wait_s or ORDERING_RETRY_S)
             elif not start.proceed:
                 # Already ended (a redelivery after a crash) or unknown: never deliver twice.
                 await self._settle(message)
@@ -312,6 +325,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             log.exception("delivery failed unexpectedly; message left for redelivery", extra={"sender": self.label})
         finally:
             self.fetcher.settled(message)  # a message left for redelivery (its copies too) runs down its AckWait
+            self._jobs_in_hand.discard(held)
             self._window.release()
 
     async def _deliver(self, job: Job[Work]) -> None:

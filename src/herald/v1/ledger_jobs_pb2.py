@@ -27,15 +27,15 @@ from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 from herald.v1 import ledger_pb2 as herald_dot_v1_dot_ledger__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/v1/ledger_jobs.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\x1a\x16herald/v1/ledger.proto\"8\n\x11\x43reateJobsRequest\x12#\n\x06\x64rafts\x18\x01 \x03(\x0b\x32\x13.herald.v1.JobDraft\"v\n\x0c\x44raftOutcome\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\x12\'\n\trejection\x18\x02 \x01(\x0e\x32\x14.herald.v1.Rejection\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x10\n\x08replayed\x18\x04 \x01(\x08\"?\n\x12\x43reateJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.DraftOutcome\"K\n\rGetJobRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\x12\x17\n\x0finclude_request\x18\x03 \x01(\x08\"-\n\x0eGetJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\"\x86\x02\n\x0fListJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12#\n\x07\x63hannel\x18\x05 \x01(\x0e\x32\x12.herald.v1.Channel\x12\x31\n\rcreated_after\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0b\n\x03url\x18\x08 \x01(\t\"E\n\x10ListJobsResponse\x12\x1c\n\x04jobs\x18\x01 \x03(\x0b\x32\x0e.herald.v1.Job\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"{\n\rDeliveryStart\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07proceed\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x15\n\rattempt_count\x18\x04 \x01(\x05\x12\x0c\n\x04wait\x18\x05 \x01(\x08\"\xa3\x01\n\rAttemptResult\x12#\n\x07\x61ttempt\x18\x01 \x01(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x02 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x15\n\rdead_lettered\x18\x04 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x05 \x01(\x04\"\\\n\x18\x41\x64vanceDeliveriesRequest\x12)\n\x07results\x18\x01 \x03(\x0b\x32\x18.herald.v1.AttemptResult\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"W\n\x19\x41\x64vanceDeliveriesResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"8\n\x13ListAttemptsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"<\n\x14ListAttemptsResponse\x12$\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x12.herald.v1.Attempt\"H\n\x10IdempotencyClaim\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x14\n\x0crequest_hash\x18\x03 \x01(\x0c\"g\n\x16IdempotencyClaimResult\x12*\n\x05state\x18\x01 \x01(\x0e\x32\x1b.herald.v1.IdempotencyState\x12\x13\n\x0bstatus_code\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\"Z\n\x15IdempotencyCompletion\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x04 \x01(\x0c\":\n\x18\x41\x62\x61ndonIdempotentRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"\x1b\n\x19\x41\x62\x61ndonIdempotentResponse\"\xe0\x01\n\nWalkRecord\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12!\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x13\n\x0bprovider_id\x18\x05 \x01(\t\x12\x1b\n\x13provider_message_id\x18\x06 \x01(\t\x12\x15\n\rdead_lettered\x18\x07 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x08 \x01(\x04\"R\n\x13\x41\x64vanceWalksRequest\x12$\n\x05walks\x18\x01 \x03(\x0b\x32\x15.herald.v1.WalkRecord\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"R\n\x14\x41\x64vanceWalksResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"\x8a\x01\n\x10RetryJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0f\n\x07job_ids\x18\x02 \x03(\t\x12\x18\n\x10\x61ll_dead_letters\x18\x03 \x01(\x08\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x05 \x01(\x05\"e\n\x0cRetryOutcome\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07retried\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"r\n\x11RetryJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.RetryOutcome\x12&\n\x1ereleased_dead_letter_sequences\x18\x03 \x03(\x04J\x04\x08\x02\x10\x03R\x04jobs\"\x92\x01\n\x16ListDeadLettersRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12)\n\x05since\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0finclude_retried\x18\x03 \x01(\x08\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x05 \x01(\t\"V\n\x17ListDeadLettersResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.herald.v1.DeadLetter\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"&\n\x14GetDeadLetterRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"Z\n\x15GetDeadLetterResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.herald.v1.DeadLetter\x12\x1b\n\x03job\x18\x02 \x01(\x0b\x32\x0e.herald.v1.Job\"J\n\x1b\x43laimIdempotencyKeysRequest\x12+\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1b.herald.v1.IdempotencyClaim\"R\n\x1c\x43laimIdempotencyKeysResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.herald.v1.IdempotencyClaimResult\"W\n\x1e\x43ompleteIdempotencyKeysRequest\x12\x35\n\x0b\x63ompletions\x18\x01 \x03(\x0b\x32 .herald.v1.IdempotencyCompletion\"!\n\x1f\x43ompleteIdempotencyKeysResponse*\xb2\x01\n\x10IdempotencyState\x12!\n\x1dIDEMPOTENCY_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15IDEMPOTENCY_STATE_NEW\x10\x01\x12\x1f\n\x1bIDEMPOTENCY_STATE_IN_FLIGHT\x10\x02\x12\x1f\n\x1bIDEMPOTENCY_STATE_COMPLETED\x10\x03\x12\x1e\n\x1aIDEMPOTENCY_STATE_MISMATCH\x10\x04\x32\x95\x08\n\x11LedgerJobsService\x12I\n\nCreateJobs\x12\x1c.herald.v1.CreateJobsRequest\x1a\x1d.herald.v1.CreateJobsResponse\x12=\n\x06GetJob\x12\x18.herald.v1.GetJobRequest\x1a\x19.herald.v1.GetJobResponse\x12\x43\n\x08ListJobs\x12\x1a.herald.v1.ListJobsRequest\x1a\x1b.herald.v1.ListJobsResponse\x12^\n\x11\x41\x64vanceDeliveries\x12#.herald.v1.AdvanceDeliveriesRequest\x1a$.herald.v1.AdvanceDeliveriesResponse\x12O\n\x0cListAttempts\x12\x1e.herald.v1.ListAttemptsRequest\x1a\x1f.herald.v1.ListAttemptsResponse\x12O\n\x0c\x41\x64vanceWalks\x12\x1e.herald.v1.AdvanceWalksRequest\x1a\x1f.herald.v1.AdvanceWalksResponse\x12\x46\n\tRetryJobs\x12\x1b.herald.v1.RetryJobsRequest\x1a\x1c.herald.v1.RetryJobsResponse\x12X\n\x0fListDeadLetters\x12!.herald.v1.ListDeadLettersRequest\x1a\".herald.v1.ListDeadLettersResponse\x12R\n\rGetDeadLetter\x12\x1f.herald.v1.GetDeadLetterRequest\x1a .herald.v1.GetDeadLetterResponse\x12g\n\x14\x43laimIdempotencyKeys\x12&.herald.v1.ClaimIdempotencyKeysRequest\x1a\'.herald.v1.ClaimIdempotencyKeysResponse\x12p\n\x17\x43ompleteIdempotencyKeys\x12).herald.v1.CompleteIdempotencyKeysRequest\x1a*.herald.v1.CompleteIdempotencyKeysResponse\x12^\n\x11\x41\x62\x61ndonIdempotent\x12#.herald.v1.AbandonIdempotentRequest\x1a$.herald.v1.AbandonIdempotentResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bherald/v1/ledger_jobs.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\x1a\x16herald/v1/ledger.proto\"8\n\x11\x43reateJobsRequest\x12#\n\x06\x64rafts\x18\x01 \x03(\x0b\x32\x13.herald.v1.JobDraft\"v\n\x0c\x44raftOutcome\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\x12\'\n\trejection\x18\x02 \x01(\x0e\x32\x14.herald.v1.Rejection\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\x12\x10\n\x08replayed\x18\x04 \x01(\x08\"?\n\x12\x43reateJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.DraftOutcome\"K\n\rGetJobRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\x12\x17\n\x0finclude_request\x18\x03 \x01(\x08\"-\n\x0eGetJobResponse\x12\x1b\n\x03job\x18\x01 \x01(\x0b\x32\x0e.herald.v1.Job\"\x86\x02\n\x0fListJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\x12$\n\x06status\x18\x04 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12#\n\x07\x63hannel\x18\x05 \x01(\x0e\x32\x12.herald.v1.Channel\x12\x31\n\rcreated_after\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0b\n\x03url\x18\x08 \x01(\t\"E\n\x10ListJobsResponse\x12\x1c\n\x04jobs\x18\x01 \x03(\x0b\x32\x0e.herald.v1.Job\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"\x8b\x01\n\rDeliveryStart\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07proceed\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x15\n\rattempt_count\x18\x04 \x01(\x05\x12\x0c\n\x04wait\x18\x05 \x01(\x08\x12\x0e\n\x06wait_s\x18\x06 \x01(\x01\"\xba\x01\n\rAttemptResult\x12#\n\x07\x61ttempt\x18\x01 \x01(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x02 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x15\n\rdead_lettered\x18\x04 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x05 \x01(\x04\x12\x15\n\rretry_delay_s\x18\x06 \x01(\x01\"\\\n\x18\x41\x64vanceDeliveriesRequest\x12)\n\x07results\x18\x01 \x03(\x0b\x32\x18.herald.v1.AttemptResult\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"W\n\x19\x41\x64vanceDeliveriesResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"8\n\x13ListAttemptsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0e\n\x06job_id\x18\x02 \x01(\t\"<\n\x14ListAttemptsResponse\x12$\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x12.herald.v1.Attempt\"H\n\x10IdempotencyClaim\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x14\n\x0crequest_hash\x18\x03 \x01(\x0c\"g\n\x16IdempotencyClaimResult\x12*\n\x05state\x18\x01 \x01(\x0e\x32\x1b.herald.v1.IdempotencyState\x12\x13\n\x0bstatus_code\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x03 \x01(\x0c\"Z\n\x15IdempotencyCompletion\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x0c\n\x04\x62ody\x18\x04 \x01(\x0c\":\n\x18\x41\x62\x61ndonIdempotentRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\"\x1b\n\x19\x41\x62\x61ndonIdempotentResponse\"\xf7\x01\n\nWalkRecord\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12!\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x12.herald.v1.Attempt\x12)\n\x0bnext_status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\r\n\x05\x65rror\x18\x04 \x01(\t\x12\x13\n\x0bprovider_id\x18\x05 \x01(\t\x12\x1b\n\x13provider_message_id\x18\x06 \x01(\t\x12\x15\n\rdead_lettered\x18\x07 \x01(\x08\x12\x1c\n\x14\x64\x65\x61\x64_letter_sequence\x18\x08 \x01(\x04\x12\x15\n\rretry_delay_s\x18\t \x01(\x01\"R\n\x13\x41\x64vanceWalksRequest\x12$\n\x05walks\x18\x01 \x03(\x0b\x32\x15.herald.v1.WalkRecord\x12\x15\n\rstart_job_ids\x18\x02 \x03(\t\"R\n\x14\x41\x64vanceWalksResponse\x12\x10\n\x08recorded\x18\x01 \x01(\x05\x12(\n\x06starts\x18\x02 \x03(\x0b\x32\x18.herald.v1.DeliveryStart\"\x8a\x01\n\x10RetryJobsRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x0f\n\x07job_ids\x18\x02 \x03(\t\x12\x18\n\x10\x61ll_dead_letters\x18\x03 \x01(\x08\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05limit\x18\x05 \x01(\x05\"e\n\x0cRetryOutcome\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07retried\x18\x02 \x01(\x08\x12$\n\x06status\x18\x03 \x01(\x0e\x32\x14.herald.v1.JobStatus\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"r\n\x11RetryJobsResponse\x12)\n\x08outcomes\x18\x01 \x03(\x0b\x32\x17.herald.v1.RetryOutcome\x12&\n\x1ereleased_dead_letter_sequences\x18\x03 \x03(\x04J\x04\x08\x02\x10\x03R\x04jobs\"\x92\x01\n\x16ListDeadLettersRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12)\n\x05since\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x17\n\x0finclude_retried\x18\x03 \x01(\x08\x12\x11\n\tpage_size\x18\x04 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x05 \x01(\t\"V\n\x17ListDeadLettersResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.herald.v1.DeadLetter\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"&\n\x14GetDeadLetterRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"Z\n\x15GetDeadLetterResponse\x12$\n\x05\x65ntry\x18\x01 \x01(\x0b\x32\x15.herald.v1.DeadLetter\x12\x1b\n\x03job\x18\x02 \x01(\x0b\x32\x0e.herald.v1.Job\"J\n\x1b\x43laimIdempotencyKeysRequest\x12+\n\x06\x63laims\x18\x01 \x03(\x0b\x32\x1b.herald.v1.IdempotencyClaim\"R\n\x1c\x43laimIdempotencyKeysResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.herald.v1.IdempotencyClaimResult\"W\n\x1e\x43ompleteIdempotencyKeysRequest\x12\x35\n\x0b\x63ompletions\x18\x01 \x03(\x0b\x32 .herald.v1.IdempotencyCompletion\"!\n\x1f\x43ompleteIdempotencyKeysResponse*\xb2\x01\n\x10IdempotencyState\x12!\n\x1dIDEMPOTENCY_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15IDEMPOTENCY_STATE_NEW\x10\x01\x12\x1f\n\x1bIDEMPOTENCY_STATE_IN_FLIGHT\x10\x02\x12\x1f\n\x1bIDEMPOTENCY_STATE_COMPLETED\x10\x03\x12\x1e\n\x1aIDEMPOTENCY_STATE_MISMATCH\x10\x04\x32\x95\x08\n\x11LedgerJobsService\x12I\n\nCreateJobs\x12\x1c.herald.v1.CreateJobsRequest\x1a\x1d.herald.v1.CreateJobsResponse\x12=\n\x06GetJob\x12\x18.herald.v1.GetJobRequest\x1a\x19.herald.v1.GetJobResponse\x12\x43\n\x08ListJobs\x12\x1a.herald.v1.ListJobsRequest\x1a\x1b.herald.v1.ListJobsResponse\x12^\n\x11\x41\x64vanceDeliveries\x12#.herald.v1.AdvanceDeliveriesRequest\x1a$.herald.v1.AdvanceDeliveriesResponse\x12O\n\x0cListAttempts\x12\x1e.herald.v1.ListAttemptsRequest\x1a\x1f.herald.v1.ListAttemptsResponse\x12O\n\x0c\x41\x64vanceWalks\x12\x1e.herald.v1.AdvanceWalksRequest\x1a\x1f.herald.v1.AdvanceWalksResponse\x12\x46\n\tRetryJobs\x12\x1b.herald.v1.RetryJobsRequest\x1a\x1c.herald.v1.RetryJobsResponse\x12X\n\x0fListDeadLetters\x12!.herald.v1.ListDeadLettersRequest\x1a\".herald.v1.ListDeadLettersResponse\x12R\n\rGetDeadLetter\x12\x1f.herald.v1.GetDeadLetterRequest\x1a .herald.v1.GetDeadLetterResponse\x12g\n\x14\x43laimIdempotencyKeys\x12&.herald.v1.ClaimIdempotencyKeysRequest\x1a\'.herald.v1.ClaimIdempotencyKeysResponse\x12p\n\x17\x43ompleteIdempotencyKeys\x12).herald.v1.CompleteIdempotencyKeysRequest\x1a*.herald.v1.CompleteIdempotencyKeysResponse\x12^\n\x11\x41\x62\x61ndonIdempotent\x12#.herald.v1.AbandonIdempotentRequest\x1a$.herald.v1.AbandonIdempotentResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.ledger_jobs_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_IDEMPOTENCYSTATE']._serialized_start=3189
-  _globals['_IDEMPOTENCYSTATE']._serialized_end=3367
+  _globals['_IDEMPOTENCYSTATE']._serialized_start=3252
+  _globals['_IDEMPOTENCYSTATE']._serialized_end=3430
   _globals['_CREATEJOBSREQUEST']._serialized_start=123
   _globals['_CREATEJOBSREQUEST']._serialized_end=179
   _globals['_DRAFTOUTCOME']._serialized_start=181
@@ -50,56 +50,56 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTJOBSREQUEST']._serialized_end=753
   _globals['_LISTJOBSRESPONSE']._serialized_start=755
   _globals['_LISTJOBSRESPONSE']._serialized_end=824
-  _globals['_DELIVERYSTART']._serialized_start=826
-  _globals['_DELIVERYSTART']._serialized_end=949
-  _globals['_ATTEMPTRESULT']._serialized_start=952
-  _globals['_ATTEMPTRESULT']._serialized_end=1115
-  _globals['_ADVANCEDELIVERIESREQUEST']._serialized_start=1117
-  _globals['_ADVANCEDELIVERIESREQUEST']._serialized_end=1209
-  _globals['_ADVANCEDELIVERIESRESPONSE']._serialized_start=1211
-  _globals['_ADVANCEDELIVERIESRESPONSE']._serialized_end=1298
-  _globals['_LISTATTEMPTSREQUEST']._serialized_start=1300
-  _globals['_LISTATTEMPTSREQUEST']._serialized_end=1356
-  _globals['_LISTATTEMPTSRESPONSE']._serialized_start=1358
-  _globals['_LISTATTEMPTSRESPONSE']._serialized_end=1418
-  _globals['_IDEMPOTENCYCLAIM']._serialized_start=1420
-  _globals['_IDEMPOTENCYCLAIM']._serialized_end=1492
-  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_start=1494
-  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_end=1597
-  _globals['_IDEMPOTENCYCOMPLETION']._serialized_start=1599
-  _globals['_IDEMPOTENCYCOMPLETION']._serialized_end=1689
-  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_start=1691
-  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_end=1749
-  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_start=1751
-  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_end=1778
-  _globals['_WALKRECORD']._serialized_start=1781
-  _globals['_WALKRECORD']._serialized_end=2005
-  _globals['_ADVANCEWALKSREQUEST']._serialized_start=2007
-  _globals['_ADVANCEWALKSREQUEST']._serialized_end=2089
-  _globals['_ADVANCEWALKSRESPONSE']._serialized_start=2091
-  _globals['_ADVANCEWALKSRESPONSE']._serialized_end=2173
-  _globals['_RETRYJOBSREQUEST']._serialized_start=2176
-  _globals['_RETRYJOBSREQUEST']._serialized_end=2314
-  _globals['_RETRYOUTCOME']._serialized_start=2316
-  _globals['_RETRYOUTCOME']._serialized_end=2417
-  _globals['_RETRYJOBSRESPONSE']._serialized_start=2419
-  _globals['_RETRYJOBSRESPONSE']._serialized_end=2533
-  _globals['_LISTDEADLETTERSREQUEST']._serialized_start=2536
-  _globals['_LISTDEADLETTERSREQUEST']._serialized_end=2682
-  _globals['_LISTDEADLETTERSRESPONSE']._serialized_start=2684
-  _globals['_LISTDEADLETTERSRESPONSE']._serialized_end=2770
-  _globals['_GETDEADLETTERREQUEST']._serialized_start=2772
-  _globals['_GETDEADLETTERREQUEST']._serialized_end=2810
-  _globals['_GETDEADLETTERRESPONSE']._serialized_start=2812
-  _globals['_GETDEADLETTERRESPONSE']._serialized_end=2902
-  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_start=2904
-  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_end=2978
-  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_start=2980
-  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_end=3062
-  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_start=3064
-  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_end=3151
-  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_start=3153
-  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_end=3186
-  _globals['_LEDGERJOBSSERVICE']._serialized_start=3370
-  _globals['_LEDGERJOBSSERVICE']._serialized_end=4415
+  _globals['_DELIVERYSTART']._serialized_start=827
+  _globals['_DELIVERYSTART']._serialized_end=966
+  _globals['_ATTEMPTRESULT']._serialized_start=969
+  _globals['_ATTEMPTRESULT']._serialized_end=1155
+  _globals['_ADVANCEDELIVERIESREQUEST']._serialized_start=1157
+  _globals['_ADVANCEDELIVERIESREQUEST']._serialized_end=1249
+  _globals['_ADVANCEDELIVERIESRESPONSE']._serialized_start=1251
+  _globals['_ADVANCEDELIVERIESRESPONSE']._serialized_end=1338
+  _globals['_LISTATTEMPTSREQUEST']._serialized_start=1340
+  _globals['_LISTATTEMPTSREQUEST']._serialized_end=1396
+  _globals['_LISTATTEMPTSRESPONSE']._serialized_start=1398
+  _globals['_LISTATTEMPTSRESPONSE']._serialized_end=1458
+  _globals['_IDEMPOTENCYCLAIM']._serialized_start=1460
+  _globals['_IDEMPOTENCYCLAIM']._serialized_end=1532
+  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_start=1534
+  _globals['_IDEMPOTENCYCLAIMRESULT']._serialized_end=1637
+  _globals['_IDEMPOTENCYCOMPLETION']._serialized_start=1639
+  _globals['_IDEMPOTENCYCOMPLETION']._serialized_end=1729
+  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_start=1731
+  _globals['_ABANDONIDEMPOTENTREQUEST']._serialized_end=1789
+  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_start=1791
+  _globals['_ABANDONIDEMPOTENTRESPONSE']._serialized_end=1818
+  _globals['_WALKRECORD']._serialized_start=1821
+  _globals['_WALKRECORD']._serialized_end=2068
+  _globals['_ADVANCEWALKSREQUEST']._serialized_start=2070
+  _globals['_ADVANCEWALKSREQUEST']._serialized_end=2152
+  _globals['_ADVANCEWALKSRESPONSE']._serialized_start=2154
+  _globals['_ADVANCEWALKSRESPONSE']._serialized_end=2236
+  _globals['_RETRYJOBSREQUEST']._serialized_start=2239
+  _globals['_RETRYJOBSREQUEST']._serialized_end=2377
+  _globals['_RETRYOUTCOME']._serialized_start=2379
+  _globals['_RETRYOUTCOME']._serialized_end=2480
+  _globals['_RETRYJOBSRESPONSE']._serialized_start=2482
+  _globals['_RETRYJOBSRESPONSE']._serialized_end=2596
+  _globals['_LISTDEADLETTERSREQUEST']._serialized_start=2599
+  _globals['_LISTDEADLETTERSREQUEST']._serialized_end=2745
+  _globals['_LISTDEADLETTERSRESPONSE']._serialized_start=2747
+  _globals['_LISTDEADLETTERSRESPONSE']._serialized_end=2833
+  _globals['_GETDEADLETTERREQUEST']._serialized_start=2835
+  _globals['_GETDEADLETTERREQUEST']._serialized_end=2873
+  _globals['_GETDEADLETTERRESPONSE']._serialized_start=2875
+  _globals['_GETDEADLETTERRESPONSE']._serialized_end=2965
+  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_start=2967
+  _globals['_CLAIMIDEMPOTENCYKEYSREQUEST']._serialized_end=3041
+  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_start=3043
+  _globals['_CLAIMIDEMPOTENCYKEYSRESPONSE']._serialized_end=3125
+  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_start=3127
+  _globals['_COMPLETEIDEMPOTENCYKEYSREQUEST']._serialized_end=3214
+  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_start=3216
+  _globals['_COMPLETEIDEMPOTENCYKEYSRESPONSE']._serialized_end=3249
+  _globals['_LEDGERJOBSSERVICE']._serialized_start=3433
+  _globals['_LEDGERJOBSSERVICE']._serialized_end=4478
 # @@protoc_insertion_point(module_scope)
