@@ -54,7 +54,16 @@ def migrate(data_dir: Path) -> None:
     help="Embedded nats-server nodes (without NATS_URL); 3 runs a JetStream cluster with R3 streams.",
 )
 @click.option("--replicas", type=click.IntRange(1, 4), default=1, show_default=True, help="Processes of every service.")
-def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replicas: int) -> None:
+@click.option(
+    "--nats-sync-interval",
+    default="always",
+    show_default=True,
+    help="JetStream sync_interval of the embedded nats-server: always (an acknowledged write is on disk), "
+    "a duration such as 2m (the server's default: faster, a crash of the machine can lose acknowledged writes).",
+)
+def up(
+    data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replicas: int, nats_sync_interval: str
+) -> None:
     """Start the whole stack; with no NATS_URL / DATABASE_URL, on embedded NATS and PostgreSQL.
 
     Reads NATS_URL, DATABASE_URL, HERALD_BUS_PREFIX (default herald: two stacks sharing one NATS
@@ -75,6 +84,7 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
             gateway_grpc_port=grpc_port,
             nats_cluster=nats_cluster,
             replicas=replicas,
+            nats_sync_interval=nats_sync_interval,
         )
     )
     try:

@@ -67,6 +67,9 @@ class StackConfig:
     # Without nats_url: this many embedded nats-server nodes (2+: a routed JetStream cluster,
     # streams and buckets replicated on up to three of them).
     nats_cluster: int = 1
+    # JetStream's sync_interval for the embedded servers: "always" (acknowledged = on disk), a
+    # duration ("2m", the server's own default), or "" for the server's default.
+    nats_sync_interval: str = "always"
     # Processes of every service (2+: the extra ones via add_replica, sharing the durable consumers).
     replicas: int = 1
     # Overrides for one extra process, by its name ("ledger-1"), applied after its service's.
@@ -105,9 +108,13 @@ class Stack:
         nats_url = self.config.nats_url
         if not nats_url:
             if self.config.nats_cluster > 1:
-                self.nats = EmbeddedNatsCluster(self.data_dir / "nats-cluster", self.config.nats_cluster)
+                self.nats = EmbeddedNatsCluster(
+                    self.data_dir / "nats-cluster",
+                    self.config.nats_cluster,
+                    sync_interval=self.config.nats_sync_interval,
+                )
             else:
-                self.nats = EmbeddedNats(self.data_dir)
+                self.nats = EmbeddedNats(self.data_dir, sync_interval=self.config.nats_sync_interval)
             nats_url = self.nats.start()
             log.info("embedded nats-server started", extra={"url": nats_url})
         database_url = self.config.database_url

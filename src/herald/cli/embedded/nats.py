@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import socket
@@ -23,17 +24,31 @@ from herald.cli.embedded.processes import START_TIMEOUT_S, STOP_TIMEOUT_S, tail,
 
 log = logging.getLogger(__name__)
 
+# JetStream's `sync_interval`: "always" syncs every acknowledged write to disk before the
+# acknowledgement (the server's default, 2 minutes, can lose acknowledged writes in a crash of
+# the machine, and a lost work message is a job only the ledger's reconciler brings back).
+# A duration ("2m") restores the periodic sync; "" leaves the server's default.
+DEFAULT_SYNC_INTERVAL = "always"
+
 
 class EmbeddedNats:
     """A nats-server child process with JetStream, its store under `data_dir / "nats"`."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, extra_args: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        extra_args: Sequence[str] = (),
+        sync_interval: str = DEFAULT_SYNC_INTERVAL,
+    ) -> None:
         """`port` pins the listening port, so a restarted server is found at the same
         URL by clients that reconnect; by default the server picks a free one.
-        `extra_args` go to nats-server as they are (a cluster node's name and routes)."""
+        `extra_args` go to nats-server as they are (a cluster node's name and routes).
+        `sync_interval`: see DEFAULT_SYNC_INTERVAL."""
         self._dir = (data_dir / "nats").resolve()
         self._port = port
         self._extra_args = list(extra_args)
+        self.sync_interval = sync_interval
         # What the server reported in its ports file ("nats", "monitoring", "cluster": URL lists).
         self.ports: dict[str, list[str]] = {}
         self.log_path = self._dir / "nats-server.log"
@@ -77,6 +92,7 @@ class EmbeddedNats:
             "-l", str(self.log_path),
             "-P", str(self._pid_file),
             "--ports_file_dir", str(self._dir),
+            *self._sync_args(),
             *self._extra_args,
         ]  # fmt: skip
         # Errors raised before the server opens its log file go to stderr; keep them with the log.
@@ -86,6 +102,18 @@ class EmbeddedNats:
             self._proc = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
             )
+
+    def _sync_args(self) -> list[str]:
+        """The JetStream settings no flag sets, in a configuration file of their own (the flags
+        still name the store, which they override in a file)."""
+        if not self.sync_interval:
+            return []
+        if not re.fullmatch(r"always|\d+(ms|s|m|h)", self.sync_interval):
+            raise ValueError(f"sync_interval must be 'always' or a duration such as 2m, not {self.sync_interval!r}")
+        config = self._dir / "jetstream-sync.conf"
+        # Quoted: the configuration language reads a bare 2m as the number two million.
+        config.write_text(f'jetstream {{\n  sync_interval: "{self.sync_interval}"\n}}\n')
+        return ["-c", str(config)]
 
     def wait_ready(self) -> str:
         """Wait for the launched server to report its port and JetStream to answer; return its URL."""
@@ -181,12 +209,15 @@ class EmbeddedNatsCluster:
     the choice and the bind makes the whole cluster start again on fresh ports.
     """
 
-    def __init__(self, data_dir: Path, size: int = 3, name: str = "herald") -> None:
+    def __init__(
+        self, data_dir: Path, size: int = 3, name: str = "herald", sync_interval: str = DEFAULT_SYNC_INTERVAL
+    ) -> None:
         if size < 1:
             raise ValueError("a cluster needs at least one node")
         self._dir = data_dir
         self._size = size
         self._name = name
+        self.sync_interval = sync_interval
         self.nodes: list[EmbeddedNats] = []
         self._client_ports: list[int] = []
         self._url: str | None = None
@@ -247,7 +278,12 @@ class EmbeddedNatsCluster:
                 args += ["--routes", routes]
             # The monitoring port is the server's own pick, read back from its ports file.
             self.nodes.append(
-                EmbeddedNats(self._dir / f"n{i}", port=self._client_ports[i], extra_args=[*args, "-m", "-1"])
+                EmbeddedNats(
+                    self._dir / f"n{i}",
+                    port=self._client_ports[i],
+                    extra_args=[*args, "-m", "-1"],
+                    sync_interval=self.sync_interval,
+                )
             )
 
     def _wait_for_peers(self) -> None:
