@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -83,6 +84,37 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         assert job["status"] == "delivered"
         assert [r.body for r in receiver.for_job(job_id)] == [b'{"hello":"world"}']
 
+        # `herald up` supervises what it started: a SIGKILLed nats-server and a SIGKILLed service come
+        # back (on the same port: the services reconnect), `herald status` says so, and work flows.
+        before = _status(env)
+        for name in ("nats-server", "webhook-sender"):
+            os.kill(before[name]["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            after = _status(env)
+            if all(after[n]["running"] and after[n]["restarts"] == 1 for n in ("nats-server", "webhook-sender")):
+                break
+            time.sleep(0.5)
+        assert after["nats-server"]["restarts"] == 1 and after["nats-server"]["pid"] != before["nats-server"]["pid"]
+        assert (
+            after["webhook-sender"]["restarts"] == 1
+            and after["webhook-sender"]["pid"] != before["webhook-sender"]["pid"]
+        )
+        assert after["postgresql"]["restarts"] == 0 and after["gateway"]["restarts"] == 0
+        shown = subprocess.run([HERALD, "status"], env=env, capture_output=True, text=True, check=True).stdout
+        assert "nats-server" in shown and "restarted 1 time" in shown and "postgresql" in shown, shown
+        again = httpx.post(
+            f"{gateway}/v1/webhooks",
+            json={"url": receiver.url, "payload": {"after": "restarts"}},
+            headers={"authorization": f"Bearer {tenant['api_key']}"},
+            timeout=30,
+        )
+        assert again.status_code == 202, again.text
+        job = wait_for_status(
+            gateway, TenantKey(tenant["tenant_id"], tenant["api_key"]), again.json()["id"], timeout=90
+        )
+        assert job["status"] == "delivered"
+
         children = psutil.Process(up.pid).children(recursive=True)
         assert sum("herald.cli" in " ".join(c.cmdline()) for c in children) == 6, "six service processes"
     finally:
@@ -95,3 +127,9 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         with socket.socket() as probe:
             assert probe.connect_ex(("127.0.0.1", port)) != 0, f"{url} still listening after Ctrl-C"
+
+
+def _status(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """What `herald up` reports running, by name (its status file, which `herald status` prints)."""
+    data_dir = Path(env["HERALD_DATA_DIR"])
+    return {c["name"]: c for c in json.loads((data_dir / "status.json").read_text())["components"]}

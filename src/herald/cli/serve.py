@@ -70,6 +70,7 @@ def up(
     need different ones), HERALD_LOG_LEVEL and HERALD_DATA_DIR; every other HERALD_* variable
     reaches the services (but the ports, addresses and keys the stack sets itself)."""
     from herald.cli.stack import Stack, StackConfig
+    from herald.cli.supervision import components, status_lines
 
     if nats_cluster > 1 and os.environ.get("NATS_URL"):
         raise click.UsageError("--nats-cluster starts embedded nodes; it cannot be combined with NATS_URL")
@@ -91,6 +92,24 @@ def up(
         endpoints = stack.start()
         click.echo(f"Herald is up. Gateway: {endpoints['gateway_http']} (HTTP), {endpoints['gateway_grpc']} (gRPC)")
         click.echo(f"Endpoints written to {data_dir / 'endpoints.json'}; Ctrl-C stops everything.")
+        click.echo("Running (restarted with backoff when they die; `herald status` shows them later):")
+        click.echo("\n".join(status_lines(components(stack.watches, stack.services))))
         stack.run_forever()
     finally:
         stack.stop()
+
+
+@click.command()
+@data_dir_option
+def status(data_dir: Path) -> None:
+    """What `herald up` runs in the data directory: its embedded servers and services, their
+    pids, and how often each was restarted."""
+    from herald.cli.supervision import read_status, status_lines, supervisor_alive
+
+    found = read_status(data_dir)
+    if found is None:
+        raise click.ClickException(f"no stack has run in {data_dir} (no status.json)")
+    if not supervisor_alive(found):
+        raise click.ClickException(f"herald up is not running in {data_dir}")
+    click.echo(f"herald up (pid {found['supervisor_pid']}) in {data_dir}:")
+    click.echo("\n".join(status_lines(found["components"])))

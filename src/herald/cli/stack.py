@@ -4,7 +4,8 @@ It starts the six services as separate processes (exactly what a container
 runs: `herald run NAME`), in dependency order, each waited on until its gRPC
 health check answers SERVING; restarts any that dies, with backoff; and stops
 them in reverse order. Without NATS_URL / DATABASE_URL it first starts an
-embedded nats-server and an embedded PostgreSQL under the data directory.
+embedded nats-server and an embedded PostgreSQL under the data directory, and
+restarts them too when they die (herald.cli.supervision).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
+from herald.cli.embedded.processes import tail
+from herald.cli.supervision import STATUS_EVERY_S, EmbeddedWatch, components, restart_dead, watches, write_status
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 
@@ -35,8 +38,6 @@ log = logging.getLogger("herald.up")
 SERVICES = ("ledger", "router", "webhook-sender", "email-sender", "verifier", "gateway")
 HTTP_SERVICES = ("gateway", "verifier")
 HEALTH_TIMEOUT_S = 60.0
-MAX_BACKOFF_S = 30.0
-STABLE_AFTER_S = 60.0
 
 
 class Endpoints(TypedDict):
@@ -86,6 +87,7 @@ class ServiceProcess:
     started_at: float = 0.0
     failures: int = 0
     restart_at: float = 0.0
+    restarts: int = 0
 
 
 class Stack:
@@ -99,6 +101,9 @@ class Stack:
         self._lock = threading.RLock()
         self._supervisor: threading.Thread | None = None
         self._stop_supervising = threading.Event()
+        # The embedded servers (herald.cli.supervision), restarted when they die.
+        self.watches: list[EmbeddedWatch] = []
+        self._status_at = 0.0
 
     # ---- start ---------------------------------------------------------
 
@@ -114,12 +119,13 @@ class Stack:
                     sync_interval=self.config.nats_sync_interval,
                 )
             else:
-                self.nats = EmbeddedNats(self.data_dir, sync_interval=self.config.nats_sync_interval)
+                # On a port kept for the stack's life: a restarted server is found at the same URL.
+                self.nats = EmbeddedNats(self.data_dir, port=free_port(), sync_interval=self.config.nats_sync_interval)
             nats_url = self.nats.start()
             log.info("embedded nats-server started", extra={"url": nats_url})
         database_url = self.config.database_url
         if not database_url:
-            self.postgres = EmbeddedPostgres(self.data_dir)
+            self.postgres = EmbeddedPostgres(self.data_dir, port=free_port())
             database_url = self.postgres.start()
             log.info("embedded PostgreSQL started", extra={"url": database_url})
         token_file = self.data_dir / "operator_token"
@@ -206,7 +212,14 @@ class Stack:
             },
         }
         (self.data_dir / "endpoints.json").write_text(json.dumps(self.endpoints, indent=2) + "\n")
+        nodes = self.nats.nodes if isinstance(self.nats, EmbeddedNatsCluster) else [self.nats] if self.nats else []
+        self.watches = watches(nodes, self.postgres)
+        self.write_status()
         return self.endpoints
+
+    def write_status(self) -> None:
+        self._status_at = time.monotonic()
+        write_status(self.data_dir, components(self.watches, self.services))
 
     def _replication_env(self) -> dict[str, str]:
         """Streams and buckets on every node of an embedded cluster, up to three (what production runs)."""
@@ -235,7 +248,7 @@ class Stack:
             stub = health_pb2_grpc.HealthStub(channel)
             while time.monotonic() < deadline:
                 if service.process is not None and service.process.poll() is not None:
-                    raise RuntimeError(f"{service.name} exited during start:\n{_tail(service.log_path)}")
+                    raise RuntimeError(f"{service.name} exited during start:\n{tail(service.log_path)}")
                 try:
                     answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
                     if answer.status == health_pb2.HealthCheckResponse.SERVING:
@@ -243,31 +256,19 @@ class Stack:
                 except grpc.RpcError:
                     pass
                 time.sleep(0.1)
-        raise TimeoutError(f"{service.name} not healthy after {timeout:.0f}s:\n{_tail(service.log_path)}")
+        raise TimeoutError(f"{service.name} not healthy after {timeout:.0f}s:\n{tail(service.log_path)}")
 
     # ---- supervise -----------------------------------------------------
 
     def supervise_once(self) -> None:
-        """Restarts services that died, each after a backoff that grows with its failures."""
+        """Restarts services and embedded servers that died, each after a backoff that grows with
+        its failures, and keeps the status file current."""
         now = time.monotonic()
         with self._lock:
-            for service in self.services.values():
-                process = service.process
-                if process is None or process.poll() is None:
-                    if process is not None and now - service.started_at > STABLE_AFTER_S:
-                        service.failures = 0
-                    continue
-                if service.restart_at == 0.0:
-                    delay = min(0.5 * 2**service.failures, MAX_BACKOFF_S)
-                    service.failures += 1
-                    service.restart_at = now + delay
-                    log.warning(
-                        "service exited; restarting",
-                        extra={"service": service.name, "code": process.returncode, "backoff_s": delay},
-                    )
-                elif now >= service.restart_at:
-                    service.restart_at = 0.0
-                    self._spawn(service)
+            changed = restart_dead(self.services.values(), self._spawn, now)
+            changed = any([watch.check(now) for watch in self.watches]) or changed
+            if changed or now - self._status_at > STATUS_EVERY_S:
+                self.write_status()
 
     def supervise_in_background(self, interval: float = 0.2) -> None:
         def loop() -> None:
@@ -388,11 +389,4 @@ def _wait_ready(url: str, log_path: Path, timeout: float = HEALTH_TIMEOUT_S) -> 
         except httpx.HTTPError as error:
             answer = repr(error)
         time.sleep(0.1)
-    raise TimeoutError(f"{url} not ready after {timeout:.0f}s: {answer}\n{_tail(log_path)}")
-
-
-def _tail(path: Path, limit: int = 3000) -> str:
-    try:
-        return path.read_text(errors="replace")[-limit:]
-    except OSError:
-        return "(no log)"
+    raise TimeoutError(f"{url} not ready after {timeout:.0f}s: {answer}\n{tail(log_path)}")

@@ -131,6 +131,15 @@ class EmbeddedNats:
         log.info("embedded NATS ready", extra={"url": self._url, "data_dir": str(self._dir)})
         return self._url
 
+    def exited(self) -> bool:
+        """Whether the server this object started has died (a crash, a SIGKILL)."""
+        return self._proc is not None and self._proc.poll() is not None
+
+    def restart(self) -> str:
+        """After a crash: start again, on the same store (and port, when pinned)."""
+        self.kill()
+        return self.start()
+
     def kill(self) -> None:
         """SIGKILL, as a crashed node or a lost machine: nothing is flushed. start() brings it back."""
         proc, self._proc, self._url = self._proc, None, None

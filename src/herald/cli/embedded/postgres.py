@@ -50,6 +50,15 @@ class EmbeddedPostgres:
         """The postmaster's pid. pg_ctl daemonizes it, so it is not our child and cannot be wait()ed for."""
         return self._pid
 
+    def exited(self) -> bool:
+        """Whether the postmaster this object started has died (a crash, a SIGKILL)."""
+        return self._pid is not None and wait_gone(self._pid, 0)
+
+    def restart(self) -> str:
+        """After a crash: start again on the same cluster (and port, when pinned)."""
+        self._pid = self._url = None
+        return self.start()
+
     def start(self) -> str:
         """Start the cluster on a free TCP port and return a URL for database `herald`.
 
