@@ -4,64 +4,40 @@ restart. Bounds are short here (HERALD_RECONCILE_*), so a lost job comes back in
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import nats
 import pytest
 from herald_webhook_sender.worker import WINDOW_PER_SLOT
 
 from herald.cli.stack import Stack
-from herald.config import nats_servers
 from tests.conftest import TEST_ENV, report
-from tests.support.accounting import account
+from tests.support.accounting import account, wait_settled
 from tests.support.api import TenantKey, unlimited_tenant
+from tests.support.bus_faults import lose_work, paused
 from tests.support.infra import query, separate_stack
 from tests.support.receiver import Receiver
 
 RECONCILE_ENV = {
-    **TEST_ENV,
     "HERALD_RECONCILE_INTERVAL_S": "0.5",
     "HERALD_RECONCILE_QUEUED_AFTER_S": "3",
     "HERALD_RECONCILE_RETRY_GRACE_S": "2",
-    # Retries far enough apart that the stream can be purged while jobs wait in a backoff.
-    "HERALD_WEBHOOK_RETRY_SCHEDULE_S": "[4, 4, 4]",
-    "HERALD_WEBHOOK_RETRY_JITTER": "0",
 }
 
 
 @pytest.fixture(scope="module")
 def lossy(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
-    with separate_stack(work_dir, infra, "lossy", RECONCILE_ENV) as stack:
+    env = {
+        **TEST_ENV,
+        **RECONCILE_ENV,
+        # Retries far enough apart that the stream can lose its messages while jobs wait in a backoff.
+        "HERALD_WEBHOOK_RETRY_SCHEDULE_S": "[4, 4, 4]",
+        "HERALD_WEBHOOK_RETRY_JITTER": "0",
+    }
+    with separate_stack(work_dir, infra, "lossy", env) as stack:
         yield stack
-
-
-def work_stream(stack: Stack) -> str:
-    return f"{stack.config.bus_prefix}_work".upper().replace(".", "_").replace("-", "_")
-
-
-def on_the_stream(stack: Stack, action: str) -> None:
-    """Purges the work stream, or deletes it and creates it again as it was (empty)."""
-
-    async def run() -> None:
-        nc = await nats.connect(nats_servers(stack.endpoints["nats_url"]))
-        try:
-            js = nc.jetstream()
-            name = work_stream(stack)
-            if action == "purge":
-                await js.purge_stream(name)
-                return
-            config = (await js.stream_info(name)).config
-            await js.delete_stream(name)
-            await js.add_stream(config)
-        finally:
-            await nc.close()
-
-    asyncio.run(run())
 
 
 def submit(gateway: str, tenant: TenantKey, url: str, count: int, tag: str) -> list[str]:
@@ -73,32 +49,19 @@ def submit(gateway: str, tenant: TenantKey, url: str, count: int, tag: str) -> l
     return ids
 
 
-def wait_delivered(database_url: str, ids: list[str], timeout: float) -> int:
-    deadline = time.monotonic() + timeout
-    delivered = 0
-    while time.monotonic() < deadline:
-        delivered = query(
-            database_url, "SELECT count(*) FROM jobs WHERE id = ANY($1::uuid[]) AND status = 'DELIVERED'", ids
-        )[0][0]
-        if delivered == len(ids):
-            break
-        time.sleep(0.25)
-    return int(delivered)
-
-
 def sender_window(stack: Stack) -> int:
     return int(stack.config.env.get("HERALD_WEBHOOK_CONCURRENCY", "5")) * WINDOW_PER_SLOT
 
 
-@pytest.mark.parametrize("action", ["purge", "delete-and-recreate"])
-def test_jobs_whose_work_messages_the_bus_lost_are_delivered(lossy: Stack, action: str) -> None:
+@pytest.mark.parametrize("how", ["purge", "delete-and-recreate"])
+def test_jobs_whose_work_messages_the_bus_lost_are_delivered(lossy: Stack, how: str) -> None:
     """Jobs waiting in a retry backoff, and jobs queued while the sender is paused; then the work
     stream loses every message. Without a restart, every job is delivered: the reconciler publishes
     the overdue ones again and the sender takes its consumers back."""
     gateway = lossy.endpoints["gateway_http"]
     token = Path(lossy.endpoints["operator_token_file"]).read_text().strip()
     database_url = lossy.config.database_url or ""
-    tenant = unlimited_tenant(gateway, token, f"lossy-{action}")
+    tenant = unlimited_tenant(gateway, token, f"lossy-{how}")
     failing, healthy = Receiver(), Receiver()
     sender = lossy.services["webhook-sender"].process
     assert sender is not None
@@ -118,20 +81,16 @@ def test_jobs_whose_work_messages_the_bus_lost_are_delivered(lossy: Stack, actio
                 break
             time.sleep(0.05)
         assert counted == len(retrying), "the first attempts were not recorded"
-        # 2. Jobs queued while the sender takes nothing.
-        sender.send_signal(signal.SIGSTOP)
-        try:
+        # 2. Jobs queued while the sender takes nothing; 3. the bus loses every message.
+        with paused(sender):
             queued = submit(gateway, tenant, healthy.url, 100, "queued")
-            # 3. The bus loses every message.
-            on_the_stream(lossy, "purge" if action == "purge" else "recreate")
+            lose_work(lossy.endpoints["nats_url"], lossy.config.bus_prefix, how)
             failing.behaviour.status = 200
-        finally:
-            sender.send_signal(signal.SIGCONT)
 
         ids = retrying + queued
-        delivered = wait_delivered(database_url, ids, timeout=90)
+        settled = wait_settled(database_url, ids, timeout=90)
         accounts = account(database_url, ids, [failing, healthy])
-        assert delivered == len(ids), f"{len(ids) - delivered} jobs not delivered: {accounts.line()}"
+        assert settled == len(ids) == accounts.delivered_once + accounts.delivered_with_duplicates, accounts.line()
         assert not accounts.lost, accounts.line()
         assert lossy.services["webhook-sender"].process is not None
         assert lossy.services["webhook-sender"].process.pid == pid, "the sender was restarted"
@@ -145,10 +104,10 @@ def test_jobs_whose_work_messages_the_bus_lost_are_delivered(lossy: Stack, actio
         )[0][0]
         assert republished >= 1
         restored = (Path(lossy.data_dir) / "logs" / "webhook-sender.log").read_text().count("consumer restored")
-        if action != "purge":
+        if how != "purge":
             assert restored >= 1, "the sender did not take its consumers back"
         report(
-            f"work stream {action} with {len(retrying)} jobs in a retry backoff and {len(queued)} queued: "
+            f"work stream {how} with {len(retrying)} jobs in a retry backoff and {len(queued)} queued: "
             f"{accounts.line()}; {republished} republished by the reconciler; sender not restarted"
         )
     finally:

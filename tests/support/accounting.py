@@ -4,6 +4,7 @@ scheduled with a time by which the bus must act on it (the reconciler's); anythi
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -60,3 +61,19 @@ def account(database_url: str, ids: list[str], receivers: list[Receiver]) -> Acc
         else:
             accounts.lost.append(job_id)
     return accounts
+
+
+def wait_settled(database_url: str, ids: list[str], timeout: float) -> int:
+    """Waits until every one of `ids` is DELIVERED or FAILED (or `timeout`); how many are."""
+    deadline = time.monotonic() + timeout
+    settled = 0
+    while time.monotonic() < deadline:
+        settled = query(
+            database_url,
+            "SELECT count(*) FROM jobs WHERE id = ANY($1::uuid[]) AND status IN ('DELIVERED', 'FAILED')",
+            ids,
+        )[0][0]
+        if settled == len(ids):
+            break
+        time.sleep(0.25)
+    return int(settled)
