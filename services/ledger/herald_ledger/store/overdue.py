@@ -16,6 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 # moves the job's time to now (the copy's publication), so it is republished at most once per
 # bound, and SKIP LOCKED lets several ledger replicas share the work, as does a row that an
 # outcome is updating (it is being acted on). The history says why the job was published again.
+# A job held back by an unfinished earlier job of its ordering key waits for that one (whose
+# retries may take hours): it is overdue only once nothing before it is left.
 _CLAIM = text(
     """
     WITH due AS (
@@ -24,6 +26,12 @@ _CLAIM = text(
           AND COALESCE(next_attempt_at, updated_at) < now() - make_interval(secs => :least_s)
           AND CASE WHEN next_attempt_at IS NULL THEN updated_at < now() - make_interval(secs => :queued_s)
                    ELSE next_attempt_at < now() - make_interval(secs => :grace_s) END
+          AND NOT (ordering_key IS NOT NULL AND EXISTS (
+              SELECT 1 FROM jobs earlier
+              WHERE earlier.tenant_id = jobs.tenant_id AND earlier.ordering_key = jobs.ordering_key
+                AND earlier.seq < jobs.seq
+                AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED', 'BOUNCED', 'COMPLAINED')
+          ))
         ORDER BY COALESCE(next_attempt_at, updated_at)
         LIMIT :limit FOR UPDATE SKIP LOCKED
     ), claimed AS (
