@@ -113,3 +113,46 @@ def test_jobs_whose_work_messages_the_bus_lost_are_delivered(lossy: Stack, how: 
     finally:
         failing.close()
         healthy.close()
+
+
+def test_a_job_held_back_by_its_ordering_key_is_not_republished_while_it_waits(lossy: Stack) -> None:
+    """A job behind an earlier one of its ordering key that waits in a long retry backoff is
+    acted on by the bus all along (its message comes back until its turn): the reconciler does
+    not count it overdue, and publishes no copy of it, until the earlier job has ended."""
+    gateway = lossy.endpoints["gateway_http"]
+    token = Path(lossy.endpoints["operator_token_file"]).read_text().strip()
+    database_url = lossy.config.database_url or ""
+    tenant = unlimited_tenant(gateway, token, "lossy-ordering")
+    failing, healthy = Receiver(), Receiver()
+    failing.behaviour.status = 503
+    try:
+        ids = []
+        for url in (failing.url, healthy.url):
+            answer = httpx.post(
+                f"{gateway}/v1/webhooks",
+                json={"url": url, "payload": {}, "ordering_key": "one-by-one"},
+                headers=tenant.headers,
+                timeout=10,
+            )
+            assert answer.status_code == 202, answer.text
+            ids.append(answer.json()["id"])
+        first, second = ids
+        # Three attempts 4 s apart: the second job waits about 8 s, past the 3 s bound.
+        assert wait_settled(database_url, ids, timeout=90) == 2
+        [[first_ended]] = query(
+            database_url,
+            "SELECT max(created_at) FROM job_events WHERE job_id = $1::uuid AND to_status = 'FAILED'",
+            first,
+        )
+        early_copies = query(
+            database_url,
+            "SELECT count(*) FROM job_events WHERE job_id = $1::uuid AND reason LIKE 'republished%'"
+            " AND created_at < $2",
+            second,
+            first_ended,
+        )[0][0]
+        assert early_copies == 0, "a copy of the held-back job was published while it waited its turn"
+        assert len(healthy.for_job(second)) == 1
+    finally:
+        failing.close()
+        healthy.close()
