@@ -35,6 +35,9 @@ def lossy(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
         # Retries far enough apart that the stream can lose its messages while jobs wait in a backoff.
         "HERALD_WEBHOOK_RETRY_SCHEDULE_S": "[4, 4, 4]",
         "HERALD_WEBHOOK_RETRY_JITTER": "0",
+        # A call may last longer than the reconciler's bound.
+        "HERALD_WEBHOOK_TIMEOUT_S": "8",
+        "HERALD_WEBHOOK_ACK_WAIT_S": "10",
     }
     with separate_stack(work_dir, infra, "lossy", env) as stack:
         yield stack
@@ -156,3 +159,28 @@ def test_a_job_held_back_by_its_ordering_key_is_not_republished_while_it_waits(l
     finally:
         failing.close()
         healthy.close()
+
+
+def test_a_delivery_longer_than_the_bound_is_not_made_twice(lossy: Stack) -> None:
+    """A receiver that takes twice the reconciler's bound to answer: the job is overdue by its
+    time while its call goes on, and is neither published again nor delivered twice."""
+    gateway = lossy.endpoints["gateway_http"]
+    token = Path(lossy.endpoints["operator_token_file"]).read_text().strip()
+    database_url = lossy.config.database_url or ""
+    tenant = unlimited_tenant(gateway, token, "lossy-slow")
+    slow = Receiver()
+    slow.behaviour.delay_path = ("/hook", 6.0)
+    try:
+        ids = submit(gateway, tenant, slow.url, 3, "slow")
+        assert wait_settled(database_url, ids, timeout=60) == len(ids)
+        accounts = account(database_url, ids, [slow])
+        assert accounts.delivered_once == len(ids), accounts.line()
+        assert [len(slow.for_job(i)) for i in ids] == [1] * len(ids)
+        copies = query(
+            database_url,
+            "SELECT count(*) FROM job_events WHERE job_id = ANY($1::uuid[]) AND reason LIKE 'republished%'",
+            ids,
+        )[0][0]
+        assert copies == 0, "a job under delivery was published again"
+    finally:
+        slow.close()

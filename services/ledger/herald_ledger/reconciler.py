@@ -13,7 +13,7 @@ window).
 A copy of a message the bus still holds is harmless: the sender's start skips a job that
 ended, makes a copy of a job whose retry is not due yet wait for it, and a sender holding the
 job already holds the copy back (`herald.sender.loop`); jobs this ledger knows in flight
-(`herald_ledger.inflight`) are not published again at all, only their time moves on. What is
+(`herald_ledger.inflight`) are not claimed at all (a sender is acting on them). What is
 left is a copy started by another sender while the first is still calling, which needs a job
 in flight that no ledger replica knows of: at most a duplicate delivery, never a lost job.
 
@@ -61,11 +61,11 @@ class Reconciler:
                     self.settings.reconcile_queued_after_s,
                     self.settings.reconcile_retry_grace_s,
                     self.settings.reconcile_batch,
+                    self.inflight.delivering(),
                 )
             if not rows:
                 return total
-            delivering = set(self.inflight.delivering())
-            jobs = [job_to_proto(r) for r in rows if r.id not in delivering]
+            jobs = [job_to_proto(r) for r in rows]
             published = await self._publish(jobs, f"c{int(time.time() * 1000)}")
             total += len(published)
             for job in jobs:
@@ -73,7 +73,7 @@ class Reconciler:
                     JOBS_REPUBLISHED.labels(label(common_pb2.Channel.Name(job.channel))).inc()
             log.warning(
                 "jobs the bus had not acted on published again",
-                extra={"claimed": len(rows), "in_flight": len(rows) - len(jobs), "published": len(published)},
+                extra={"claimed": len(rows), "published": len(published)},
             )
             if len(rows) < self.settings.reconcile_batch or len(published) < len(jobs):
                 return total

@@ -3,9 +3,13 @@ batches, and the age of the oldest job waiting in each status (herald_ledger.rec
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import bindparam, text
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -22,7 +26,7 @@ _CLAIM = text(
     """
     WITH due AS (
         SELECT id, status FROM jobs
-        WHERE status IN ('QUEUED', 'DELIVERING')
+        WHERE status IN ('QUEUED', 'DELIVERING') AND NOT id = ANY(:delivering)
           AND COALESCE(next_attempt_at, updated_at) < now() - make_interval(secs => :least_s)
           AND CASE WHEN next_attempt_at IS NULL THEN updated_at < now() - make_interval(secs => :queued_s)
                    ELSE next_attempt_at < now() - make_interval(secs => :grace_s) END
@@ -43,13 +47,18 @@ _CLAIM = text(
     )
     SELECT * FROM claimed
     """
-)
+).bindparams(bindparam("delivering", type_=ARRAY(PG_UUID(as_uuid=True))))
 
 REASON = "republished: the bus had not acted on it in time"
 
 
-async def claim_overdue(conn: AsyncConnection, queued_s: float, grace_s: float, limit: int) -> list[Row[Any]]:
+async def claim_overdue(
+    conn: AsyncConnection, queued_s: float, grace_s: float, limit: int, delivering: Sequence[uuid.UUID] = ()
+) -> list[Row[Any]]:
+    """Claims at most `limit` overdue jobs, but none of `delivering` (known in flight: a sender
+    is acting on them, whatever their time says)."""
     params = {
+        "delivering": list(delivering),
         "least_s": min(queued_s, grace_s),
         "queued_s": queued_s,
         "grace_s": grace_s,
