@@ -249,7 +249,10 @@ class FairFetcher:
             if len(lane.buffer) <= self.refill_at:
                 lane.space.set()
             sequence = message.metadata.sequence.stream
-            if sequence in self._in_hand:
+            held = self._in_hand.get(sequence)
+            # Compared by content too: a stream deleted and created again numbers its messages
+            # from 1 anew, and a new message must not pass for a copy of an old one in hand.
+            if held is not None and held[1].data == message.data:
                 # AckWait ran out under a stalled process, or the bus restarted, and the server
                 # sent the message again while its first copy is still in hand: running both
                 # would make the same attempt twice. The copy is held back and settled with the
