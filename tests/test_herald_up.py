@@ -84,23 +84,22 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         assert job["status"] == "delivered"
         assert [r.body for r in receiver.for_job(job_id)] == [b'{"hello":"world"}']
 
-        # `herald up` supervises what it started: a SIGKILLed nats-server and a SIGKILLed service come
-        # back (on the same port: the services reconnect), `herald status` says so, and work flows.
+        # `herald up` supervises what it started: a SIGKILLed nats-server, PostgreSQL and service come
+        # back (on the same ports: the services reconnect), `herald status` says so, and work flows.
         before = _status(env)
-        for name in ("nats-server", "webhook-sender"):
+        killed = ("nats-server", "postgresql", "webhook-sender")
+        for name in killed:
             os.kill(before[name]["pid"], signal.SIGKILL)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             after = _status(env)
-            if all(after[n]["running"] and after[n]["restarts"] == 1 for n in ("nats-server", "webhook-sender")):
+            if all(after[n]["running"] and after[n]["restarts"] == 1 for n in killed):
                 break
             time.sleep(0.5)
-        assert after["nats-server"]["restarts"] == 1 and after["nats-server"]["pid"] != before["nats-server"]["pid"]
-        assert (
-            after["webhook-sender"]["restarts"] == 1
-            and after["webhook-sender"]["pid"] != before["webhook-sender"]["pid"]
-        )
-        assert after["postgresql"]["restarts"] == 0 and after["gateway"]["restarts"] == 0
+        for name in killed:
+            restarted = after[name]["restarts"] == 1 and after[name]["pid"] != before[name]["pid"]
+            assert restarted, (name, after[name], (data_dir / "postgres" / "server.log").read_text()[-3000:])
+        assert after["gateway"]["restarts"] == 0
         shown = subprocess.run([HERALD, "status"], env=env, capture_output=True, text=True, check=True).stdout
         assert "nats-server" in shown and "restarted 1 time" in shown and "postgresql" in shown, shown
         again = httpx.post(

@@ -91,33 +91,40 @@ class EmbeddedWatch:
     restarts: int = 0
     restart_at: float = 0.0
     started_at: float = 0.0
+    down: bool = False
 
     def check(self, now: float) -> bool:
-        """Restarts the server once its backoff is over; whether anything changed."""
-        if not self.server.exited():
+        """Restarts the server once its backoff is over (again, with a longer one, when a restart
+        fails); whether anything changed."""
+        if not self.down and not self.server.exited():
             if self.started_at and now - self.started_at > STABLE_AFTER_S:
                 self.failures = 0
             return False
-        if self.restart_at == 0.0:
-            delay = backoff_s(self.failures)
-            self.failures += 1
-            self.restart_at = now + delay
-            log.warning("embedded server exited; restarting", extra={"server": self.name, "backoff_s": delay})
+        if not self.down:
+            self.down = True
+            self._schedule(now)
             return True
         if now < self.restart_at:
             return False
-        self.restart_at = 0.0
         try:
             self.server.restart()
         except Exception as error:
             log.error("embedded server did not restart", extra={"server": self.name, "error": repr(error)})
+            self._schedule(now)
             return True
+        self.down = False
         self.restarts += 1
         self.started_at = time.monotonic()
         log.warning(
             "embedded server restarted", extra={"server": self.name, "pid": self.server.pid, "restarts": self.restarts}
         )
         return True
+
+    def _schedule(self, now: float) -> None:
+        delay = backoff_s(self.failures)
+        self.failures += 1
+        self.restart_at = now + delay
+        log.warning("embedded server down; restarting", extra={"server": self.name, "backoff_s": delay})
 
 
 def watches(nats_nodes: Sequence[Restartable], postgres: Restartable | None) -> list[EmbeddedWatch]:
@@ -133,7 +140,7 @@ def component(name: str, kind: str, pid: int | None, running: bool, restarts: in
 
 def components(embedded: Iterable[EmbeddedWatch], services: Mapping[str, Service]) -> list[dict[str, Any]]:
     """What runs, for the banner and `herald status`."""
-    found = [component(w.name, "embedded", w.server.pid, not w.server.exited(), w.restarts) for w in embedded]
+    found = [component(w.name, "embedded", w.server.pid, not w.down, w.restarts) for w in embedded]
     for name, s in services.items():
         alive = s.process is not None and s.process.poll() is None
         found.append(component(name, "service", s.process.pid if s.process else None, alive, s.restarts))
