@@ -26,7 +26,9 @@ from herald.bus.streams import ensure_consumer, ensure_stream
 log = logging.getLogger("herald.bus.healing")
 
 # A pull that has found nothing for this long checks that its consumer still exists.
-CHECK_AFTER_QUIET_S = 10.0
+# (One consumer-info request per lane and period: 48 lanes a sender at the default 16 lanes, a
+# couple of requests a second, for a recovery within the period.)
+CHECK_AFTER_QUIET_S = 30.0
 MAX_BACKOFF_S = 5.0
 LOG_EVERY = 20
 
