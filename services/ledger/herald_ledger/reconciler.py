@@ -27,7 +27,6 @@ import time
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from herald.bus.streams import ensure_streams
 from herald.bus.work import WorkPublisher
 from herald.config import Settings
 from herald.telemetry.metrics import JOBS_REPUBLISHED, UNSETTLED_JOB_AGE, label
@@ -66,7 +65,7 @@ class Reconciler:
             if not rows:
                 return total
             jobs = [job_to_proto(r) for r in rows]
-            published = await self._publish(jobs, f"c{int(time.time() * 1000)}")
+            published = await self.publisher.publish_or_restore(jobs, copy=f"c{int(time.time() * 1000)}")
             total += len(published)
             for job in jobs:
                 if job.id in published:
@@ -77,18 +76,3 @@ class Reconciler:
             )
             if len(rows) < self.settings.reconcile_batch or len(published) < len(jobs):
                 return total
-
-    async def _publish(self, jobs: list[common_pb2.Job], copy: str) -> set[str]:
-        """Publishes the copies; when the bus refused some (the work stream was deleted), the
-        streams are ensured and those published once more. Whatever is still refused waits
-        for its next bound."""
-        published = await self.publisher.publish(jobs, copy=copy)
-        refused = [j for j in jobs if j.id not in published]
-        if refused and self.publisher.js is not None:
-            try:
-                await ensure_streams(self.publisher.js, self.settings)
-            except Exception as error:
-                log.warning("work streams not ensured", extra={"error": repr(error)})
-                return published
-            published |= await self.publisher.publish(refused, copy=copy)
-        return published

@@ -16,6 +16,7 @@ from nats.js import JetStreamContext
 
 from herald.bus.payloads import PayloadStore
 from herald.bus.publisher import AckPipeline, OutgoingMessage
+from herald.bus.streams import ensure_streams
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
 from herald.telemetry.metrics import JOBS_PUBLISHED, PUBLISH_FAILURES, label
@@ -139,6 +140,21 @@ class WorkPublisher:
                 extra={"unacknowledged": len(jobs) - len(acknowledged), "error": repr(first)},
             )
         return acknowledged
+
+    async def publish_or_restore(self, jobs: list[common_pb2.Job], copy: str = "") -> set[str]:
+        """`publish`, for jobs already committed (the outbox's, the reconciler's): when the bus
+        refused some because the work stream is gone (deleted), the streams are ensured and those
+        published once more. Whatever is still refused stays with its caller's next round."""
+        published = await self.publish(jobs, copy=copy)
+        refused = [j for j in jobs if j.id not in published]
+        if not refused or self.js is None or not self.connected:
+            return published
+        try:
+            await ensure_streams(self.js, self.settings)
+        except Exception as error:
+            log.warning("work streams not ensured", extra={"error": repr(error)})
+            return published
+        return published | await self.publish(refused, copy=copy)
 
     async def release_dead_letters(self, sequences: list[int]) -> None:
         """Removes dead-letter entries whose jobs run again: the stream then holds only

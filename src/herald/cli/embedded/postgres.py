@@ -164,6 +164,9 @@ class EmbeddedPostgres:
         args = ["start", "-D", str(self._pgdata), "-w", "-t", str(int(START_TIMEOUT_S)), "-l", str(self.log_path)]
         deadline = time.monotonic() + STOP_TIMEOUT_S
         while True:
+            if self._account is not None:
+                # Each try: a pytest session starting meanwhile takes the way in away again (see stop).
+                _grant_traverse(self._pgdata.parent)
             log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
             result = self._run(bin_dir / "pg_ctl", [*args, "-o", options], check=False, new_session=True)
             if result.returncode == 0:
