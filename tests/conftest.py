@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from herald.cli.embedded.ports import PORT_RANGE_ENV, lane_range
-from herald.cli.stack import Stack, StackConfig
+from herald.cli.stack import Stack
+from herald.cli.stack_config import StackConfig
 from herald.secrets import new_master_key
 from tests.standins.alerts import AlertReceiver
 from tests.standins.postmark import PostmarkStandIn

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -154,3 +156,28 @@ async def test_postgres_on_a_pinned_port_comes_back_on_it(data_dir: Path) -> Non
     finally:
         server.stop()
     assert not server.stop_failures
+
+
+def _jetstream_config(server: EmbeddedNats) -> dict[str, object]:
+    base = server.ports["monitoring"][0]
+    with urllib.request.urlopen(f"{base}/jsz", timeout=5) as answer:
+        config: dict[str, object] = json.loads(answer.read())["config"]
+        return config
+
+
+def test_nats_syncs_acknowledged_writes_by_default_and_takes_another_interval(data_dir: Path) -> None:
+    """An acknowledged write is on disk before the acknowledgement (`sync_interval: always`),
+    unless the operator chooses the periodic sync."""
+    durable = EmbeddedNats(data_dir / "always", extra_args=["-m", "-1"])
+    periodic = EmbeddedNats(data_dir / "periodic", extra_args=["-m", "-1"], sync_interval="2m")
+    try:
+        durable.start()
+        periodic.start()
+        assert _jetstream_config(durable).get("sync_always") is True
+        assert not _jetstream_config(periodic).get("sync_always")
+        assert _jetstream_config(periodic).get("sync_interval") == 120_000_000_000
+    finally:
+        durable.stop()
+        periodic.stop()
+    with pytest.raises(ValueError, match="sync_interval"):
+        EmbeddedNats(data_dir / "bad", sync_interval="often").start()

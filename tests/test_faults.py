@@ -14,7 +14,7 @@ from herald.cli.stack import Stack
 from herald.config import Settings
 from herald.sender.slots import window_size
 from tests.conftest import report, start_stack
-from tests.support.api import TenantKey, create_tenant, wait_for_status
+from tests.support.api import TenantKey, create_tenant, unlimited_tenant, wait_for_status
 from tests.support.infra import query, separate_database
 from tests.support.receiver import Receiver
 
@@ -48,14 +48,7 @@ def test_sigkill_of_the_webhook_sender_under_load_loses_nothing(
     """Hundreds of jobs on their way, the sender killed mid-stream: every job is delivered and
     DELIVERED, and the duplicates at the receiver are at most the sender's window of started
     jobs (a call that reached the receiver whose attempt the ledger had not committed yet)."""
-    tenant = create_tenant(gateway, operator_token, "kill-under-load")
-    limits = httpx.patch(
-        f"{gateway}/admin/v1/tenants/{tenant.tenant_id}/limits",
-        json={"rate_per_min": "unlimited", "webhooks_per_month": "unlimited"},
-        headers={"authorization": f"Bearer {operator_token}"},
-        timeout=10,
-    )
-    assert limits.status_code == 200, limits.text
+    tenant = unlimited_tenant(gateway, operator_token, "kill-under-load")
     ids: list[str] = []
     for batch in range(3):
         items = [{"url": receiver.url, "payload": {"batch": batch, "n": n}} for n in range(200)]

@@ -138,6 +138,35 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         ).json()["id"]
         tenant_key = TenantKey(tenant["tenant_id"], tenant["api_key"])
         assert wait_for_status(gateway, tenant_key, again, timeout=60)["status"] == "delivered"
+        # `herald up` supervises what it started: a SIGKILLed nats-server, PostgreSQL and service come
+        # back (on the same ports: the services reconnect), `herald status` says so, and work flows.
+        before = _status(env)
+        killed = ("nats-server", "postgresql", "webhook-sender")
+        for name in killed:
+            os.kill(before[name]["pid"], signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            after = _status(env)
+            if all(after[n]["running"] and after[n]["restarts"] == 1 for n in killed):
+                break
+            time.sleep(0.5)
+        for name in killed:
+            restarted = after[name]["restarts"] == 1 and after[name]["pid"] != before[name]["pid"]
+            assert restarted, (name, after[name], (data_dir / "postgres" / "server.log").read_text()[-3000:])
+        assert after["gateway"]["restarts"] == 0
+        shown = subprocess.run([HERALD, "status"], env=env, capture_output=True, text=True, check=True).stdout
+        assert "nats-server" in shown and "restarted 1 time" in shown and "postgresql" in shown, shown
+        again = httpx.post(
+            f"{gateway}/v1/webhooks",
+            json={"url": receiver.url, "payload": {"after": "restarts"}},
+            headers={"authorization": f"Bearer {tenant['api_key']}"},
+            timeout=30,
+        )
+        assert again.status_code == 202, again.text
+        job = wait_for_status(
+            gateway, TenantKey(tenant["tenant_id"], tenant["api_key"]), again.json()["id"], timeout=90
+        )
+        assert job["status"] == "delivered"
 
         children = psutil.Process(up.pid).children(recursive=True)
         services = {c.cmdline()[-1]: c for c in children if "herald.cli" in " ".join(c.cmdline())}
@@ -265,3 +294,9 @@ async def publish_as_intake(nats_url: str, user_file: Path, subject: str, event:
         await nc.jetstream().publish(subject, data, headers={"Content-Type": "application/json"}, timeout=10)
     finally:
         await nc.close()
+
+
+def _status(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """What `herald up` reports running, by name (its status file, which `herald status` prints)."""
+    data_dir = Path(env["HERALD_DATA_DIR"])
+    return {c["name"]: c for c in json.loads((data_dir / "status.json").read_text())["components"]}

@@ -16,7 +16,8 @@ import httpx
 
 from harness.config import log
 from harness.infra import Infra
-from herald.cli.stack import Stack, StackConfig
+from herald.cli.stack import Stack
+from herald.cli.stack_config import StackConfig
 
 # Benchmark tenants get a rate limit the run never reaches, so the limiter runs for every request
 # as it does for a real tenant, and unlimited monthly quotas. With REV=, the base commit's

@@ -237,6 +237,17 @@ class Settings(BaseSettings):
     outbox_republish_after_s: float = Field(default=5.0, gt=0)
     outbox_give_up_after_s: float = Field(default=900.0, gt=0)
 
+    # The reconciler (herald_ledger.reconciler): a QUEUED job the bus has not acted on within
+    # `reconcile_queued_after_s` of its commit, or within `reconcile_retry_grace_s` after its
+    # retry was due, is published again with a fresh message id (the bus lost it: a purged,
+    # deleted or expired stream). A live message republished costs a skipped copy, never a
+    # second delivery, so the bounds trade the time to recover against copies of jobs that
+    # merely wait in a backlog longer than the bound. At most `reconcile_batch` a statement.
+    reconcile_interval_s: float = Field(default=5.0, gt=0)
+    reconcile_queued_after_s: float = Field(default=300.0, gt=0)
+    reconcile_retry_grace_s: float = Field(default=120.0, gt=0)
+    reconcile_batch: int = Field(default=500, ge=1, le=10_000)
+
     # Inbound provider webhooks (the verifier). Payment providers are the platform's own accounts: Paystack's
     # secret key (HMAC-SHA512 of the body) and Polar's webhook secret (Standard Webhooks, used as is).
     paystack_secret_key: str = Field(default="", repr=False)

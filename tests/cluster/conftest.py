@@ -27,10 +27,11 @@ from herald.bus.connection import read_user_file
 from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.cli.embedded.ports import PORT_RANGE_ENV, port_range
-from herald.cli.stack import Stack, StackConfig
+from herald.cli.stack import Stack
+from herald.cli.stack_config import StackConfig
 from herald.config import nats_servers
 from tests.conftest import TEST_ENV
-from tests.support.api import TenantKey, create_tenant
+from tests.support.api import TenantKey, unlimited_tenant
 from tests.support.infra import separate_database
 from tests.test_herald_up import HERALD
 
@@ -187,14 +188,7 @@ class ClusterStack:
 
     def tenant(self, name: str) -> TenantKey:
         """A STARTUP tenant without rate limit or monthly quota, so only the faults can refuse it."""
-        created = create_tenant(self.gateway, self.operator_token, name)
-        response = httpx.patch(
-            f"{self.gateway}/admin/v1/tenants/{created.tenant_id}/limits",
-            json={"rate_per_min": "unlimited", "webhooks_per_month": "unlimited"},
-            headers={"authorization": f"Bearer {self.operator_token}"},
-            timeout=30,
-        )
-        assert response.status_code == 200, response.text
+        created = unlimited_tenant(self.gateway, self.operator_token, name, timeout=30)
         # Both gateways learn the new limits through the ledger's change notification.
         time.sleep(0.5)
         return created

@@ -400,6 +400,7 @@ def test_nats_values_give_a_three_node_jetstream_cluster() -> None:
     jetstream = values["config"]["jetstream"]
     assert jetstream["enabled"] is True and jetstream["fileStore"]["enabled"] is True
     assert jetstream["fileStore"]["pvc"]["enabled"] is True
+    assert jetstream["merge"]["sync_interval"] == "always", "acknowledged writes are synced to disk"
     assert values["podDisruptionBudget"]["enabled"] is True
     assert values["promExporter"]["enabled"] is True and values["promExporter"]["podMonitor"]["enabled"] is True
     # R3 streams need three servers.

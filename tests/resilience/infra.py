@@ -8,10 +8,13 @@ so a restart is a real stop (fast shutdown) and start of the same cluster.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from herald.cli.embedded.processes import wait_gone
 
 
 class PrivateInfra:
@@ -38,6 +41,24 @@ class PrivateInfra:
         time.sleep(down_for_s)
         url = self.nats.start()
         assert url == self.nats_url, f"NATS came back at {url}, not {self.nats_url}"
+
+    def kill_nats(self, down_for_s: float = 0.5) -> None:
+        """SIGKILL, as a crash: nothing is flushed but what JetStream synced (`sync_interval`)."""
+        self.nats.kill()
+        time.sleep(down_for_s)
+        url = self.nats.start()
+        assert url == self.nats_url, f"NATS came back at {url}, not {self.nats_url}"
+
+    def stop_postgres_immediately(self, down_for_s: float = 0.5) -> None:
+        """PostgreSQL's immediate shutdown (SIGQUIT to the postmaster: no checkpoint, recovery at
+        the next start), then a start on the same port and data."""
+        pid = self.postgres.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGQUIT)
+        wait_gone(pid, 30)
+        time.sleep(down_for_s)
+        url = self.postgres.restart()
+        assert url == self.database_url, f"PostgreSQL came back at {url}, not {self.database_url}"
 
     def stop(self) -> None:
         try:

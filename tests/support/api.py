@@ -56,6 +56,19 @@ def create_tenant(gateway_http: str, operator_token: str, name: str, plan: str =
     return TenantKey(body["tenant_id"], remember_secret(body["api_key"]))
 
 
+def unlimited_tenant(gateway_http: str, operator_token: str, name: str, timeout: float = 10) -> TenantKey:
+    """A STARTUP tenant without rate limit or monthly quota, so only the faults can refuse it."""
+    created = create_tenant(gateway_http, operator_token, name)
+    response = httpx.patch(
+        f"{gateway_http}/admin/v1/tenants/{created.tenant_id}/limits",
+        json={"rate_per_min": "unlimited", "webhooks_per_month": "unlimited"},
+        headers={"authorization": f"Bearer {operator_token}"},
+        timeout=timeout,
+    )
+    assert response.status_code == 200, response.text
+    return created
+
+
 def wait_for_status(
     gateway_http: str, tenant: TenantKey, job_id: str, statuses: set[str] = TERMINAL, timeout: float = 30.0
 ) -> dict[str, Any]:

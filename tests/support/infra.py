@@ -20,7 +20,8 @@ import nats
 from sqlalchemy.engine import make_url
 
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres
-from herald.cli.stack import Stack, StackConfig
+from herald.cli.stack import Stack
+from herald.cli.stack_config import StackConfig
 from herald.config import nats_servers
 
 

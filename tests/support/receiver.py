@@ -19,6 +19,12 @@ class Received:
     # Every header line as sent (repeats kept), and the wall-clock time of arrival.
     raw_headers: list[tuple[str, str]] = field(default_factory=list)
     wall_at: float = 0.0
+    # The status answered (0 until the answer is written).
+    status: int = 0
+
+    @property
+    def answered_ok(self) -> bool:
+        return 200 <= self.status < 300
 
 
 @dataclass
@@ -49,11 +55,10 @@ class Receiver:
                 body = self.rfile.read(length)
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 job_id = headers.get("webhook-id", "")
+                received = Received(self.path, headers, body, time.monotonic(), list(self.headers.items()), time.time())
                 with receiver._arrived:
                     first = all(r.headers.get("webhook-id") != job_id for r in receiver.requests)
-                    receiver.requests.append(
-                        Received(self.path, headers, body, time.monotonic(), list(self.headers.items()), time.time())
-                    )
+                    receiver.requests.append(received)
                     receiver._arrived.notify_all()
                 delay = receiver.behaviour.first_delay.get(job_id, 0.0) if first else 0.0
                 slow = receiver.behaviour.delay_path
@@ -63,6 +68,7 @@ class Receiver:
                     time.sleep(delay)
                 status = receiver.behaviour.status
                 answer = receiver.behaviour.body
+                received.status = status
                 try:
                     self.send_response(status)
                     for name, value in receiver.behaviour.headers.items():

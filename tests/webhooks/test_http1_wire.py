@@ -117,11 +117,12 @@ async def test_an_interim_answer_is_skipped_for_the_real_one(client: ReceiverCli
         server.close()
 
 
-async def test_a_kept_alive_connection_closed_by_the_receiver_as_the_request_goes_out_is_sent_anew(
+async def test_a_request_written_on_a_kept_alive_connection_and_left_unanswered_is_the_calls_failure(
     client: ReceiverClient,
 ) -> None:
     """The receiver answers the first request of each connection and closes the connection when
-    the second arrives, without a word: the call goes out once more on a new connection."""
+    the second arrives, without a word: the receiver read it and may have acted on it, so the call
+    fails (an attempt), and the request is not sent again behind the caller's back."""
 
     def first_only(request: Request, writer: asyncio.StreamWriter) -> bool:
         if sum(r.connection == request.connection for r in raw.requests) > 1:
@@ -132,8 +133,25 @@ async def test_a_kept_alive_connection_closed_by_the_receiver_as_the_request_goe
     raw, server = await running(first_only)
     try:
         assert (await client.post(f"http://127.0.0.1:{raw.port}/", b"one", {})).status_code == 200
+        with pytest.raises(ReceiverCallError) as failed:
+            await client.post(f"http://127.0.0.1:{raw.port}/", b"two", {})
+        assert error_class(failed.value) == "protocol"
+        assert [(r.body, r.connection) for r in raw.requests] == [(b"one", 1), (b"two", 1)]
+    finally:
+        server.close()
+
+
+async def test_a_kept_alive_connection_the_receiver_closed_while_idle_is_replaced_unwritten(
+    client: ReceiverClient,
+) -> None:
+    """The receiver answers (keep-alive) and then closes the connection: the next call finds it
+    closed before writing anything and goes out on a new connection, one request in all."""
+    raw, server = await running(always(OK, keep=False))
+    try:
+        assert (await client.post(f"http://127.0.0.1:{raw.port}/", b"one", {})).status_code == 200
+        await asyncio.sleep(0)  # the close may still be on its way: the client looks before it writes
         assert (await client.post(f"http://127.0.0.1:{raw.port}/", b"two", {})).status_code == 200
-        assert [(r.body, r.connection) for r in raw.requests] == [(b"one", 1), (b"two", 1), (b"two", 2)]
+        assert [(r.body, r.connection) for r in raw.requests] == [(b"one", 1), (b"two", 2)]
     finally:
         server.close()
 

@@ -1,5 +1,5 @@
 """`herald run ledger`: migrates the schema, then serves the ledger's services (herald_ledger.servicer), publishes the
-work messages of the jobs it writes and runs the outbox."""
+work messages of the jobs it writes and runs the outbox and the reconciler."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from herald_ledger.maintenance import prune_idempotency_keys, run_maintenance
 from herald_ledger.migrate import upgrade
 from herald_ledger.notifications import DELIVERIES, TENANTS, Notifier
 from herald_ledger.outbox import Outbox
+from herald_ledger.reconciler import Reconciler
 from herald_ledger.servicer import Shared, add_servicers
 from herald_ledger.store.plans import end_expired_plans
 from herald_ledger.store.platform_email import PlatformMail
@@ -67,6 +68,8 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.grpc.refuse_as_invalid(unstorable_value)
     runtime.add_loop(lambda: join_bus(settings, notifier, publisher, inflight, runtime.stopping))
     runtime.add_loop(lambda: outbox.run(runtime.stopping))
+    reconciler = Reconciler(engine, settings, publisher, inflight)
+    runtime.add_loop(lambda: run_maintenance([reconciler.reconcile], settings.reconcile_interval_s, runtime.stopping))
 
     async def prune() -> None:
         await prune_idempotency_keys(engine)

@@ -103,10 +103,12 @@ class Outbox:
         await job_creation.unpublished(conn, [uuid.UUID(j.id) for j in jobs if j.id not in acknowledged])
         return acknowledged
 
-    async def publish_committed(self, jobs: list[common_pb2.Job]) -> set[str]:
+    async def publish_committed(self, jobs: list[common_pb2.Job], restore: bool = False) -> set[str]:
         """Jobs already committed PENDING (the outbox's claims, explicit retries): publishes
-        them and marks the acknowledged ones QUEUED."""
-        acknowledged = await self.publisher.publish(jobs)
+        them and marks the acknowledged ones QUEUED. `restore` (the outbox's loop, never a
+        caller waiting on an answer): a deleted work stream is created again first."""
+        publish = self.publisher.publish_or_restore if restore else self.publisher.publish
+        acknowledged = await publish(jobs)
         if acknowledged:
             try:
                 async with self.engine.begin() as conn:
@@ -146,7 +148,7 @@ class Outbox:
                 )
             if not rows:
                 return
-            published = await self.publish_committed([job_to_proto(r) for r in rows])
+            published = await self.publish_committed([job_to_proto(r) for r in rows], restore=True)
             log.info("outbox republished", extra={"claimed": len(rows), "published": len(published)})
             if len(published) < len(rows):
                 return

@@ -23,6 +23,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import FetchTimeoutError
 
+from herald.bus.healing import HealingPull
 from herald.bus.streams import ensure_consumer, ensure_stream
 from herald.config import Settings
 from herald.expiring import MISSING, ExpiringCache
@@ -68,8 +69,8 @@ class Intake:
         self.stream = self.settings.stream_name("intake")
         self._plans: ExpiringCache[str, tuple[int, bool]] = ExpiringCache(PLAN_CACHE_S)
 
-    async def ensure(self) -> None:
-        config = StreamConfig(
+    def _configs(self) -> tuple[StreamConfig, ConsumerConfig]:
+        stream = StreamConfig(
             name=self.stream,
             subjects=[f"{self.settings.bus_prefix}.intake.events.*"],
             retention=RetentionPolicy.WORK_QUEUE,
@@ -78,14 +79,15 @@ class Intake:
             max_age=self.settings.stream_max_age_s,
             duplicate_window=self.settings.stream_duplicate_window_s,
         )
+        consumer = ConsumerConfig(durable_name=DURABLE, ack_policy=AckPolicy.EXPLICIT, ack_wait=30, max_deliver=-1)
+        return stream, consumer
+
+    async def ensure(self) -> None:
+        stream, consumer = self._configs()
         # Patiently, as every service's streams: a router restarted while its cluster elects a
         # leader starts once the election is over.
-        await ensure_stream(self.js, config)
-        await ensure_consumer(
-            self.js,
-            self.stream,
-            ConsumerConfig(durable_name=DURABLE, ack_policy=AckPolicy.EXPLICIT, ack_wait=30, max_deliver=-1),
-        )
+        await ensure_stream(self.js, stream)
+        await ensure_consumer(self.js, self.stream, consumer)
 
     async def _tenant(self, tenant_id: str) -> tuple[int, bool] | None:
         """(plan, disabled), cached briefly; None for an unknown tenant."""
@@ -135,14 +137,19 @@ class Intake:
         await message.ack()
 
     async def run(self, stopping: asyncio.Event) -> None:
-        subscription = await self.js.pull_subscribe_bind(DURABLE, stream=self.stream)
+        # Restored when the bus loses the stream or the consumer (herald.bus.healing).
+        pull = HealingPull(self.js, *self._configs(), DURABLE)
+        subscription = await pull.bind()
         while not stopping.is_set():
             try:
                 messages = await subscription.fetch(batch=32, timeout=1.0)
             except (FetchTimeoutError, TimeoutError):
+                await pull.quiet()
+                subscription = pull.subscription or subscription
                 continue
             except Exception as error:
-                log.warning("intake fetch failed", extra={"error": repr(error)})
-                await asyncio.sleep(0.5)
+                await pull.failed(error)
+                subscription = pull.subscription or subscription
                 continue
+            pull.fetched()
             await asyncio.gather(*(self.handle(m) for m in messages))

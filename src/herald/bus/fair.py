@@ -37,7 +37,8 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import FetchTimeoutError
 
-from herald.bus.streams import ensure_consumer, lane_consumer_config
+from herald.bus.healing import HealingPull
+from herald.bus.streams import ensure_consumer, lane_consumer_config, work_stream_config
 from herald.bus.subjects import WorkClass
 from herald.config import Settings
 
@@ -52,7 +53,8 @@ DEFAULT_WEIGHTS = {"critical": 16, "normal": 4, "low": 1}
 class Lane:
     priority: str
     index: int
-    subscription: JetStreamContext.PullSubscription
+    # Its consumer's pull subscription, restored when the bus loses the consumer.
+    pull: HealingPull
     buffer: deque[tuple[float, Msg]] = field(default_factory=deque)
     space: asyncio.Event = field(default_factory=asyncio.Event)
     # Dispatches from this lane, decayed: how much it was served lately.
@@ -116,8 +118,9 @@ class FairFetcher:
                     self.settings, durable, subjects.lane_filter(self.work_class, priority, index), self.ack_wait_s
                 )
                 await ensure_consumer(self.js, stream, config)
-                subscription = await self.js.pull_subscribe_bind(durable, stream=stream)
-                lane = Lane(priority, index, subscription)
+                pull = HealingPull(self.js, work_stream_config(self.settings), config, durable)
+                await pull.bind()
+                lane = Lane(priority, index, pull)
                 lane.space.set()
                 self.lanes[priority].append(lane)
         self._running = True
@@ -165,16 +168,19 @@ class FairFetcher:
         while self._running:
             await lane.space.wait()
             want = self.buffer_per_lane - len(lane.buffer)
+            subscription = lane.pull.subscription
+            assert subscription is not None
             try:
-                messages = await lane.subscription.fetch(batch=want, timeout=self.pull_timeout_s)
+                messages = await subscription.fetch(batch=want, timeout=self.pull_timeout_s)
             except (FetchTimeoutError, TimeoutError):
+                await lane.pull.quiet()
                 continue
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning("lane pull failed", extra={"lane": f"{lane.priority}-{lane.index}", "error": repr(error)})
-                await asyncio.sleep(0.5)
+                await lane.pull.failed(error)
                 continue
+            lane.pull.fetched()
             now = time.monotonic()
             lane.buffer.extend((now, m) for m in messages)
             if len(lane.buffer) > self.refill_at:
@@ -243,7 +249,10 @@ class FairFetcher:
             if len(lane.buffer) <= self.refill_at:
                 lane.space.set()
             sequence = message.metadata.sequence.stream
-            if sequence in self._in_hand:
+            held = self._in_hand.get(sequence)
+            # Compared by content too: a stream deleted and created again numbers its messages
+            # from 1 anew, and a new message must not pass for a copy of an old one in hand.
+            if held is not None and held[1].data == message.data:
                 # AckWait ran out under a stalled process, or the bus restarted, and the server
                 # sent the message again while its first copy is still in hand: running both
                 # would make the same attempt twice. The copy is held back and settled with the

@@ -60,19 +60,23 @@ def topology(settings: Settings) -> Topology:
     )
 
 
+def work_stream_config(settings: Settings) -> StreamConfig:
+    return StreamConfig(
+        name=topology(settings).work_stream,
+        subjects=[Subjects(settings.bus_prefix).all_work()],
+        retention=_RETENTION[settings.stream_retention],
+        storage=StorageType.FILE,
+        num_replicas=settings.stream_replicas,
+        max_age=settings.stream_max_age_s,
+        duplicate_window=settings.stream_duplicate_window_s,
+    )
+
+
 def stream_configs(settings: Settings) -> list[StreamConfig]:
     subjects = Subjects(settings.bus_prefix)
     names = topology(settings)
     return [
-        StreamConfig(
-            name=names.work_stream,
-            subjects=[subjects.all_work()],
-            retention=_RETENTION[settings.stream_retention],
-            storage=StorageType.FILE,
-            num_replicas=settings.stream_replicas,
-            max_age=settings.stream_max_age_s,
-            duplicate_window=settings.stream_duplicate_window_s,
-        ),
+        work_stream_config(settings),
         StreamConfig(
             name=names.dead_letter_stream,
             subjects=[subjects.all_dead_letters()],

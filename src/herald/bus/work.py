@@ -16,6 +16,7 @@ from nats.js import JetStreamContext
 
 from herald.bus.payloads import PayloadStore
 from herald.bus.publisher import AckPipeline, OutgoingMessage
+from herald.bus.streams import ensure_streams
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
 from herald.telemetry.metrics import JOBS_PUBLISHED, PUBLISH_FAILURES, label
@@ -31,10 +32,16 @@ def message_id(job: common_pb2.Job) -> str:
 
 
 def work_message(
-    subjects: Subjects, job: common_pb2.Job, payload_object: str = "", headers: dict[str, str] | None = None
+    subjects: Subjects,
+    job: common_pb2.Job,
+    payload_object: str = "",
+    headers: dict[str, str] | None = None,
+    copy: str = "",
 ) -> OutgoingMessage:
     """The work message for a job; `payload_object` names a body stored beside it,
-    `headers` the trace context of the request that drafted the job."""
+    `headers` the trace context of the request that drafted the job. `copy` names a
+    republication of a message the bus lost (herald_ledger.reconciler): its message id is
+    the job's with `.<copy>` added, which the duplicate window does not swallow."""
     data: bytes
     if job.WhichOneof("request") == "email":
         data = email_sender_pb2.EmailDelivery(
@@ -61,7 +68,8 @@ def work_message(
             delivery.request.body = b""
         data = delivery.SerializeToString()
     subject = subjects.work(CHANNEL_CLASSES[job.channel], job.priority, job.tenant_id)
-    return OutgoingMessage(subject=subject, msg_id=message_id(job), data=data, headers=headers)
+    msg_id = f"{message_id(job)}.{copy}" if copy else message_id(job)
+    return OutgoingMessage(subject=subject, msg_id=msg_id, data=data, headers=headers)
 
 
 class WorkPublisher:
@@ -106,14 +114,16 @@ class WorkPublisher:
             ready.append(job)
         return ready, objects
 
-    async def publish(self, jobs: list[common_pb2.Job], traces: Mapping[str, dict[str, str]] | None = None) -> set[str]:
+    async def publish(
+        self, jobs: list[common_pb2.Job], traces: Mapping[str, dict[str, str]] | None = None, copy: str = ""
+    ) -> set[str]:
         """Publishes; returns the ids of the jobs the bus acknowledged. `traces`: per job id,
-        the trace context to carry (else the current one)."""
+        the trace context to carry (else the current one); `copy`: see `work_message`."""
         if self.pipeline is None or not jobs:
             return set()
         jobs, objects = await self._store_large_bodies(jobs)
         traces = traces or {}
-        messages = [work_message(self.subjects, j, objects.get(j.id, ""), traces.get(j.id)) for j in jobs]
+        messages = [work_message(self.subjects, j, objects.get(j.id, ""), traces.get(j.id), copy) for j in jobs]
         outcomes = await self.pipeline.publish(messages)
         acknowledged = set()
         for job, error in zip(jobs, outcomes, strict=True):
@@ -130,6 +140,21 @@ class WorkPublisher:
                 extra={"unacknowledged": len(jobs) - len(acknowledged), "error": repr(first)},
             )
         return acknowledged
+
+    async def publish_or_restore(self, jobs: list[common_pb2.Job], copy: str = "") -> set[str]:
+        """`publish`, for jobs already committed (the outbox's, the reconciler's): when the bus
+        refused some because the work stream is gone (deleted), the streams are ensured and those
+        published once more. Whatever is still refused stays with its caller's next round."""
+        published = await self.publish(jobs, copy=copy)
+        refused = [j for j in jobs if j.id not in published]
+        if not refused or self.js is None or not self.connected:
+            return published
+        try:
+            await ensure_streams(self.js, self.settings)
+        except Exception as error:
+            log.warning("work streams not ensured", extra={"error": repr(error)})
+            return published
+        return published | await self.publish(refused, copy=copy)
 
     async def release_dead_letters(self, sequences: list[int]) -> None:
         """Removes dead-letter entries whose jobs run again: the stream then holds only

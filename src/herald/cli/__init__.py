@@ -13,7 +13,7 @@ import click
 from herald.cli.admin import DATA_DIR_ENV, DEFAULT_DATA_DIR, PLANS
 from herald.cli.dlq import dlq
 from herald.cli.keys import keys
-from herald.cli.serve import migrate, run, up
+from herald.cli.serve import migrate, run, status, up
 from herald.cli.tenants import apikey, tenant
 
 __all__ = ["DATA_DIR_ENV", "DEFAULT_DATA_DIR", "PLANS", "main"]
@@ -24,7 +24,7 @@ def main() -> None:
     """Herald: multi-tenant notification delivery."""
 
 
-for _command in (run, migrate, up, tenant, apikey, keys, dlq):
+for _command in (run, migrate, up, status, tenant, apikey, keys, dlq):
     main.add_command(_command)
 
 

@@ -67,7 +67,16 @@ def migrate(data_dir: Path) -> None:
     help="Embedded nats-server nodes (without NATS_URL); 3 runs a JetStream cluster with R3 streams.",
 )
 @click.option("--replicas", type=click.IntRange(1, 4), default=1, show_default=True, help="Processes of every service.")
-def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replicas: int) -> None:
+@click.option(
+    "--nats-sync-interval",
+    default="always",
+    show_default=True,
+    help="JetStream sync_interval of the embedded nats-server: always (an acknowledged write is on disk), "
+    "a duration such as 2m (the server's default: faster, a crash of the machine can lose acknowledged writes).",
+)
+def up(
+    data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replicas: int, nats_sync_interval: str
+) -> None:
     """Start the whole stack; with no NATS_URL / DATABASE_URL, on embedded NATS and PostgreSQL.
 
     Reads NATS_URL, DATABASE_URL, HERALD_BUS_PREFIX (default herald: two stacks sharing one NATS
@@ -75,7 +84,9 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
     reaches the services (but the ports, addresses and keys the stack sets itself); the operator
     token and the master keys reach only the services that use them. Webhooks to this machine
     (loopback) are allowed unless HERALD_WEBHOOK_ALLOW_LOOPBACK=false."""
-    from herald.cli.stack import Stack, StackConfig
+    from herald.cli.stack import Stack
+    from herald.cli.stack_config import StackConfig
+    from herald.cli.supervision import components, status_lines
 
     if nats_cluster > 1 and os.environ.get("NATS_URL"):
         raise click.UsageError("--nats-cluster starts embedded nodes; it cannot be combined with NATS_URL")
@@ -92,6 +103,7 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
             replicas=replicas,
             # The services call each other over mutual TLS, with certificates of the stack's own CA.
             mesh_tls=True,
+            nats_sync_interval=nats_sync_interval,
         )
     )
     from herald.cli.data_dir_lock import DataDirInUse
@@ -99,6 +111,8 @@ def up(data_dir: Path, http_port: int, grpc_port: int, nats_cluster: int, replic
     try:
         endpoints = stack.start()
         click.echo(banner(endpoints, data_dir))
+        click.echo("Running (restarted with backoff when they die; `herald status` shows them later):")
+        click.echo("\n".join(status_lines(components(stack.watches, stack.services))))
         stack.run_forever()
     except DataDirInUse as refused:
         raise click.ClickException(str(refused)) from None
@@ -134,3 +148,19 @@ def banner(endpoints: Mapping[str, Any], data_dir: Path) -> str:
         "Ctrl-C stops everything.",
     ]
     return "\n".join(lines)
+
+
+@click.command()
+@data_dir_option
+def status(data_dir: Path) -> None:
+    """What `herald up` runs in the data directory: its embedded servers and services, their
+    pids, and how often each was restarted."""
+    from herald.cli.supervision import read_status, status_lines, supervisor_alive
+
+    found = read_status(data_dir)
+    if found is None:
+        raise click.ClickException(f"no stack has run in {data_dir} (no status.json)")
+    if not supervisor_alive(found):
+        raise click.ClickException(f"herald up is not running in {data_dir}")
+    click.echo(f"herald up (pid {found['supervisor_pid']}) in {data_dir}:")
+    click.echo("\n".join(status_lines(found["components"])))

@@ -4,7 +4,8 @@ It starts the six services as separate processes (exactly what a container
 runs: `herald run NAME`), in dependency order, each waited on until its gRPC
 health check answers SERVING; restarts any that dies, with backoff; and stops
 them in reverse order. Without NATS_URL / DATABASE_URL it first starts an
-embedded nats-server and an embedded PostgreSQL under the data directory.
+embedded nats-server and an embedded PostgreSQL under the data directory, and
+restarts them too when they die (herald.cli.supervision).
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NotRequired, TypedDict
 
 import grpc
 import httpx
@@ -31,7 +31,9 @@ from herald.cli.data_dir_lock import DataDirLock
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.cli.embedded.processes import tail
 from herald.cli.mesh_certs import MeshCertificates
+from herald.cli.stack_config import Endpoints, StackConfig
 from herald.cli.stack_env import allow_loopback, kept_secret, service_environment, write_private
+from herald.cli.supervision import STATUS_EVERY_S, EmbeddedWatch, components, restart_dead, watches, write_status
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 
@@ -41,46 +43,6 @@ log = logging.getLogger("herald.up")
 SERVICES = ("ledger", "router", "webhook-sender", "email-sender", "verifier", "gateway")
 HTTP_SERVICES = ("gateway", "verifier")
 HEALTH_TIMEOUT_S = 60.0
-MAX_BACKOFF_S = 30.0
-STABLE_AFTER_S = 60.0
-
-
-class Endpoints(TypedDict):
-    """What `herald up` started, as written to <data dir>/endpoints.json."""
-
-    gateway_http: str
-    gateway_grpc: str
-    verifier_http: str
-    nats_url: str
-    database_url: str
-    operator_token_file: str
-    nats_credentials_file: NotRequired[str]  # the embedded NATS's admin user, for operators' tools
-    # Service name -> its Prometheus /metrics URL.
-    metrics: dict[str, str]
-
-
-@dataclass
-class StackConfig:
-    data_dir: Path
-    nats_url: str | None = None
-    database_url: str | None = None
-    gateway_http_port: int = 8080
-    gateway_grpc_port: int = 50051
-    bus_prefix: str = "herald"
-    # Extra HERALD_* variables for every service (tests compress timeouts this way).
-    env: dict[str, str] = field(default_factory=dict)
-    # Per-service overrides, applied after `env`.
-    service_env: dict[str, dict[str, str]] = field(default_factory=dict)
-    # Without nats_url: this many embedded nats-server nodes (2+: a routed JetStream cluster,
-    # streams and buckets replicated on up to three of them).
-    nats_cluster: int = 1
-    # Processes of every service (2+: the extra ones via add_replica, sharing the durable consumers).
-    replicas: int = 1
-    # Overrides for one extra process, by its name ("ledger-1"), applied after its service's.
-    replica_env: dict[str, dict[str, str]] = field(default_factory=dict)
-    # The users of a NATS at nats_url (each service connects as its own); an embedded one gets its own.
-    bus_users: BusUsers | None = None
-    mesh_tls: bool = False  # mutual TLS between the services, with certificates in <data dir>/mesh
 
 
 @dataclass
@@ -93,6 +55,7 @@ class ServiceProcess:
     started_at: float = 0.0
     failures: int = 0
     restart_at: float = 0.0
+    restarts: int = 0
 
 
 class Stack:
@@ -107,6 +70,9 @@ class Stack:
         self._supervisor: threading.Thread | None = None
         self._stop_supervising = threading.Event()
         self._data_dir_lock = DataDirLock(config.data_dir)
+        # The embedded servers (herald.cli.supervision), restarted when they die.
+        self.watches: list[EmbeddedWatch] = []
+        self._status_at = 0.0
 
     # ---- start ---------------------------------------------------------
 
@@ -119,15 +85,17 @@ class Stack:
         if not nats_url:
             users = BusUsers.for_stack(self.data_dir, self.config.bus_prefix, self.config.env)
             auth, nodes = users.server_options(), self.config.nats_cluster
+            sync = self.config.nats_sync_interval
             if nodes > 1:
-                self.nats = EmbeddedNatsCluster(self.data_dir / "nats-cluster", nodes, **auth)
+                self.nats = EmbeddedNatsCluster(self.data_dir / "nats-cluster", nodes, sync_interval=sync, **auth)
             else:
-                self.nats = EmbeddedNats(self.data_dir, **auth)
+                # On a port kept for the stack's life: a restarted server is found at the same URL.
+                self.nats = EmbeddedNats(self.data_dir, port=free_port(), sync_interval=sync, **auth)
             nats_url = self.nats.start()
             log.info("embedded nats-server started", extra={"url": nats_url})
         database_url = self.config.database_url
         if not database_url:
-            self.postgres = EmbeddedPostgres(self.data_dir)
+            self.postgres = EmbeddedPostgres(self.data_dir, port=free_port())
             database_url = self.postgres.start()
             log.info("embedded PostgreSQL started", extra={"url": database_url})
         # A development stack seals secrets under a key ring of its own, kept beside its data, and
@@ -221,7 +189,14 @@ class Stack:
         if users is not None:
             self.endpoints["nats_credentials_file"] = str(users.admin_file)
         write_private(self.data_dir / "endpoints.json", json.dumps(self.endpoints, indent=2) + "\n")
+        servers = self.nats.nodes if isinstance(self.nats, EmbeddedNatsCluster) else [self.nats] if self.nats else []
+        self.watches = watches(servers, self.postgres)
+        self.write_status()
         return self.endpoints
+
+    def write_status(self) -> None:
+        self._status_at = time.monotonic()
+        write_status(self.data_dir, components(self.watches, self.services))
 
     def _replication_env(self) -> dict[str, str]:
         """Streams and buckets on every node of an embedded cluster, up to three (what production runs)."""
@@ -265,26 +240,14 @@ class Stack:
     # ---- supervise -----------------------------------------------------
 
     def supervise_once(self) -> None:
-        """Restarts services that died, each after a backoff that grows with its failures."""
+        """Restarts services and embedded servers that died, each after a backoff that grows with
+        its failures, and keeps the status file current."""
         now = time.monotonic()
         with self._lock:
-            for service in self.services.values():
-                process = service.process
-                if process is None or process.poll() is None:
-                    if process is not None and now - service.started_at > STABLE_AFTER_S:
-                        service.failures = 0
-                    continue
-                if service.restart_at == 0.0:
-                    delay = min(0.5 * 2**service.failures, MAX_BACKOFF_S)
-                    service.failures += 1
-                    service.restart_at = now + delay
-                    log.warning(
-                        "service exited; restarting",
-                        extra={"service": service.name, "code": process.returncode, "backoff_s": delay},
-                    )
-                elif now >= service.restart_at:
-                    service.restart_at = 0.0
-                    self._spawn(service)
+            changed = restart_dead(self.services.values(), self._spawn, now)
+            changed = any([watch.check(now) for watch in self.watches]) or changed
+            if changed or now - self._status_at > STATUS_EVERY_S:
+                self.write_status()
 
     def supervise_in_background(self, interval: float = 0.2) -> None:
         def loop() -> None:

@@ -27,8 +27,6 @@ made again) and the duplicates a crash can cause are at most the window of start
 Acknowledgements are not waited for: the ledger's commit is the guarantee, a lost ack costs
 a redelivery that the start skips. A bug in a delivery costs its message a redelivery, never
 the loop. On stop, buffered messages are handed back at once and started ones are finished.
-
-The window lets the ledger calls carry many jobs each while the slots stay busy (profiled).
 """
 
 from __future__ import annotations
@@ -84,13 +82,14 @@ log = logging.getLogger("herald.sender")
 _tracer = trace.get_tracer("herald.sender")
 
 ORDERING_RETRY_S = 0.05
+# A copy of a job this sender has in hand (the reconciler's) comes back after this, when the
+# first has ended or scheduled its retry.
+COPY_IN_HAND_S = 1.0
 LEDGER_DOWN_S = 1.0
 ADVANCE_MAX_ITEMS = 400
 # Ledger calls in flight at once: what finishes while one commits goes out together in the next.
-# One, not two: a second call in flight halved every call's batch and doubled the ledger's
-# transactions. Measured beside two (docs/performance.md, session 15): 0.054 calls a delivered
-# job instead of 0.10, the ledger's CPU 0.90x and PostgreSQL's 0.77x, accepted 1.05x,
-# delivered 1.07x.
+# One, not two: a second halved every call's batch and doubled the ledger's transactions
+# (docs/performance.md, "Measurements behind the defaults").
 ADVANCES_IN_FLIGHT = 1
 
 
@@ -130,9 +129,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         self.concurrency = concurrency
         self.slots = CallSlots(concurrency, tenant_bound, crowded_at)
         self._window = asyncio.Semaphore(window_size(concurrency))
-        # Done once the loop stops taking work: deliveries still waiting for a slot hand their
-        # message back then instead of holding the stop up (another replica takes it at once).
+        # Done once the loop stops taking work: calls still waiting for a slot hand theirs back.
         self._stopped: asyncio.Future[None] | None = None
+        # Jobs in hand from start to settling: a copy of one waits instead of a second call.
+        self._jobs_in_hand: set[str] = set()
 
     # -- what a sender supplies -------------------------------------------------------------
 
@@ -186,8 +186,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         stop.cancel()
         if taking.done():
             taking.result()  # the fetcher failed: as before, the loop fails with it
-        # Cancelled only where it waits (for room in the window or for a message), so a message
-        # is either taken and handled or left in the fetcher's buffer, never lost in between.
+        # Cancelled only where it waits (for room or a message): a message is handled or left buffered.
         taking.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await taking
@@ -242,6 +241,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
 
     async def _handle(self, message: Msg) -> None:
         place: Place | None = None
+        held = ""
         try:
             try:
                 work = self.parse(message.data)
@@ -250,6 +250,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 await self._settle(message, term=True)
                 return
             identity = self.identify(work)
+            if identity.job_id in self._jobs_in_hand:
+                await self._settle(message, nak_delay=COPY_IN_HAND_S)
+                return
+            self._jobs_in_hand.add(identity.job_id)
+            held = identity.job_id
             wait_s = await self.hold_back(message, work)
             if wait_s > 0:
                 await self._settle(message, nak_delay=wait_s)
@@ -273,7 +278,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 return
             assert start is not None
             if start.wait:
-                await self._settle(message, nak_delay=ORDERING_RETRY_S)
+                await self._settle(message, nak_delay=start.wait_s or ORDERING_RETRY_S)
             elif not start.proceed:
                 # Already ended (a redelivery after a crash) or unknown: never deliver twice.
                 await self._settle(message)
@@ -295,6 +300,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             if place is not None:
                 self.slots.release(place)
             self.fetcher.settled(message)  # a message left for redelivery (its copies too) runs down its AckWait
+            self._jobs_in_hand.discard(held)
             self._window.release()
 
     async def _deliver(self, job: Job[Work]) -> None:

@@ -78,6 +78,12 @@ class Conclusion(Generic[Record]):
     # The last attempt failed: into the dead-letter stream with this error, before the record.
     dead_letter_error: str | None = None
 
+    def __post_init__(self) -> None:
+        # The ledger keeps when the retry is due, so its reconciler knows when the bus must
+        # have brought the message back (herald_ledger.reconciler).
+        if self.retry_delay_s is not None:
+            self.record.retry_delay_s = self.retry_delay_s
+
     @property
     def delivered(self) -> bool:
         return self.record.next_status == common_pb2.JOB_STATUS_DELIVERED

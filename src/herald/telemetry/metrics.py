@@ -40,6 +40,17 @@ RATE_LIMITER_KV_OPS = Counter(
 )
 JOBS_PUBLISHED = Counter("herald_jobs_published_total", "Work messages acknowledged by the bus.", ["channel"])
 PUBLISH_FAILURES = Counter("herald_publish_failures_total", "Work messages the bus did not acknowledge.", ["channel"])
+JOBS_REPUBLISHED = Counter(
+    "herald_jobs_republished_total",
+    "Jobs the ledger's reconciler published again: the bus had not acted on them in time.",
+    ["channel"],
+)
+UNSETTLED_JOB_AGE = Gauge(
+    "herald_unsettled_job_age_seconds",
+    "How long the oldest job of a non-terminal status has waited for the bus: since its commit, or since "
+    "its scheduled retry was due (0 when none waits).",
+    ["status"],
+)
 # provider: the email provider kind (sendgrid, resend, postmark, smtp; "unknown" for a provider the tenant no
 # longer has), "webhook" for webhooks: a handful of values, never a tenant's provider config id.
 # Per channel only: a target or tenant label would grow without bound (every receiver a tenant

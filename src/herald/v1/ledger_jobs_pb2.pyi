@@ -94,32 +94,36 @@ class ListJobsResponse(_message.Message):
     def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class DeliveryStart(_message.Message):
-    __slots__ = ("job_id", "proceed", "status", "attempt_count", "wait")
+    __slots__ = ("job_id", "proceed", "status", "attempt_count", "wait", "wait_s")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     PROCEED_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_COUNT_FIELD_NUMBER: _ClassVar[int]
     WAIT_FIELD_NUMBER: _ClassVar[int]
+    WAIT_S_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     proceed: bool
     status: _common_pb2.JobStatus
     attempt_count: int
     wait: bool
-    def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ..., wait: _Optional[bool] = ...) -> None: ...
+    wait_s: float
+    def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ..., wait: _Optional[bool] = ..., wait_s: _Optional[float] = ...) -> None: ...
 
 class AttemptResult(_message.Message):
-    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence")
+    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence", "retry_delay_s")
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_DELAY_S_FIELD_NUMBER: _ClassVar[int]
     attempt: _common_pb2.Attempt
     next_status: _common_pb2.JobStatus
     error: str
     dead_lettered: bool
     dead_letter_sequence: int
-    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ...) -> None: ...
+    retry_delay_s: float
+    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ...) -> None: ...
 
 class AdvanceDeliveriesRequest(_message.Message):
     __slots__ = ("results", "start_job_ids")
@@ -216,7 +220,7 @@ class AbandonIdempotentResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class WalkRecord(_message.Message):
-    __slots__ = ("job_id", "calls", "next_status", "error", "provider_id", "provider_message_id", "dead_lettered", "dead_letter_sequence")
+    __slots__ = ("job_id", "calls", "next_status", "error", "provider_id", "provider_message_id", "dead_lettered", "dead_letter_sequence", "retry_delay_s")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     CALLS_FIELD_NUMBER: _ClassVar[int]
     NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -225,6 +229,7 @@ class WalkRecord(_message.Message):
     PROVIDER_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_DELAY_S_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     calls: _containers.RepeatedCompositeFieldContainer[_common_pb2.Attempt]
     next_status: _common_pb2.JobStatus
@@ -233,7 +238,8 @@ class WalkRecord(_message.Message):
     provider_message_id: str
     dead_lettered: bool
     dead_letter_sequence: int
-    def __init__(self, job_id: _Optional[str] = ..., calls: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ...) -> None: ...
+    retry_delay_s: float
+    def __init__(self, job_id: _Optional[str] = ..., calls: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ...) -> None: ...
 
 class AdvanceWalksRequest(_message.Message):
     __slots__ = ("walks", "start_job_ids")

@@ -16,14 +16,18 @@ What a connection guarantees:
 - a body framed by Content-Length or chunked that the connection's end cuts short is a broken
   answer, not a short one; only an answer with neither ends with the connection;
 - it is reused only when the answer said keep-alive and was read to its end;
-- a connection whose peer closed it while it was idle is never written to; one that the peer
-  closed just as a request went out (no byte of an answer came back) is reported as `stale`, so
-  the caller may send once more on a new connection.
+- a connection whose peer closed it while it was idle is never written to: before a kept-alive
+  connection is written to again, the socket is polled, and one with anything to read (its
+  end, a TLS close, bytes nobody asked for) is reported `stale` with nothing written, so the
+  caller may send on a new connection. Once a request is written, whatever happens next
+  (closed, reset, timed out) is that call's failure: the receiver may have acted on it, so it
+  is an attempt, never sent again unseen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import select
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -61,9 +65,9 @@ class Answer:
 class ConnectionBroken(Exception):
     """The connection ended or broke the protocol before a whole answer came back.
 
-    `stale`: the peer closed a reused connection before any byte of an answer, which is how a
-    keep-alive connection closed by the peer at the moment of the request shows; `reset`: the
-    connection was reset rather than closed; `parse_error`: the answer was not HTTP."""
+    `stale`: nothing was written, the connection was found closed by its peer (a kept-alive one
+    closed while idle), so the request may go out on another; `reset`: the connection was reset
+    rather than closed; `parse_error`: the answer was not HTTP."""
 
     def __init__(self, detail: str, *, stale: bool = False, reset: bool = False, parse_error: bool = False) -> None:
         super().__init__(detail)
@@ -110,8 +114,10 @@ class Connection(asyncio.Protocol, Generic[Key]):
         """Writes the request and returns the future of its answer (read up to `limit` body bytes)."""
         assert self.transport is not None and self._answer is None
         answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        if self.closed or self.transport.is_closing():
-            # Lost between its pick (or its opening) and now: nothing can come back on it.
+        if self.closed or self.transport.is_closing() or (self.exchanges > 0 and self._peer_spoke()):
+            # Lost between its pick (or its opening) and now: nothing written, nothing can come back.
+            # A kept-alive one may be replaced uncounted; a new one closed at once is the call's failure.
+            self.close()
             answer.set_exception(ConnectionBroken("the connection was closed", stale=self.exchanges > 0))
             return answer
         self._answer = answer
@@ -124,6 +130,18 @@ class Connection(asyncio.Protocol, Generic[Key]):
             self.transport.write(request)
             self.transport.write(body)
         return answer
+
+    def _peer_spoke(self) -> bool:
+        """Whether an idle connection has something to read (its end, a TLS close, stray bytes)
+        that the event loop has not handled yet: it must not carry a request. One poll of the
+        socket, no wait."""
+        assert self.transport is not None
+        sock = self.transport.get_extra_info("socket")
+        if sock is None:
+            return False
+        poller = select.poll()
+        poller.register(sock.fileno(), select.POLLIN | getattr(select, "POLLRDHUP", 0))
+        return bool(poller.poll(0))
 
     @property
     def reusable(self) -> bool:
@@ -208,8 +226,7 @@ class Connection(asyncio.Protocol, Generic[Key]):
             detail = "the receiver closed the connection before the end of its answer's body"
         else:
             detail = "the receiver closed the connection without an answer" if exc is None else repr(exc)
-        stale = not self._received and self.exchanges > 0
-        self._fail(ConnectionBroken(detail, stale=stale, reset=exc is not None))
+        self._fail(ConnectionBroken(detail, reset=exc is not None))
 
     # -- httptools' callbacks ----------------------------------------------------------------------
 

@@ -28,9 +28,10 @@ Without a guard (`guard=None`) the client checks only the URL's form: that is fo
 operator configured (platform email's provider), which may well sit on a private network.
 
 Failures come back as `ReceiverCallError` with the class the attempt record and the retry
-policy use (`herald.webhooks.retry_policy`), or as `TargetRefused`. A request that a kept-alive
-connection lost to the peer's closing it (no byte of an answer came back) goes out once more on
-a new connection, within the same timeout, rather than failing the attempt.
+policy use (`herald.webhooks.retry_policy`), or as `TargetRefused`. Every call that wrote its
+request is one attempt, whatever happens next (closed without an answer, reset, timed out): the
+receiver may have acted on it. Only a kept-alive connection found closed before anything was
+written (`ConnectionBroken.stale`) is left for a new one, within the same timeout, uncounted.
 """
 
 from __future__ import annotations
@@ -257,7 +258,7 @@ class ReceiverClient:
             except ConnectionBroken as broken:
                 pool.discard(connection)
                 if broken.stale:
-                    continue  # the peer closed a kept-alive connection as we wrote: once more, anew
+                    continue  # found closed before anything was written: on a new connection
                 kind = "protocol" if broken.parse_error or not broken.reset else "network"
                 raise ReceiverCallError(kind, str(broken)) from broken
             except TimeoutError as error:

@@ -46,6 +46,7 @@ def start_to_proto(start: delivery_store.DeliveryStart) -> ledger_jobs_pb2.Deliv
         status=STATUS_TO_PROTO[start.status] if start.status else common_pb2.JOB_STATUS_UNSPECIFIED,  # type: ignore[arg-type]
         attempt_count=start.attempt_count,
         wait=start.wait,
+        wait_s=start.wait_s,
     )
 
 
@@ -78,6 +79,7 @@ async def new_attempts(
                 error_class=item.attempt.error_class or None,
                 response_headers=dict(item.attempt.response_headers) or None,
                 response_excerpt=item.attempt.response_excerpt or None,
+                retry_delay_s=item.retry_delay_s or None,
             )
         )
     return results
@@ -118,6 +120,7 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
                 provider_message_id=item.provider_message_id or None,
                 dead_lettered=item.dead_lettered,
                 dead_letter_sequence=item.dead_letter_sequence or None,
+                retry_delay_s=item.retry_delay_s or None,
             )
         )
     return walks

@@ -47,6 +47,8 @@ class JobOutcome:
     # Email: the provider that accepted, and its message id (kept on the delivered job).
     provider_id: str | None = None
     provider_message_id: str | None = None
+    # QUEUED: seconds until the next attempt (the job's `next_attempt_at`, for the reconciler).
+    retry_delay_s: float | None = None
 
 
 @dataclass
@@ -77,6 +79,8 @@ class DeliveryStart:
     status: JobStatus | None
     attempt_count: int
     wait: bool = False
+    # With `wait`: how long before asking again (0: shortly).
+    wait_s: float = 0.0
 
 
 # A start reads and writes nothing: what a sender may do is decided from the row, and
@@ -84,7 +88,8 @@ class DeliveryStart:
 # delivered webhook costs its row one update (the outcome), not two.
 # On the driver, like the outcome and attempt statements below (see store.driver).
 _STARTS_QUERY = """
-    SELECT j.id, j.status, j.attempt_count, (j.ordering_key IS NOT NULL AND EXISTS (
+    SELECT j.id, j.status, j.attempt_count,
+        EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
           AND earlier.seq < j.seq
@@ -92,6 +97,10 @@ _STARTS_QUERY = """
     )) AS blocked
     FROM jobs j WHERE j.id = ANY($1::uuid[])
 """
+
+# A copy of a work message that comes more than this before its job's next attempt is due
+# waits for it (the reconciler published a second copy, and the first scheduled a retry).
+EARLY_COPY_TOLERANCE_S = 1.0
 
 # A work message can reach a sender before the transaction that wrote its job commits
 # (the ledger publishes inside it): an unknown job this young is waited for, not dropped.
@@ -108,7 +117,9 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
 def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryStart]:
     """The starts of `job_ids` from their rows (`_STARTS_QUERY`). A job whose ordering key has
     an unfinished earlier job waits (it holds its place; its message comes back later); so
-    does a job not committed yet (see UNCOMMITTED_GRACE_S)."""
+    does a job not committed yet (see UNCOMMITTED_GRACE_S), and a job whose next attempt is
+    not due yet (a second copy of its message, see EARLY_COPY_TOLERANCE_S): never an attempt
+    before its backoff ends."""
     found = {row["id"]: row for row in rows}
     startable = allowed_sources(JobStatus.DELIVERING)
     now = time.time()
@@ -121,7 +132,10 @@ def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryS
             starts.append(DeliveryStart(job_id, False, None, 0, wait=young))
             continue
         status = JobStatus(row["status"])
-        if status in startable and not row["blocked"]:
+        due_in_s = row["due_in_s"]
+        if status in startable and due_in_s is not None and due_in_s > EARLY_COPY_TOLERANCE_S:
+            starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=True, wait_s=due_in_s))
+        elif status in startable and not row["blocked"]:
             starts.append(DeliveryStart(job_id, True, JobStatus.DELIVERING, row["attempt_count"]))
         else:
             waiting = bool(row["blocked"]) and status not in TERMINAL
@@ -132,7 +146,7 @@ def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryS
 # The attempt's number is its place among the job's rows (they survive explicit retries,
 # which start the attempt budget, attempt_count, from zero again). Only attempts of jobs the
 # outcome statement found are kept (a deleted tenant's jobs are gone); reading `changed` also
-# makes the insert follow the outcome's row locks. Parameters from $11 (after the outcomes').
+# makes the insert follow the outcome's row locks. Parameters from $12 (after the outcomes').
 _INSERT_ATTEMPTS = """
     , attempted AS (
         INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
@@ -142,8 +156,8 @@ _INSERT_ATTEMPTS = """
                  + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
                a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
                a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
-        FROM unnest($11::uuid[], $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::timestamptz[],
-                    $18::text[], $19::text[], $20::text[])
+        FROM unnest($12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::text[], $18::timestamptz[],
+                    $19::text[], $20::text[], $21::text[])
              WITH ORDINALITY AS a(job_id, target, outcome, status_code, duration_ms, error, started_at,
                                   error_class, response_headers, response_excerpt, ord)
         WHERE a.job_id IN (SELECT id FROM changed)
@@ -282,8 +296,8 @@ def _deciding(outcomes: Sequence[JobOutcome]) -> list[JobOutcome]:
 _OUTCOMES = """
     WITH input AS (
         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[],
-                             $7::text[], $8::text[], $9::boolean[], $10::bigint[])
-            AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence)
+                             $7::text[], $8::text[], $9::boolean[], $10::bigint[], $11::float8[])
+            AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence, delay)
     ), current AS (
         SELECT jobs.id, jobs.status, jobs.status = ANY(string_to_array(input.sources, ',')) AS legal
         FROM jobs JOIN input ON jobs.id = input.id ORDER BY jobs.id FOR UPDATE OF jobs
@@ -294,7 +308,10 @@ _OUTCOMES = """
             provider_id = CASE WHEN c.legal AND input.target = 'DELIVERED' AND input.message_id IS NOT NULL
                                THEN input.provider_id ELSE jobs.provider_id END,
             provider_message_id = CASE WHEN c.legal AND input.target = 'DELIVERED' AND input.message_id IS NOT NULL
-                                       THEN input.message_id ELSE jobs.provider_message_id END
+                                       THEN input.message_id ELSE jobs.provider_message_id END,
+            next_attempt_at = CASE WHEN NOT c.legal THEN jobs.next_attempt_at
+                                   WHEN input.target = 'QUEUED' AND input.delay IS NOT NULL
+                                   THEN now() + make_interval(secs => input.delay) END
         FROM input JOIN current c ON c.id = input.id
         WHERE jobs.id = input.id
         RETURNING jobs.id, jobs.tenant_id, jobs.channel, jobs.run, jobs.attempt_count, jobs.last_error,
@@ -317,8 +334,8 @@ _OUTCOMES = """
           AND ch.to_status IN ('DELIVERED', 'FAILED')
     )
 """
-# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$21`).
-_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$21::")
+# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$22`).
+_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::")
 _COUNT_CHANGED = "SELECT count(*) FROM changed"
 _APPLY_OUTCOMES = _OUTCOMES + _COUNT_CHANGED
 
@@ -336,7 +353,7 @@ _SOURCES_TEXT: dict[JobStatus, str] = {}
 
 
 def _outcome_arguments(outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int]) -> list[list[Any]]:
-    """The ten arrays of `_OUTCOMES` ($1 to $10), one outcome per job (see `_deciding`)."""
+    """The eleven arrays of `_OUTCOMES` ($1 to $11), one outcome per job (see `_deciding`)."""
     return [
         [o.job_id for o in outcomes],
         [bumps.get(o.job_id, 0) for o in outcomes],
@@ -348,6 +365,7 @@ def _outcome_arguments(outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, in
         [o.provider_message_id for o in outcomes],
         [o.dead_lettered for o in outcomes],
         [o.dead_letter_sequence for o in outcomes],
+        [o.retry_delay_s if o.next_status is JobStatus.QUEUED else None for o in outcomes],
     ]
 
 

@@ -12,11 +12,12 @@ nothing has to be installed system-wide. POSIX only: PostgreSQL is driven
 through `pg_ctl`, and the root handling relies on `useradd` and uids.
 
 `ports.py` chooses ports, `processes.py` holds what both servers' processes share
-(timeouts, waiting for a pid to go, a log's tail), `nats.py` the NATS server and
-cluster, `postgres.py` the PostgreSQL cluster.
+(timeouts, waiting for a pid to go, a log's tail), `nats.py` the NATS server,
+`nats_cluster.py` a cluster of them, `postgres.py` the PostgreSQL cluster.
 """
 
-from herald.cli.embedded.nats import EmbeddedNats, EmbeddedNatsCluster, nats_binary
+from herald.cli.embedded.nats import EmbeddedNats, nats_binary
+from herald.cli.embedded.nats_cluster import EmbeddedNatsCluster
 from herald.cli.embedded.ports import free_port
 from herald.cli.embedded.postgres import EmbeddedPostgres
 

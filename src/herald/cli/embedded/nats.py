@@ -5,25 +5,31 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
 from herald.bus.connection import read_user_file
 from herald.bus.permissions import inbox_prefix
-from herald.cli.embedded.ports import HOST, PORT_ATTEMPTS, free_port
+from herald.cli.embedded.ports import HOST
 from herald.cli.embedded.processes import START_TIMEOUT_S, STOP_TIMEOUT_S, tail, wait_gone
+from herald.cli.stack_env import write_private
 
 log = logging.getLogger(__name__)
+
+# JetStream's `sync_interval`: "always" syncs every acknowledged write to disk before the
+# acknowledgement (the server's default, 2 minutes, can lose acknowledged writes in a crash of
+# the machine, and a lost work message is a job only the ledger's reconciler brings back).
+# A duration ("2m") restores the periodic sync; "" leaves the server's default.
+DEFAULT_SYNC_INTERVAL = "always"
 
 
 class EmbeddedNats:
@@ -36,17 +42,20 @@ class EmbeddedNats:
         extra_args: Sequence[str] = (),
         config_file: Path | None = None,
         user_file: Path | None = None,
+        sync_interval: str = DEFAULT_SYNC_INTERVAL,
     ) -> None:
         """`port` pins the listening port, so a restarted server is found at the same
         URL by clients that reconnect; by default the server picks a free one.
         `extra_args` go to nats-server as they are (a cluster node's name and routes).
         `config_file`: a configuration for the server (its users, `herald.cli.bus_auth`), and
-        `user_file` the `user:password` it is checked for readiness with."""
+        `user_file` the `user:password` it is checked for readiness with. `sync_interval`: see
+        DEFAULT_SYNC_INTERVAL."""
         self._dir = (data_dir / "nats").resolve()
         self._port = port
         self._extra_args = list(extra_args)
-        self._config_args = ["-c", str(config_file)] if config_file is not None else []
+        self._config_file = config_file
         self._user_file = user_file
+        self.sync_interval = sync_interval
         # What the server reported in its ports file ("nats", "monitoring", "cluster": URL lists).
         self.ports: dict[str, list[str]] = {}
         self.log_path = self._dir / "nats-server.log"
@@ -90,7 +99,7 @@ class EmbeddedNats:
             "-l", str(self.log_path),
             "-P", str(self._pid_file),
             "--ports_file_dir", str(self._dir),
-            *self._config_args,
+            *self._config_args(),
             *self._extra_args,
         ]  # fmt: skip
         # Errors raised before the server opens its log file go to stderr; keep them with the log.
@@ -100,6 +109,22 @@ class EmbeddedNats:
             self._proc = subprocess.Popen(
                 args, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True
             )
+
+    def _config_args(self) -> list[str]:
+        """The server's one configuration file (nats-server reads a single `-c`): the users'
+        configuration, if any, and the JetStream settings no flag sets (the flags still name the
+        store, which they override in a file). Owner-only: it may hold the users' passwords."""
+        parts = [self._config_file.read_text()] if self._config_file is not None else []
+        if self.sync_interval:
+            if not re.fullmatch(r"always|\d+(ms|s|m|h)", self.sync_interval):
+                raise ValueError(f"sync_interval must be 'always' or a duration such as 2m, not {self.sync_interval!r}")
+            # Quoted: the configuration language reads a bare 2m as the number two million.
+            parts.append(f'jetstream {{\n  sync_interval: "{self.sync_interval}"\n}}\n')
+        if not parts:
+            return []
+        config = self._dir / "server.conf"
+        write_private(config, "\n".join(parts))
+        return ["-c", str(config)]
 
     def wait_ready(self) -> str:
         """Wait for the launched server to report its port and JetStream to answer; return its URL."""
@@ -116,6 +141,15 @@ class EmbeddedNats:
         self._url = f"nats://{HOST}:{port}"
         log.info("embedded NATS ready", extra={"url": self._url, "data_dir": str(self._dir)})
         return self._url
+
+    def exited(self) -> bool:
+        """Whether the server this object started has died (a crash, a SIGKILL)."""
+        return self._proc is not None and self._proc.poll() is not None
+
+    def restart(self) -> str:
+        """After a crash: start again, on the same store (and port, when pinned)."""
+        self.kill()
+        return self.start()
 
     def kill(self) -> None:
         """SIGKILL, as a crashed node or a lost machine: nothing is flushed. start() brings it back."""
@@ -180,142 +214,6 @@ class EmbeddedNats:
                 proc.kill()
                 wait_gone(pid, STOP_TIMEOUT_S)
         self._pid_file.unlink(missing_ok=True)
-
-
-class EmbeddedNatsCluster:
-    """`size` nats-server nodes routed to each other, JetStream clustered over them: what
-    production runs (three servers, R3 streams), for `herald up --nats-cluster 3`, tests and
-    benchmarks. Node i keeps its store under `data_dir / f"n{i}"` and is named `n{i}`, the
-    name JetStream reports as a stream's leader.
-
-    Every node is given every other node's route, so each one can be killed and restarted
-    alone: its client and cluster ports are chosen once and kept for the cluster's life,
-    so clients and the other nodes find it again. The kernel cannot pick them for us (the
-    routes must be known before any node starts), so a port taken by someone else between
-    the choice and the bind makes the whole cluster start again on fresh ports.
-    """
-
-    def __init__(
-        self,
-        data_dir: Path,
-        size: int = 3,
-        name: str = "herald",
-        config_file: Path | None = None,
-        user_file: Path | None = None,
-    ) -> None:
-        """`config_file` and `user_file`: as EmbeddedNats's, for every node."""
-        self._auth = {"config_file": config_file, "user_file": user_file}
-        if size < 1:
-            raise ValueError("a cluster needs at least one node")
-        self._dir = data_dir
-        self._size = size
-        self._name = name
-        self.nodes: list[EmbeddedNats] = []
-        self._client_ports: list[int] = []
-        self._url: str | None = None
-
-    @property
-    def url(self) -> str:
-        """Every node's client URL, comma-separated, as NATS_URL takes it."""
-        if self._url is None:
-            raise RuntimeError("the cluster is not started")
-        return self._url
-
-    def start(self) -> str:
-        """Start every node and return the server list once the JetStream meta group has all its peers."""
-        if self._url is not None:
-            return self._url
-        for attempt in range(1, PORT_ATTEMPTS + 1):
-            self._plan_nodes()
-            try:
-                for node in self.nodes:
-                    node.launch()
-                for node in self.nodes:
-                    node.wait_ready()
-                self._wait_for_peers()
-            except (RuntimeError, TimeoutError) as error:
-                self.stop()
-                if attempt < PORT_ATTEMPTS and "address already in use" in str(error):
-                    continue
-                raise
-            break
-        self._url = ",".join(f"nats://{HOST}:{port}" for port in self._client_ports)
-        log.info("embedded NATS cluster ready", extra={"url": self._url, "nodes": self._size})
-        return self._url
-
-    def node_named(self, server_name: str) -> EmbeddedNats:
-        """The node JetStream calls `server_name` (a stream's leader, say)."""
-        return self.nodes[int(server_name.removeprefix("n"))]
-
-    def restart(self, index: int) -> None:
-        """Start a stopped or killed node again, on its ports and its store, and wait until it answers."""
-        node = self.nodes[index]
-        node.stop()
-        node.start()
-
-    def stop(self) -> None:
-        self._url = None
-        for node in self.nodes:
-            node.stop()
-
-    def _plan_nodes(self) -> None:
-        ports = _distinct_free_ports(2 * self._size)
-        self._client_ports = ports[: self._size]
-        cluster_ports = ports[self._size :]
-        self.nodes = []
-        for i in range(self._size):
-            routes = ",".join(f"nats://{HOST}:{port}" for j, port in enumerate(cluster_ports) if j != i)
-            args = ["-n", f"n{i}", "--cluster_name", self._name, "--cluster", f"nats://{HOST}:{cluster_ports[i]}"]
-            if routes:
-                args += ["--routes", routes]
-            # The monitoring port is the server's own pick, read back from its ports file.
-            self.nodes.append(
-                EmbeddedNats(
-                    self._dir / f"n{i}", port=self._client_ports[i], extra_args=[*args, "-m", "-1"], **self._auth
-                )
-            )
-
-    def _wait_for_peers(self) -> None:
-        """A JetStream cluster answers requests once it has a meta leader, but an R3 stream can only
-        be placed once the leader knows all three peers and they are current: wait for that."""
-        deadline = time.monotonic() + START_TIMEOUT_S
-        last: object = None
-        while time.monotonic() < deadline:
-            for node in self.nodes:
-                try:
-                    meta = _monitoring(node, "jsz").get("meta_cluster", {})
-                except OSError as error:
-                    last = error
-                    continue
-                last = meta
-                peers = meta.get("replicas") or []
-                if (
-                    meta.get("leader")
-                    and meta.get("cluster_size") == self._size
-                    and len(peers) == self._size - 1
-                    and all(peer.get("current") for peer in peers)
-                ):
-                    return
-            time.sleep(0.05)
-        raise TimeoutError(f"the JetStream cluster did not form in time (last seen: {last})")
-
-
-def _distinct_free_ports(count: int) -> list[int]:
-    ports: list[int] = []
-    while len(ports) < count:
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
-
-
-def _monitoring(node: EmbeddedNats, endpoint: str) -> dict[str, Any]:
-    base = node.ports.get("monitoring", [""])[0]
-    if not base:
-        raise OSError("no monitoring port reported")
-    with urllib.request.urlopen(f"{base}/{endpoint}", timeout=2.0) as answer:  # noqa: S310 - our own child
-        found: dict[str, Any] = json.loads(answer.read())
-        return found
 
 
 def nats_binary() -> str:

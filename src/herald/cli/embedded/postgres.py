@@ -55,6 +55,15 @@ class EmbeddedPostgres:
         """The postmaster's pid. pg_ctl daemonizes it, so it is not our child and cannot be wait()ed for."""
         return self._pid
 
+    def exited(self) -> bool:
+        """Whether the postmaster this object started has died (a crash, a SIGKILL)."""
+        return self._pid is not None and wait_gone(self._pid, 0)
+
+    def restart(self) -> str:
+        """After a crash: start again on the same cluster (and port, when pinned)."""
+        self._pid = self._url = None
+        return self.start()
+
     def start(self) -> str:
         """Start the cluster on a free TCP port and return a URL for database `herald`.
 
@@ -210,6 +219,9 @@ class EmbeddedPostgres:
         args = ["start", "-D", str(self._pgdata), "-w", "-t", str(int(START_TIMEOUT_S)), "-l", str(self.log_path)]
         deadline = time.monotonic() + STOP_TIMEOUT_S
         while True:
+            if self._account is not None:
+                # Each try: a pytest session starting meanwhile takes the way in away again (see stop).
+                _grant_traverse(self._pgdata.parent)
             log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
             result = self._run(bin_dir / "pg_ctl", [*args, "-o", options], check=False, new_session=True)
             if result.returncode == 0:

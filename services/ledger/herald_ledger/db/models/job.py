@@ -40,6 +40,10 @@ jobs = tenant_rows(
     # next attempt is recorded (updated_at moves past it). Migration 0018.
     Column("waiting_reason", Text),
     Column("waiting_noted_at", DateTime(timezone=True)),
+    # A scheduled retry: when its work message is due back from the bus (NULL: due since
+    # `updated_at`). The reconciler republishes what the bus has not acted on by then plus a
+    # grace (herald_ledger.reconciler). Migration 0019.
+    Column("next_attempt_at", DateTime(timezone=True)),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",
@@ -48,6 +52,12 @@ jobs = tenant_rows(
     Index("ix_jobs_tenant_id_id", "tenant_id", text("id DESC")),
     Index("ix_jobs_tenant_id_idempotency_key", "tenant_id", "idempotency_key"),
     Index("ix_jobs_pending_updated_at", "updated_at", postgresql_where=text("status = 'PENDING'")),
+    # The reconciler's scan: unsettled jobs by the time the bus was due to act on them.
+    Index(
+        "ix_jobs_unsettled_due",
+        text("COALESCE(next_attempt_at, updated_at)"),
+        postgresql_where=text("status IN ('QUEUED', 'DELIVERING')"),
+    ),
     # Recovering a target finds its failed deliveries.
     Index(
         "ix_jobs_failed_target_id_updated_at",

@@ -1,0 +1,67 @@
+"""Ways the bus loses work, for the tests that check the ledger brings it back: the work stream
+purged, deleted and created again empty, or its messages expired by a `max_age` lowered for a
+moment; and a sender paused (SIGSTOP) so jobs wait on the bus while it happens."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import nats
+
+from herald.config import nats_servers
+
+LOSSES = ("purge", "delete-and-recreate", "max_age expiry")
+
+
+def work_stream(bus_prefix: str) -> str:
+    return f"{bus_prefix}_work".upper().replace(".", "_").replace("-", "_")
+
+
+def lose_work(nats_url: str, bus_prefix: str, how: str) -> int:
+    """Makes the work stream lose every message it holds, `how` (one of LOSSES); how many it held."""
+
+    async def run() -> int:
+        nc = await nats.connect(nats_servers(nats_url))
+        try:
+            js = nc.jetstream()
+            name = work_stream(bus_prefix)
+            info = await js.stream_info(name)
+            held = info.state.messages
+            if how == "purge":
+                await js.purge_stream(name)
+            elif how == "delete-and-recreate":
+                await js.delete_stream(name)
+                await js.add_stream(info.config)
+            elif how == "max_age expiry":
+                kept = info.config.max_age, info.config.duplicate_window
+                info.config.max_age = info.config.duplicate_window = 1.0  # the window may not outlast the age
+                await js.update_stream(info.config)
+                deadline = time.monotonic() + 30
+                while (await js.stream_info(name)).state.messages and time.monotonic() < deadline:
+                    await asyncio.sleep(0.2)
+                info.config.max_age, info.config.duplicate_window = kept
+                await js.update_stream(info.config)
+            else:
+                raise ValueError(how)
+            assert (await js.stream_info(name)).state.messages == 0, f"{how}: messages left"
+            return int(held)
+        finally:
+            await nc.close()
+
+    return asyncio.run(run())
+
+
+@contextmanager
+def paused(process: subprocess.Popen[bytes] | None) -> Iterator[None]:
+    """The process takes nothing while the block runs (SIGSTOP, then SIGCONT)."""
+    assert process is not None
+    process.send_signal(signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        process.send_signal(signal.SIGCONT)
