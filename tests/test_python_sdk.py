@@ -1,14 +1,18 @@
 """The Python SDK (clients/python, `herald_client`) against a live stack: a webhook sent and read
 back delivered; a target, a filter and a subscription created and an event published, its
-delivery's signature verified with `herald_webhooks`; the async client alike; refusals raised
+delivery's signature verified with `herald_webhooks` and the target's own secret (not the
+tenant's), that secret rotated and a test ping signed with the new one; a target created with
+its own signing key; the async client alike; refusals raised
 with their problem details; every POST keyed for idempotency and retried on 429 and 503 as
 Retry-After says. And the drift check: the OpenAPI document the SDK was built from
 (clients/openapi.json) is the gateway's, and every model field is in it."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -25,7 +29,7 @@ from herald_client import (
     UnavailableError,
 )
 from herald_client.models import SCHEMAS
-from herald_webhooks import verify, verify_standard
+from herald_webhooks import WebhookVerificationError, verify, verify_standard
 
 from tests.support.api import TenantKey, openapi_document, remember_secret
 from tests.support.receiver import Receiver
@@ -59,9 +63,13 @@ def test_send_a_webhook_and_read_it_delivered(gateway: str, tenant: TenantKey, r
 
 def test_fan_out_an_event_and_verify_its_signature(gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
     with Herald(api_key=tenant.api_key, base_url=gateway) as herald:
-        secret = remember_secret(herald.secrets.create().secret)
+        tenant_secret = remember_secret(herald.secrets.create().secret)
         assert herald.secrets.get().exists
-        target = herald.targets.create(f"{receiver.url}/orders", description="orders service")
+        target = herald.targets.create(f"{receiver.url}/orders", description="orders service", max_in_flight=4)
+        assert target.max_in_flight == 4
+        # The target signs with its own secret, read through the SDK; the tenant's signs only direct webhooks.
+        secret = remember_secret(herald.targets.secret(target.id).key)
+        assert secret.startswith("whsec_") and secret != tenant_secret
         event_filter = herald.filters.create(["orders.*"])
         subscription = herald.subscriptions.create(target.id, event_filter.id)
         assert subscription.active and herald.subscriptions.get(subscription.id).target_id == target.id
@@ -74,13 +82,40 @@ def test_fan_out_an_event_and_verify_its_signature(gateway: str, tenant: TenantK
         (arrived,) = receiver.wait_for(job_id)
         assert arrived.path.endswith("/orders") and json.loads(arrived.body) == {"order_id": 42}
         verify(secret, arrived.body, arrived.headers)
-        verify_standard(secret, arrived.body, arrived.headers)
+        assert verify_standard(secret, arrived.body, arrived.headers).webhook_id == job_id
+        for check in (verify, verify_standard):
+            with pytest.raises(WebhookVerificationError):
+                check(tenant_secret, arrived.body, arrived.headers)
+
+        # Rotated at once (no overlap): the new key is the one read back, and a test ping is signed with it.
+        rotated = remember_secret(herald.targets.rotate_secret(target.id, overlap_s=0).key)
+        assert rotated != secret and herald.targets.secret(target.id).key == rotated
+        ping = herald.targets.test(target.id)
+        assert ping.status_code == 200 and ping.error is None
+        (pinged,) = receiver.wait_for(ping.ping_id)
+        verify_standard(rotated, pinged.body, pinged.headers)
+        with pytest.raises(WebhookVerificationError):
+            verify_standard(secret, pinged.body, pinged.headers)
 
         herald.subscriptions.update(subscription.id, active=False)
         assert herald.subscriptions.get(subscription.id).active is False
         herald.subscriptions.delete(subscription.id)
         herald.filters.delete(event_filter.id)
         herald.targets.delete(target.id)
+
+
+async def test_a_target_created_with_its_own_signing_key(gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
+    own_key = remember_secret("whsec_" + base64.b64encode(secrets.token_bytes(32)).decode())
+    async with AsyncHerald(api_key=tenant.api_key, base_url=gateway) as herald:
+        target = await herald.targets.create(f"{receiver.url}/own", signing_key=own_key)
+        assert (await herald.targets.secret(target.id)).key == own_key
+        ping = await herald.targets.test(target.id)
+        assert ping.status_code == 200 and ping.ping_id
+        (pinged,) = receiver.wait_for(ping.ping_id)
+        verify(own_key, pinged.body, pinged.headers)
+        rotated = await herald.targets.rotate_secret(target.id)
+        assert remember_secret(rotated.key) != own_key
+        await herald.targets.delete(target.id)
 
 
 async def test_the_async_client(gateway: str, tenant: TenantKey, receiver: Receiver) -> None:

@@ -1,6 +1,7 @@
 """The TypeScript SDK (clients/typescript) against a live stack, run by Node through tsx: its
 script (test/live.ts) sends a webhook and reads it delivered, verifies the delivery's signatures
-both ways, creates a target, a filter and a subscription, publishes an event, and checks
+both ways, creates a target, a filter and a subscription, publishes an event and verifies its
+delivery with the target's own secret (not the tenant's), rotates it and pings the target, and checks
 refusals, idempotency keys and retries. Also: it typechecks, and its types are what
 openapi-typescript makes of clients/openapi.json (the document tests/test_python_sdk.py holds to
 the gateway's). `make test` installs its packages first (clients/typescript/typescript.mk)."""

@@ -34,10 +34,13 @@ from herald_client.models import (
     Job,
     JobAccepted,
     Page,
+    RotatedSecret,
     SecretStatus,
     SigningSecret,
     Subscription,
     Target,
+    TargetSecret,
+    TargetTest,
 )
 
 __all__ = [
@@ -61,9 +64,12 @@ __all__ = [
     "Page",
     "RateLimitedError",
     "RetryPolicy",
+    "RotatedSecret",
     "SecretStatus",
     "SigningSecret",
     "Subscription",
     "Target",
+    "TargetSecret",
+    "TargetTest",
     "UnavailableError",
 ]

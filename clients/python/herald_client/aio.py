@@ -18,10 +18,13 @@ from herald_client.models import (
     Job,
     JobAccepted,
     Page,
+    RotatedSecret,
     SecretStatus,
     SigningSecret,
     Subscription,
     Target,
+    TargetSecret,
+    TargetTest,
 )
 
 T = TypeVar("T")
@@ -120,7 +123,8 @@ class Events(_Resource):
 
 class Targets(_Resource):
     async def create(self, url: str, *, idempotency_key: str | None = None, **fields: Any) -> Target:
-        """fields: description, headers, rate_limit_per_min, enabled."""
+        """fields: description, headers, rate_limit_per_min, max_in_flight, enabled, signing_key
+        (the target's own `whsec_` secret; omitted, Herald makes one)."""
         return await self._run(ops.create(ops.TARGETS, Target, {"url": url, **fields}, idempotency_key))
 
     async def get(self, target_id: str) -> Target:
@@ -134,6 +138,21 @@ class Targets(_Resource):
 
     async def delete(self, target_id: str) -> None:
         await self._run(ops.delete(ops.TARGETS, target_id))
+
+    async def secret(self, target_id: str) -> TargetSecret:
+        """The target's own signing secret: its deliveries are signed with it, not the tenant's."""
+        return await self._run(ops.target_secret(target_id))
+
+    async def rotate_secret(
+        self, target_id: str, key: str | None = None, overlap_s: float | None = None, algorithm: str | None = None
+    ) -> RotatedSecret:
+        """A new key (`key`, or one Herald makes; `algorithm="ed25519"` for a key pair), the
+        previous ones still signing for `overlap_s` (the gateway's default: a day)."""
+        return await self._run(ops.rotate_target_secret(target_id, key, overlap_s, algorithm))
+
+    async def test(self, target_id: str) -> TargetTest:
+        """Sends the target a signed ping now and answers what its receiver said."""
+        return await self._run(ops.target_test(target_id))
 
 
 class Filters(_Resource):

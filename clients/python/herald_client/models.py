@@ -101,6 +101,36 @@ class Target(_Model):
     created_at: str | None
     updated_at: str | None
     failing_since: str | None = None
+    max_in_flight: int | None = None
+
+
+@dataclass(frozen=True)
+class TargetSecret(_Model):
+    """A target's own signing secret: its receiver verifies that target's deliveries with `key`
+    (`whsec_...`), or with `public_key` (`whpk_...`, Ed25519) when the target has a key pair."""
+
+    key: str
+    public_key: str | None = None
+
+
+@dataclass(frozen=True)
+class RotatedSecret(_Model):
+    """A target's new key after a rotation: the `whsec_` secret, or an Ed25519 pair's `whpk_`
+    public key; the previous keys keep signing beside it for the overlap asked."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class TargetTest(_Model):
+    """A signed ping sent to a target now: what its receiver answered (or why nothing came)."""
+
+    ping_id: str
+    sent_at: str | None
+    status_code: int | None
+    duration_ms: int
+    response_excerpt: str
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -189,6 +219,9 @@ SCHEMAS: dict[type, str] = {
     Attempt: "AttemptOut",
     Job: "JobOut",
     Target: "TargetOut",
+    TargetSecret: "TargetSecretOut",
+    RotatedSecret: "RotatedSecretOut",
+    TargetTest: "TargetTestOut",
     Filter: "FilterOut",
     Subscription: "SubscriptionOut",
     Delivery: "EventDeliveryOut",

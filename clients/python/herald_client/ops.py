@@ -16,10 +16,13 @@ from herald_client.models import (
     Job,
     JobAccepted,
     Page,
+    RotatedSecret,
     SecretStatus,
     SigningSecret,
     Subscription,
     Target,
+    TargetSecret,
+    TargetTest,
 )
 
 TARGETS = "/v1/webhooks/targets"
@@ -146,6 +149,21 @@ def update(collection: str, model: type[M], item_id: str, changes: dict[str, Any
 
 def delete(collection: str, item_id: str) -> Op[None]:
     return Op("DELETE", f"{collection}/{_id(item_id)}", _none)
+
+
+def target_secret(target_id: str) -> Op[TargetSecret]:
+    return Op("GET", f"{TARGETS}/{_id(target_id)}/secret", TargetSecret.from_api)
+
+
+def rotate_target_secret(
+    target_id: str, key: str | None = None, overlap_s: float | None = None, algorithm: str | None = None
+) -> Op[RotatedSecret]:
+    body = dropped({"key": key, "overlap_s": overlap_s, "algorithm": algorithm})
+    return Op("POST", f"{TARGETS}/{_id(target_id)}/secret/rotate", RotatedSecret.from_api, body or None)
+
+
+def target_test(target_id: str) -> Op[TargetTest]:
+    return Op("POST", f"{TARGETS}/{_id(target_id)}/test", TargetTest.from_api)
 
 
 def secret_status() -> Op[SecretStatus]:

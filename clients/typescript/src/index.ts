@@ -13,6 +13,9 @@ type Schemas = components["schemas"];
 export type JobAccepted = Schemas["JobAccepted"];
 export type Job = Schemas["JobOut"];
 export type Target = Schemas["TargetOut"];
+export type TargetSecret = Schemas["TargetSecretOut"];
+export type RotatedSecret = Schemas["RotatedSecretOut"];
+export type TargetTest = Schemas["TargetTestOut"];
 export type Filter = Schemas["FilterOut"];
 export type Subscription = Schemas["SubscriptionOut"];
 export type EventAccepted = Schemas["EventAccepted"];
@@ -166,6 +169,18 @@ export class Herald {
       answer(this.api.PATCH("/v1/webhooks/targets/{target_id}", { params: { path: { target_id: id } }, body })),
     delete: (id: string): Promise<void> =>
       answer(this.api.DELETE("/v1/webhooks/targets/{target_id}", { params: { path: { target_id: id } } })),
+    /** The target's own signing secret: its deliveries are signed with it, not the tenant's. */
+    secret: (id: string): Promise<TargetSecret> =>
+      answer(this.api.GET("/v1/webhooks/targets/{target_id}/secret", { params: { path: { target_id: id } } })),
+    /** A new key (given, or made; `algorithm: "ed25519"` for a key pair), the previous ones
+     * still signing for `overlap_s` seconds (the gateway's default: a day). */
+    rotateSecret: (id: string, body: Schemas["RotateSecretIn"] = {}): Promise<RotatedSecret> =>
+      answer(
+        this.api.POST("/v1/webhooks/targets/{target_id}/secret/rotate", { params: { path: { target_id: id } }, body }),
+      ),
+    /** Sends the target a signed ping now; answers what its receiver said. */
+    test: (id: string): Promise<TargetTest> =>
+      answer(this.api.POST("/v1/webhooks/targets/{target_id}/test", { params: { path: { target_id: id } } })),
   };
 
   readonly filters = {

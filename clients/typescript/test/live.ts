@@ -1,11 +1,12 @@
 // The TypeScript SDK against a live stack (run by tests/test_typescript_sdk.py with GATEWAY and
 // API_KEY set): a webhook sent and read back delivered, its signatures verified both ways; a
-// target, a filter and a subscription, an event fanned out and verified; a refusal thrown with
+// target, a filter and a subscription, an event fanned out and verified with the target's own
+// secret (and not the tenant's), that secret rotated and a test ping; a refusal thrown with
 // its problem; a caller's Idempotency-Key honoured; 429 retried with one key. Prints what it saw.
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Herald, HeraldApiError, verify, verifyStandard } from "../src/index.ts";
+import { Herald, HeraldApiError, verify, verifyStandard, WebhookVerificationError } from "../src/index.ts";
 
 interface Arrival {
   path: string;
@@ -54,7 +55,11 @@ try {
   assert.ok((await herald.jobs.list({ limit: 50 })).data.some((j) => j.id === job.id));
   seen.webhook = job.id;
 
-  const target = await herald.targets.create({ url: `${receiver.url}/orders` });
+  const target = await herald.targets.create({ url: `${receiver.url}/orders`, max_in_flight: 4 });
+  assert.equal(target.max_in_flight, 4);
+  // The target signs with its own secret; the tenant's signs only webhooks sent to a URL.
+  const { key } = await herald.targets.secret(target.id);
+  assert.ok(key.startsWith("whsec_") && key !== secret);
   const filter = await herald.filters.create({ event_types: ["orders.*"] });
   const subscription = await herald.subscriptions.create({ target_id: target.id, filter_id: filter.id });
   assert.equal((await herald.subscriptions.get(subscription.id)).target_id, target.id);
@@ -63,9 +68,22 @@ try {
   await delivered(herald, fanned);
   const order = receiver.arrivals.find((a) => a.headers["webhook-id"] === fanned);
   assert.ok(order && order.path === "/orders");
-  verify(secret, order.body, order.headers);
-  verifyStandard(secret, order.body, order.headers);
+  verify(key, order.body, order.headers);
+  assert.equal(verifyStandard(key, order.body, order.headers), fanned);
+  assert.throws(() => verify(secret, order.body, order.headers), WebhookVerificationError);
+  assert.throws(() => verifyStandard(secret, order.body, order.headers), WebhookVerificationError);
   seen.event = fanned;
+
+  // Rotated at once: the new key is the one read back, and a test ping is signed with it.
+  const rotated = await herald.targets.rotateSecret(target.id, { overlap_s: 0 });
+  assert.equal((await herald.targets.secret(target.id)).key, rotated.key);
+  const ping = await herald.targets.test(target.id);
+  assert.equal(ping.status_code, 200);
+  const pinged = receiver.arrivals.find((a) => a.headers["webhook-id"] === ping.ping_id);
+  assert.ok(pinged);
+  assert.equal(verifyStandard(rotated.key, pinged.body, pinged.headers), ping.ping_id);
+  assert.throws(() => verifyStandard(key, pinged.body, pinged.headers), WebhookVerificationError);
+  seen.ping = ping.ping_id;
 
   await assert.rejects(herald.webhooks.send({ url: "not a url", payload: 1 }), (error: unknown) => {
     assert.ok(error instanceof HeraldApiError && error.status === 422);
