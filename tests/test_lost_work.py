@@ -10,9 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from herald_webhook_sender.worker import WINDOW_PER_SLOT
 
 from herald.cli.stack import Stack
+from herald.config import Settings
+from herald.sender.slots import window_size
 from tests.conftest import TEST_ENV, report
 from tests.support.accounting import account, wait_settled
 from tests.support.api import TenantKey, unlimited_tenant
@@ -53,7 +54,8 @@ def submit(gateway: str, tenant: TenantKey, url: str, count: int, tag: str) -> l
 
 
 def sender_window(stack: Stack) -> int:
-    return int(stack.config.env.get("HERALD_WEBHOOK_CONCURRENCY", "5")) * WINDOW_PER_SLOT
+    default = Settings.model_fields["webhook_concurrency"].default
+    return window_size(int(stack.config.env.get("HERALD_WEBHOOK_CONCURRENCY", default)))
 
 
 @pytest.mark.parametrize("how", ["purge", "delete-and-recreate"])
