@@ -67,6 +67,8 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         provider_message_id=mapping.get("provider_message_id") or "",
         status_event_id=mapping.get("status_event_id") or "",
         provider_delivered_at=timestamp(mapping.get("provider_delivered_at")),
+        event_id=mapping.get("event_id") or "",
+        origin_job_id=str(mapping["origin_job_id"]) if mapping.get("origin_job_id") else "",
     )
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))

@@ -56,6 +56,7 @@ class SubscriptionGrpc:
             payload=request.payload,
             content_type=request.content_type or "application/json",
             event_id=request.event_id,
+            ordering_key=request.ordering_key,
         )
         accepted = await self.operations.publish_event(principal, event)
         return gateway_pb2.NotificationServicePublishEventResponse(
@@ -69,8 +70,9 @@ class SubscriptionGrpc:
         await self._spend_rate(context, principal)
         if not request.HasField("since"):
             raise Invalid([("since", "is required")])
+        until = request.until.ToDatetime(tzinfo=UTC) if request.HasField("until") else None
         job_ids = await self.operations.recover_target(
-            principal.tenant_id, request.target_id, request.since.ToDatetime(tzinfo=UTC)
+            principal.tenant_id, request.target_id, request.since.ToDatetime(tzinfo=UTC), until
         )
         return gateway_pb2.RecoverWebhookTargetResponse(job_ids=job_ids)
 

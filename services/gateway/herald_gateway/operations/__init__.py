@@ -6,6 +6,7 @@ errors. A surface only reads its request, calls one operation and writes its ans
 from __future__ import annotations
 
 from herald_gateway.operations.domains import DomainOperations
+from herald_gateway.operations.events import EventOperations
 from herald_gateway.operations.inbound import InboundOperations
 from herald_gateway.operations.operator import OperatorOperations
 from herald_gateway.operations.providers import ProviderOperations
@@ -22,5 +23,6 @@ class Operations(
     ProviderOperations,
     SubscriptionOperations,
     InboundOperations,
+    EventOperations,
 ):
     """All of them over one set of clients (see OperationsBase)."""

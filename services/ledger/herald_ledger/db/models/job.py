@@ -36,6 +36,10 @@ jobs = tenant_rows(
     # The order jobs sharing an ordering key go in: drawn from one database sequence as the row is
     # inserted, not from the id's clock (two ledger replicas' clocks may differ). Migration 0016.
     Column("seq", BigInteger, server_default=text("nextval('jobs_seq')")),
+    # An event's delivery: the tenant's event id (the event log reads its deliveries by it); a resend:
+    # the job it sends again. Migration 0022.
+    Column("event_id", Text),
+    Column("origin_job_id", UUID(as_uuid=True)),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",
@@ -44,13 +48,14 @@ jobs = tenant_rows(
     Index("ix_jobs_tenant_id_id", "tenant_id", text("id DESC")),
     Index("ix_jobs_tenant_id_idempotency_key", "tenant_id", "idempotency_key"),
     Index("ix_jobs_pending_updated_at", "updated_at", postgresql_where=text("status = 'PENDING'")),
-    # Recovering a target finds its failed deliveries.
+    # Recovering a target finds its failed and skipped deliveries.
     Index(
-        "ix_jobs_failed_target_id_updated_at",
+        "ix_jobs_recoverable_target_id_updated_at",
         "target_id",
         "updated_at",
-        postgresql_where=text("status = 'FAILED' AND target_id IS NOT NULL"),
+        postgresql_where=text("status IN ('FAILED', 'SKIPPED') AND target_id IS NOT NULL"),
     ),
+    Index("ix_jobs_tenant_id_event_id", "tenant_id", "event_id", postgresql_where=text("event_id IS NOT NULL")),
     Index(
         "ix_jobs_tenant_id_ordering_key_seq",
         "tenant_id",
