@@ -241,3 +241,50 @@ def test_the_grpc_twins(stack: Stack, gateway: str, operator_token: str, tenant:
             api.RecoverWebhookTarget(request, metadata=mine)
         assert backwards.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     settle(gateway, tenant)
+
+
+def test_events_in_a_batch_and_on_a_stream(stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
+    subscribe(gateway, tenant, receiver.url, ["batch.*"])
+    items: list[dict[str, Any]] = [
+        {"event_type": "batch.a", "payload": {"i": 0}, "event_id": "b-0", "ordering_key": "k"},
+        {"event_type": "herald.quota.warning", "payload": {}},
+        {"event_type": "batch.a", "payload": {"i": 2}, "ordering_key": "k"},
+        {"event_type": "batch.a"},
+        {"event_type": "batch.a", "payload": {"i": 4}, "event_id": "b-0"},
+    ]
+    response = post(gateway, tenant, "/v1/events/batch", {"items": items})
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    assert [r["index"] for r in results] == [0, 1, 2, 3, 4]
+    assert [r["status"] for r in results] == [202, 422, 202, 422, 202]
+    assert results[0]["event_id"] == "b-0" and len(results[0]["deliveries"]) == 1
+    assert results[1]["problem"]["errors"][0]["field"] == "event_type"
+    assert results[4]["replayed"] is True and results[4]["deliveries"] == results[0]["deliveries"]
+    for index in (0, 2):
+        [delivery] = results[index]["deliveries"]
+        assert wait_for_status(gateway, tenant, delivery["job_id"])["status"] == "delivered"
+    assert post(gateway, tenant, "/v1/events/batch", {"items": []}).status_code == 422
+    keyed = httpx.post(
+        f"{gateway}/v1/events/batch",
+        json={"items": items[:1]},
+        headers={**tenant.headers, "Idempotency-Key": "whole-batch"},
+    )
+    assert keyed.status_code == 422
+
+    metadata = (("authorization", f"Bearer {tenant.api_key}"),)
+    requests = [
+        gateway_pb2.PublishEventsRequest(
+            event=gateway_pb2.NotificationServicePublishEventRequest(event_type=t, payload=b'{"s":1}')
+        )
+        for t in ("batch.stream", "herald.target.enabled", "batch.stream")
+    ]
+    with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
+        api = gateway_pb2_grpc.NotificationServiceStub(channel)
+        answers = list(api.PublishEvents(iter(requests), metadata=metadata, timeout=30))
+    assert [a.index for a in answers] == [0, 1, 2]
+    assert answers[0].event_id and len(answers[0].deliveries) == 1 and not answers[0].HasField("error")
+    assert answers[1].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert len(answers[2].deliveries) == 1
+    for answer in (answers[0], answers[2]):
+        assert receiver.wait_for(answer.deliveries[0].job_id)[0].body == b'{"s":1}'
+    settle(gateway, tenant)

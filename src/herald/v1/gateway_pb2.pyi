@@ -799,3 +799,23 @@ class NotificationServiceReplayEventResponse(_message.Message):
     event_id: str
     deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
     def __init__(self, event_id: _Optional[str] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ...) -> None: ...
+
+class PublishEventsRequest(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: NotificationServicePublishEventRequest
+    def __init__(self, event: _Optional[_Union[NotificationServicePublishEventRequest, _Mapping]] = ...) -> None: ...
+
+class PublishEventsResponse(_message.Message):
+    __slots__ = ("index", "event_id", "replayed", "deliveries", "error")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    event_id: str
+    replayed: bool
+    deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
+    error: ItemError
+    def __init__(self, index: _Optional[int] = ..., event_id: _Optional[str] = ..., replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...

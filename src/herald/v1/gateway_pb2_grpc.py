@@ -205,6 +205,11 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventResponse.FromString,
                 _registered_method=True)
+        self.PublishEvents = channel.stream_stream(
+                '/herald.v1.NotificationService/PublishEvents',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -433,6 +438,16 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PublishEvents(self, request_iterator, context):
+        """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+        each response the result of one, in the order sent. Every event is admitted as if it came
+        alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+        does not end the stream.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -605,6 +620,11 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.ReplayEvent,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventResponse.SerializeToString,
+            ),
+            'PublishEvents': grpc.stream_stream_rpc_method_handler(
+                    servicer.PublishEvents,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1526,6 +1546,33 @@ class NotificationService:
             '/herald.v1.NotificationService/ReplayEvent',
             herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PublishEvents(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/herald.v1.NotificationService/PublishEvents',
+            herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -88,6 +88,12 @@ class NotificationServiceStub:
     """Sends a delivered or failed job again as a new job (the twin of POST /v1/jobs/{id}/resend)."""
     ReplayEvent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceReplayEventRequest, _gateway_pb2.NotificationServiceReplayEventResponse]
     """Fans an event out again (the twin of POST /v1/events/{id}/replay)."""
+    PublishEvents: _grpc.StreamStreamMultiCallable[_gateway_pb2.PublishEventsRequest, _gateway_pb2.PublishEventsResponse]
+    """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+    each response the result of one, in the order sent. Every event is admitted as if it came
+    alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+    does not end the stream.
+    """
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -149,6 +155,12 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     """Sends a delivered or failed job again as a new job (the twin of POST /v1/jobs/{id}/resend)."""
     ReplayEvent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceReplayEventRequest, _gateway_pb2.NotificationServiceReplayEventResponse]  # type: ignore[assignment]
     """Fans an event out again (the twin of POST /v1/events/{id}/replay)."""
+    PublishEvents: _aio.StreamStreamMultiCallable[_gateway_pb2.PublishEventsRequest, _gateway_pb2.PublishEventsResponse]  # type: ignore[assignment]
+    """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+    each response the result of one, in the order sent. Every event is admitted as if it came
+    alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+    does not end the stream.
+    """
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -411,6 +423,18 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.NotificationServiceReplayEventResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceReplayEventResponse]]:
         """Fans an event out again (the twin of POST /v1/events/{id}/replay)."""
+
+    @_abc_1.abstractmethod
+    def PublishEvents(
+        self,
+        request_iterator: _MaybeAsyncIterator[_gateway_pb2.PublishEventsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_gateway_pb2.PublishEventsResponse], _abc.AsyncIterator[_gateway_pb2.PublishEventsResponse]]:
+        """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+        each response the result of one, in the order sent. Every event is admitted as if it came
+        alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+        does not end the stream.
+        """
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

@@ -1,16 +1,31 @@
-"""NotificationService's event log and sending again: the gRPC twins of GET /v1/events[/{id}],
-POST /v1/events/{id}/replay and POST /v1/jobs/{id}/resend, over the same operations."""
+"""NotificationService's event log, sending again and the event stream: the gRPC twins of GET
+/v1/events[/{id}], POST /v1/events/{id}/replay, POST /v1/jobs/{id}/resend and POST
+/v1/events/batch, over the same operations."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC
 from typing import TYPE_CHECKING
 
 from herald.grpcio.context import Context
 from herald.v1 import gateway_pb2
 from herald_gateway.auth import Principal
+from herald_gateway.errors import GatewayError, Unavailable
+from herald_gateway.grpc.errors import item_error
 from herald_gateway.operations import Operations
-from herald_gateway.operations.events import EventQuery
+from herald_gateway.operations.events import EventOutcome, EventQuery
+from herald_gateway.operations.subscriptions import EventInput
+
+
+def event_of(request: gateway_pb2.NotificationServicePublishEventRequest) -> EventInput:
+    return EventInput(
+        event_type=request.event_type,
+        payload=request.payload,
+        content_type=request.content_type or "application/json",
+        event_id=request.event_id,
+        ordering_key=request.ordering_key,
+    )
 
 
 class EventGrpc:
@@ -23,6 +38,10 @@ class EventGrpc:
         async def _principal(self, context: Context) -> Principal: ...
 
         async def _spend_rate(self, context: Context, principal: Principal) -> None: ...
+
+        async def _spend_chunk_rate(
+            self, principal: Principal, count: int
+        ) -> tuple[int, GatewayError] | GatewayError: ...
 
     async def ListEvents(
         self, request: gateway_pb2.NotificationServiceListEventsRequest, context: Context
@@ -64,3 +83,29 @@ class EventGrpc:
         return gateway_pb2.NotificationServiceResendJobResponse(
             job=await self.operations.resend_job(principal, request.id)
         )
+
+    async def PublishEvents(
+        self, request_iterator: AsyncIterator[gateway_pb2.PublishEventsRequest], context: Context
+    ) -> AsyncIterator[gateway_pb2.PublishEventsResponse]:
+        """Each event as PublishEvent would take it (one request of the rate limit each, the
+        principal checked again for each), answered in order; a refused one does not end the
+        stream. Events are recorded one after the other (an ordering key keeps its order)."""
+        index = 0
+        async for request in request_iterator:
+            principal = await self._principal(context)
+            granted = await self._spend_chunk_rate(principal, 1)
+            if isinstance(granted, GatewayError) or granted[0] < 1:
+                refusal = granted if isinstance(granted, GatewayError) else granted[1]
+                outcomes = [EventOutcome(error=refusal)]
+            else:
+                outcomes = await self.operations.publish_events(principal, [event_of(request.event)])
+            answer = gateway_pb2.PublishEventsResponse(index=index)
+            accepted = outcomes[0].accepted
+            if accepted is not None:
+                answer.event_id = accepted.event_id
+                answer.replayed = accepted.replayed
+                answer.deliveries.extend(accepted.deliveries)
+            else:
+                answer.error.CopyFrom(item_error(outcomes[0].error or Unavailable("the event was not recorded")))
+            yield answer
+            index += 1

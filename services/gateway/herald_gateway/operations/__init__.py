@@ -21,8 +21,8 @@ class Operations(
     TenantOperations,
     DomainOperations,
     ProviderOperations,
+    EventOperations,
     SubscriptionOperations,
     InboundOperations,
-    EventOperations,
 ):
     """All of them over one set of clients (see OperationsBase)."""

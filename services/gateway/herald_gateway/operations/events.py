@@ -14,8 +14,7 @@ from herald.ids import parse_id
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2
 from herald_gateway.auth import Principal
 from herald_gateway.errors import GatewayError, Invalid, NotFound, ask, refused
-from herald_gateway.operations.base import OperationsBase
-from herald_gateway.operations.subscriptions import pattern_ok
+from herald_gateway.operations.subscriptions import EventInput, SubscriptionOperations, pattern_ok
 
 
 class NotResendable(
@@ -26,6 +25,14 @@ class NotResendable(
     code=grpc.StatusCode.FAILED_PRECONDITION,
 ):
     pass
+
+
+@dataclass
+class EventOutcome:
+    """What became of one event of a batch: accepted (as POST /v1/events answers), or why not."""
+
+    accepted: router_pb2.PublishEventResponse | None = None
+    error: GatewayError | None = None
 
 
 @dataclass
@@ -49,7 +56,7 @@ NOT_RESENDABLE = {
 }
 
 
-class EventOperations(OperationsBase):
+class EventOperations(SubscriptionOperations):
     async def list_events(self, principal: Principal, query: EventQuery) -> EventPage:
         problems = []
         if query.event_type and not pattern_ok(query.event_type):
@@ -115,3 +122,17 @@ class EventOperations(OperationsBase):
         if not resent.HasField("job"):
             raise refused(resent.rejection, resent.detail)
         return resent.job
+
+    async def publish_events(self, principal: Principal, items: list[EventInput | GatewayError]) -> list[EventOutcome]:
+        """A batch of events, each admitted as if it came alone (an item given as an error stays
+        refused with it), one after the other: events sharing an ordering key keep their order."""
+        outcomes = []
+        for item in items:
+            if isinstance(item, GatewayError):
+                outcomes.append(EventOutcome(error=item))
+                continue
+            try:
+                outcomes.append(EventOutcome(accepted=await self.publish_event(principal, item)))
+            except GatewayError as error:
+                outcomes.append(EventOutcome(error=error))
+        return outcomes

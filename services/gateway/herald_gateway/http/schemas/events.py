@@ -11,7 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from herald.names import STATUS_NAMES
 from herald.v1 import common_pb2
+from herald_gateway.http.schemas.batch import ItemProblem
 from herald_gateway.http.schemas.common import Page, Text, time_of
+from herald_gateway.http.schemas.submit import EventDeliveryOut, EventIn
+from herald_gateway.operations.batch import MAX_BATCH_ITEMS
 
 
 class EventDeliveryView(BaseModel):
@@ -75,3 +78,23 @@ def event_out(event: common_pb2.Event, full: bool = False) -> EventOut:
         for d in event.deliveries
     ]
     return out
+
+
+class EventBatchIn(BaseModel):
+    items: list[EventIn] = Field(min_length=1, max_length=MAX_BATCH_ITEMS)
+
+
+class EventBatchItemResult(BaseModel):
+    index: int = Field(description="The item's position in `items`, from 0.")
+    status: int = Field(
+        description="202: accepted (its jobs durable). Otherwise the status the event alone would have got: 422 "
+        "invalid, 429 quota, 503 not recorded (retry it: its event_id de-duplicates)."
+    )
+    event_id: str | None = None
+    replayed: bool | None = None
+    deliveries: list[EventDeliveryOut] | None = None
+    problem: ItemProblem | None = Field(default=None, description="Why the item was refused.")
+
+
+class EventBatchResults(BaseModel):
+    results: list[EventBatchItemResult] = Field(description="One per item, in the order of `items`.")
