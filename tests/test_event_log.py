@@ -7,6 +7,7 @@ replayed. Through HTTP and gRPC."""
 from __future__ import annotations
 
 import base64
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -179,6 +180,19 @@ def test_event_input_rules(gateway: str, tenant: TenantKey, receiver: Receiver) 
     arrivals = sorted((receiver.for_job(j)[0].at, receiver.for_job(j)[0].body) for j in job_ids)
     assert [body for _, body in arrivals] == [b'{"n":0}', b'{"n":1}', b'{"n":2}']
     assert ids["target"] == accepted[0]["deliveries"][0]["target_id"]
+
+    # A delivery skipped with the key (the subscription paused) holds no later one back.
+    subscription_url = f"{gateway}/v1/webhooks/subscriptions/{ids['subscription']}"
+    assert httpx.patch(subscription_url, json={"active": False}, headers=tenant.headers).status_code == 200
+    deadline = time.monotonic() + 10  # the routers hear of a change within a second
+    while publish(gateway, tenant, "ordered.v1", ordering_key="cart-9")["deliveries"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert httpx.patch(subscription_url, json={"active": True}, headers=tenant.headers).status_code == 200
+    while not (after := publish(gateway, tenant, "ordered.v1", ordering_key="cart-9")["deliveries"]):
+        assert time.monotonic() < deadline + 10
+        time.sleep(0.05)
+    assert wait_for_status(gateway, tenant, after[0]["job_id"])["status"] == "delivered"
     backwards = get(gateway, tenant, "/v1/events", since="2026-01-02T00:00:00Z", until="2026-01-01T00:00:00Z")
     assert backwards.status_code == 422
     assert get(gateway, tenant, "/v1/events", event_type="orders.*.v1").status_code == 422

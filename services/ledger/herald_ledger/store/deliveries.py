@@ -83,15 +83,17 @@ class DeliveryStart:
 # "delivering" is what the ledger knows in flight (`herald_ledger.inflight`), so a
 # delivered webhook costs its row one update (the outcome), not two.
 # On the driver, like the outcome and attempt statements below (see store.driver).
-_STARTS_QUERY = """
+# "Finished" is every terminal status (a SKIPPED delivery holds no later one back).
+_FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
+_STARTS_QUERY = f"""
     SELECT j.id, j.status, j.attempt_count, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
           AND earlier.seq < j.seq
-          AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED', 'BOUNCED', 'COMPLAINED')
+          AND earlier.status NOT IN ({_FINISHED})
     )) AS blocked
     FROM jobs j WHERE j.id = ANY($1::uuid[])
-"""
+"""  # noqa: S608 (constant status names)
 
 # A work message can reach a sender before the transaction that wrote its job commits
 # (the ledger publishes inside it): an unknown job this young is waited for, not dropped.

@@ -59,7 +59,14 @@ REFUSED_BATCH = {
 
 def refuse_batch_key(request: Request) -> None:
     if request.headers.get("idempotency-key") is not None:
-        raise Invalid([("Idempotency-Key", "is not used by batch routes: give each item its own key or id")])
+        raise Invalid(
+            [
+                (
+                    "Idempotency-Key",
+                    "is not used by batch routes: give each item its own idempotency_key (an event: its event_id)",
+                )
+            ]
+        )
 
 
 def batch_items(raw: bytes) -> list[Any]:
