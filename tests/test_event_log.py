@@ -197,6 +197,8 @@ def test_event_input_rules(gateway: str, tenant: TenantKey, receiver: Receiver) 
     assert backwards.status_code == 422
     assert get(gateway, tenant, "/v1/events", event_type="orders.*.v1").status_code == 422
     assert get(gateway, tenant, "/v1/jobs", target_id="not-a-uuid").status_code == 422
+    assert get(gateway, tenant, "/v1/jobs", event_id="a\x00b").status_code == 422
+    assert get(gateway, tenant, "/v1/events/a%00b").status_code == 404
     settle(gateway, tenant)
 
 

@@ -14,7 +14,7 @@ from herald.ids import parse_id
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2
 from herald_gateway.auth import Principal
 from herald_gateway.errors import GatewayError, Invalid, NotFound, ask, refused
-from herald_gateway.operations.subscriptions import EventInput, SubscriptionOperations, pattern_ok
+from herald_gateway.operations.subscriptions import EventInput, SubscriptionOperations, event_id_ok, pattern_ok
 
 
 class NotResendable(
@@ -76,7 +76,7 @@ class EventOperations(SubscriptionOperations):
         return EventPage(events=list(page.events), next_cursor=page.next_cursor)
 
     async def get_event(self, principal: Principal, event_id: str) -> common_pb2.Event:
-        if not 0 < len(event_id) <= 255:
+        if not event_id_ok(event_id):
             raise NotFound("event not found")
         found = await ask(
             self.ledger.subscriptions.GetEvent(
@@ -91,7 +91,7 @@ class EventOperations(SubscriptionOperations):
     ) -> router_pb2.ReplayEventResponse:
         """New deliveries of a recorded event to the subscriptions matching it today (or to one
         of their targets); 404 for an unknown or another tenant's event, or such a target."""
-        if not 0 < len(event_id) <= 255:
+        if not event_id_ok(event_id):
             raise NotFound("event not found")
         if target_id and parse_id(target_id) is None:
             raise NotFound("target not found")

@@ -46,6 +46,11 @@ def event_type_ok(value: str) -> bool:
     return len(value) <= MAX_EVENT_TYPE and EVENT_TYPE.fullmatch(value) is not None
 
 
+def event_id_ok(value: str) -> bool:
+    """1-255 printable ASCII characters without spaces."""
+    return 0 < len(value) <= 255 and all(33 <= ord(c) < 127 for c in value)
+
+
 def pattern_ok(value: str) -> bool:
     """An exact type, a prefix wildcard (`orders.*`) or `*`."""
     if value == "*":
@@ -205,7 +210,7 @@ class SubscriptionOperations(OperationsBase):
                 ("event_type", f"types starting with {HERALD_PREFIX} are Herald's own: only Herald sends them")
             )
         problems += [p for p in keys_problems(0, "", event.ordering_key) if p[0] == "ordering_key"]
-        if event.event_id and (len(event.event_id) > 255 or not all(33 <= ord(c) < 127 for c in event.event_id)):
+        if event.event_id and not event_id_ok(event.event_id):
             problems.append(("event_id", "1-255 printable ASCII characters without spaces"))
         if len(event.payload) > MAX_BODY_BYTES:
             problems.append(("payload", f"must be at most {MAX_BODY_BYTES} bytes"))
