@@ -19,6 +19,7 @@ from herald.cli.stack import Stack
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, remember_secret, wait_for_status
 from tests.support.receiver import Receiver
+from tests.test_admission import set_limits
 from tests.test_subscriptions import post, publish, settle, subscribe
 from tests.test_webhook_signing import verify_standard
 
@@ -304,3 +305,29 @@ def test_events_in_a_batch_and_on_a_stream(stack: Stack, gateway: str, tenant: T
     for answer in (answers[0], answers[2]):
         assert receiver.wait_for(answer.deliveries[0].job_id)[0].body == b'{"s":1}'
     settle(gateway, tenant)
+
+
+def test_skipped_deliveries_cost_nothing_until_recovered_within_the_quota(
+    gateway: str, operator_token: str, receiver: Receiver
+) -> None:
+    tenant = create_tenant(gateway, operator_token, "event-log-quota")
+    set_limits(gateway, operator_token, tenant, rate_per_min="unlimited", webhooks_per_month=1)
+    ids = subscribe(gateway, tenant, receiver.url, ["quota.kept.v1"], enabled=False)
+    since = datetime.now(UTC) - timedelta(seconds=1)
+    # Three skipped deliveries with room for one: none counts, so none is refused.
+    for n in range(3):
+        assert publish(gateway, tenant, "quota.kept.v1", payload={"n": n})["deliveries"] == []
+    assert usage(gateway, tenant) == 0
+    httpx.patch(f"{gateway}/v1/webhooks/targets/{ids['target']}", json={"enabled": True}, headers=tenant.headers)
+    recovered = httpx.post(
+        f"{gateway}/v1/webhooks/targets/{ids['target']}/recover",
+        json={"since": since.isoformat()},
+        headers=tenant.headers,
+    )
+    assert recovered.status_code == 202, recovered.text
+    # Running them again counts: the first fits the quota, the others stay skipped.
+    [job_id] = recovered.json()["job_ids"]
+    assert wait_for_status(gateway, tenant, job_id)["status"] == "delivered"
+    assert usage(gateway, tenant) == 1
+    statuses = sorted(j["status"] for j in get(gateway, tenant, "/v1/jobs", target_id=ids["target"]).json()["data"])
+    assert statuses == ["delivered", "skipped", "skipped"]
