@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import grpc
 import httpx
+import orjson
 import pytest
 from google.protobuf.json_format import MessageToDict
 from google.rpc import error_details_pb2
@@ -35,14 +36,21 @@ class Surface(Protocol):
     def call(self, key: str, verb: str, kind: str, item_id: str, values: dict[str, Any]) -> Answer: ...
 
 
-HTTP_OUTCOMES = {200: "ok", 201: "ok", 204: "ok", 401: "unauthenticated", 404: "not-found", 422: "invalid"}
+HTTP_OUTCOMES = {200: "ok", 201: "ok", 202: "ok", 204: "ok", 401: "unauthenticated", 404: "not-found", 422: "invalid"}
 GRPC_OUTCOMES = {
     grpc.StatusCode.NOT_FOUND: "not-found",
     grpc.StatusCode.INVALID_ARGUMENT: "invalid",
     grpc.StatusCode.UNAUTHENTICATED: "unauthenticated",
 }
-PATHS = {"target": "targets", "filter": "filters", "subscription": "subscriptions"}
+PATHS = {
+    "target": "/v1/webhooks/targets",
+    "filter": "/v1/webhooks/filters",
+    "subscription": "/v1/webhooks/subscriptions",
+    "event": "/v1/events",
+}
 RPC_NAMES = {"target": "WebhookTarget", "filter": "EventFilter", "subscription": "Subscription"}
+# Events are published (not created) and never updated nor deleted: "create" is PublishEvent.
+EVENT_RPCS = {"create": "PublishEvent", "get": "GetEvent", "list": "ListEvents"}
 MESSAGES = {
     "target": common_pb2.WebhookTarget,
     "filter": common_pb2.EventFilter,
@@ -55,7 +63,7 @@ class Http:
         self.base = base
 
     def call(self, key: str, verb: str, kind: str, item_id: str, values: dict[str, Any]) -> Answer:
-        url = f"{self.base}/v1/webhooks/{PATHS[kind]}" + (f"/{item_id}" if verb not in ("create", "list") else "")
+        url = f"{self.base}{PATHS[kind]}" + (f"/{item_id}" if verb not in ("create", "list") else "")
         method = {"create": "POST", "get": "GET", "list": "GET", "update": "PATCH", "delete": "DELETE"}[verb]
         body = values if verb in ("create", "update") else None
         response = httpx.request(method, url, json=body, headers={"authorization": f"Bearer {key}"}, timeout=30)
@@ -65,6 +73,8 @@ class Http:
             return Answer(outcome, fields=frozenset(e["field"] for e in found.get("errors", ())))
         if verb == "list":
             found = {"ids": [item["id"] for item in found["data"]]}
+        if kind == "event" and verb == "create":
+            found["id"] = found["event_id"]
         return Answer(outcome, found)
 
 
@@ -73,6 +83,8 @@ class Grpc:
         self.api = api
 
     def call(self, key: str, verb: str, kind: str, item_id: str, values: dict[str, Any]) -> Answer:
+        if kind == "event":
+            return self._event(key, verb, item_id, values)
         name = RPC_NAMES[kind]
         rpc = f"{verb.capitalize()}{name}" + ("s" if verb == "list" else "")
         request_type = getattr(gateway_pb2, f"NotificationService{rpc}Request")
@@ -101,6 +113,23 @@ class Grpc:
         return Answer(
             "ok", MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
         )
+
+    def _event(self, key: str, verb: str, item_id: str, values: dict[str, Any]) -> Answer:
+        rpc = EVENT_RPCS[verb]
+        request_type = getattr(gateway_pb2, f"NotificationService{rpc}Request")
+        if verb == "create":
+            request = request_type(**{**values, "payload": orjson.dumps(values.get("payload"))})
+        else:
+            request = request_type(id=item_id) if verb == "get" else request_type()
+        try:
+            answer = getattr(self.api, rpc)(request, metadata=(("authorization", f"Bearer {key}"),), timeout=30)
+        except grpc.RpcError as error:
+            return Answer(GRPC_OUTCOMES.get(error.code(), str(error.code())), fields=_violations(error))  # type: ignore[attr-defined]
+        if verb == "create":
+            return Answer("ok", {"id": answer.event_id, "replayed": answer.replayed})
+        if verb == "list":
+            return Answer("ok", {"ids": [event.id for event in answer.events]})
+        return Answer("ok", MessageToDict(answer.event, preserving_proto_field_name=True))
 
 
 def _violations(error: grpc.RpcError) -> frozenset[str]:
@@ -251,6 +280,35 @@ CASES: dict[str, list[Step]] = {
         ("me", "delete", "target", "$t", {}, "ok", None, ""),
         ("me", "get", "subscription", "$s", {}, "not-found", None, ""),
     ],
+    "an event is kept, the tenant's own": [
+        (
+            "me",
+            "create",
+            "event",
+            "",
+            {"event_type": "herald.target.disabled", "payload": {}},
+            "invalid",
+            {"event_type"},
+            "",
+        ),
+        ("me", "create", "event", "", {"event_type": "a b", "payload": {}}, "invalid", {"event_type"}, ""),
+        ("me", "create", "event", "", {"event_type": "kept.v1", "payload": {"n": 1}}, "ok", {"replayed": False}, "e"),
+        (
+            "me",
+            "get",
+            "event",
+            "$e",
+            {},
+            "ok",
+            {"id": "$e", "event_type": "kept.v1", "content_type": "application/json"},
+            "",
+        ),
+        ("me", "list", "event", "", {}, "ok", {"contains": "$e"}, ""),
+        ("other", "get", "event", "$e", {}, "not-found", None, ""),
+        ("other", "list", "event", "", {}, "ok", {"ids": []}, ""),
+        ("me", "get", "event", "unknown-event", {}, "not-found", None, ""),
+        ("nobody", "get", "event", "$e", {}, "unauthenticated", None, ""),
+    ],
 }
 
 
@@ -305,6 +363,7 @@ def test_the_surfaces_answer_alike(
 def test_every_resource_of_the_table_is_on_both_surfaces() -> None:
     """The table covers the CRUD of each resource on both: an RPC for each HTTP verb."""
     methods = {m.name for m in gateway_pb2.DESCRIPTOR.services_by_name["NotificationService"].methods}
+    assert set(EVENT_RPCS.values()) <= methods
     for kind, name in RPC_NAMES.items():
         verbs = {step[1] for steps in CASES.values() for step in steps if step[2] == kind}
         assert verbs <= {"create", "get", "list", "update", "delete"}

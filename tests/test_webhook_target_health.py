@@ -1,7 +1,7 @@
 """A subscription target failing continuously is disabled automatically (the session's stack
 compresses "5 days" to 3 s) with a reason and an operational event; recovering it replays
-what failed once it is enabled again. The "continuously" rule itself (a success ends the
-streak) is shown against the ledger directly."""
+what failed, and what was skipped while it was disabled, once it is enabled again. The
+"continuously" rule itself (a success ends the streak) is shown against the ledger directly."""
 
 from __future__ import annotations
 
@@ -68,8 +68,14 @@ def test_a_target_failing_continuously_is_disabled_then_recovered(
     assert events[0]["reason"] == target["disabled_reason"]
     assert receiver.url not in str(events[0]), "the event does not carry the target's URL"
 
-    # A disabled target gets no new deliveries; every earlier one ends failed (dead-lettered).
-    assert publish(gateway, tenant, EVENT)["deliveries"] == []
+    # A disabled target gets no new deliveries, a skipped one instead; every earlier one ends
+    # failed (dead-lettered).
+    while_disabled = publish(gateway, tenant, EVENT)
+    assert while_disabled["deliveries"] == []
+    [skipped] = httpx.get(
+        f"{gateway}/v1/jobs", params={"event_id": while_disabled["event_id"]}, headers=tenant.headers
+    ).json()["data"]
+    assert skipped["status"] == "skipped" and skipped["target_id"] == ids["target"]
     for job_id in job_ids:
         assert wait_for_status(gateway, tenant, job_id, timeout=60)["status"] == "failed"
 
@@ -92,7 +98,8 @@ def test_a_target_failing_continuously_is_disabled_then_recovered(
 
     recovered = recover(gateway, tenant, ids["target"], since)
     assert recovered.status_code == 202, recovered.text
-    assert sorted(recovered.json()["job_ids"]) == sorted(job_ids), "every failed delivery since `since` replays"
+    job_ids.append(skipped["id"])
+    assert sorted(recovered.json()["job_ids"]) == sorted(job_ids), "every failed or skipped delivery since `since`"
     for job_id in job_ids:
         job = wait_for_status(gateway, tenant, job_id, timeout=60)
         assert job["status"] == "delivered" and job["run"] == 1, "re-run from PENDING as a manual retry does"

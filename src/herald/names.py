@@ -25,6 +25,7 @@ STATUS_NAMES: dict[int, str] = {
     common_pb2.JOB_STATUS_FAILED: "failed",
     common_pb2.JOB_STATUS_BOUNCED: "bounced",
     common_pb2.JOB_STATUS_COMPLAINED: "complained",
+    common_pb2.JOB_STATUS_SKIPPED: "skipped",
 }
 STATUS_VALUES = _reverse(STATUS_NAMES)
 CHANNEL_NAMES: dict[int, str] = {

@@ -56,12 +56,15 @@ RESOURCE_OF_PARAM = {
     "target_id": "target",
     "filter_id": "filter",
     "subscription_id": "subscription",
+    "event_id": "event",
     "tenant_id": "tenant",  # operator routes only
     "provider": "inbound_provider",  # /v1/inbound/{provider}: a name in each tenant's own namespace
 }
 # Kinds whose value is a name every tenant has its own of (not an identifier): the "missing" control uses
-# the same name, so the check is that B's answer is about B's own, and A's rows stay as they are.
-NAMESPACE_KINDS = {"inbound_provider"}
+# the same name, so the check is that B's answer is about B's own, and A's rows stay as they are. An event
+# id is one (B may publish an event under the same id and then read its own): what A's event carries is
+# private instead (no answer to B may hold it).
+NAMESPACE_KINDS = {"inbound_provider", "event"}
 # A field (JSON body or protobuf, at any depth) -> the kind of A's resource it names.
 RESOURCE_OF_FIELD = {
     "job_id": "job",
@@ -88,6 +91,7 @@ KIND_OF_WORD = {
     "WebhookTarget": "target",
     "EventFilter": "filter",
     "Subscription": "subscription",
+    "Event": "event",
 }
 EVENT_TYPE = "isolation.checked.v1"
 
@@ -118,7 +122,6 @@ class World:
                 out[kind] = value
             else:
                 out[kind] = f"nobody-{secrets.token_hex(4)}@example.com" if "@" in value else str(uuid.uuid4())
-        out["event"] = f"evt-{secrets.token_hex(6)}"
         return out
 
 
@@ -210,8 +213,11 @@ def world(resilient: Resilient) -> Iterator[World]:
             w.private.append(inbound_secret)
         if "/v1/events" in paths:
             event_id = f"evt-a-{secrets.token_hex(6)}"
-            event = post("/v1/events", {"event_type": EVENT_TYPE, "payload": {"a": 1}, "event_id": event_id}, 202)
+            marker = f"a-only-{secrets.token_hex(6)}"
+            event = post("/v1/events", {"event_type": EVENT_TYPE, "payload": {"a": marker}, "event_id": event_id}, 202)
             w.resources["event"] = event_id
+            # As JSON (REST) and as the payload's bytes in base64 (gRPC).
+            w.private += [marker, base64.b64encode(f'{{"a":"{marker}"}}'.encode()).decode()]
             # Replaying A's event id as B must not answer A's deliveries.
             w.private += [d["job_id"] for d in event.get("deliveries", [])]
             for job_id in [d["job_id"] for d in event.get("deliveries", [])]:

@@ -20,7 +20,7 @@ from herald_gateway.errors import RateLimited, Unavailable
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable, RateState
 
 # Batch routes take a key per item (claimed with each job) and refuse the header themselves.
-UNKEYED_PATHS = frozenset({"/v1/webhooks/batch", "/v1/emails/batch"})
+UNKEYED_PATHS = frozenset({"/v1/webhooks/batch", "/v1/emails/batch", "/v1/events/batch"})
 
 
 async def spend(limiter: RateLimiter, principal: Principal) -> RateState | None:

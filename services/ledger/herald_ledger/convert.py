@@ -78,6 +78,8 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         status_event_id=mapping.get("status_event_id") or "",
         provider_delivered_at=timestamp(mapping.get("provider_delivered_at")),
         waiting_reason=waiting_reason(mapping),
+        event_id=mapping.get("event_id") or "",
+        origin_job_id=str(mapping["origin_job_id"]) if mapping.get("origin_job_id") else "",
     )
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))

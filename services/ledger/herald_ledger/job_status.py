@@ -21,16 +21,26 @@ class JobStatus(StrEnum):
     # by verified provider events (`herald_ledger.store.provider_events`), never by a sender.
     BOUNCED = "BOUNCED"
     COMPLAINED = "COMPLAINED"
+    # An event's delivery not attempted (its subscription paused, its target disabled): created so by the
+    # fan-out, left only by a recovery of the target (to PENDING). Never counted against the quota.
+    SKIPPED = "SKIPPED"
 
 
 TERMINAL = frozenset(
-    {JobStatus.DELIVERED, JobStatus.FAILED, JobStatus.SUPPRESSED, JobStatus.BOUNCED, JobStatus.COMPLAINED}
+    {
+        JobStatus.DELIVERED,
+        JobStatus.FAILED,
+        JobStatus.SUPPRESSED,
+        JobStatus.BOUNCED,
+        JobStatus.COMPLAINED,
+        JobStatus.SKIPPED,
+    }
 )
 
 # target -> the statuses it may be reached from
 _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
-    # Only an explicit retry of a failed job.
-    JobStatus.PENDING: frozenset({JobStatus.FAILED}),
+    # Only an explicit retry of a failed job, or a target's recovery of a skipped one.
+    JobStatus.PENDING: frozenset({JobStatus.FAILED, JobStatus.SKIPPED}),
     # The outbox's republish was acknowledged (PENDING); or a retry was scheduled after an
     # attempt (from whatever status the job was being delivered in: QUEUED stays QUEUED
     # with one more attempt counted).
@@ -48,6 +58,7 @@ _SOURCES: dict[JobStatus, frozenset[JobStatus]] = {
     # first); or the bus never took the job within the bound. Never from DELIVERED.
     JobStatus.FAILED: frozenset({JobStatus.DELIVERING, JobStatus.QUEUED, JobStatus.PENDING}),
     JobStatus.SUPPRESSED: frozenset(),
+    JobStatus.SKIPPED: frozenset(),
     # Provider events. Between the two, the newer event decides (ties: the complaint), which the provider-event
     # update checks on top of this table; nothing ever leads back to DELIVERED.
     JobStatus.BOUNCED: frozenset({JobStatus.DELIVERED, JobStatus.COMPLAINED}),

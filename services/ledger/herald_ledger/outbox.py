@@ -45,7 +45,9 @@ def new_job_proto(job: job_creation.NewJob, status: int) -> common_pb2.Job:
         idempotency_key=job.idempotency_key or "",
         ordering_key=job.ordering_key or "",
         target_id=str(job.target_id) if job.target_id else "",
-        last_error=job.suppressed,
+        last_error=job.suppressed or job.skipped,
+        event_id=job.event_id or "",
+        origin_job_id=str(job.origin_job_id) if job.origin_job_id else "",
     )
 
 

@@ -1,6 +1,8 @@
-"""Event fan-out: which of a tenant's targets an event type reaches.
+"""Event fan-out: which of a tenant's targets an event type reaches, and which it would reach
+but skips (a paused subscription, a disabled target: recorded SKIPPED with the reason, so a
+recovery can run them later).
 
-Each router keeps the tenant's active subscriptions (with enabled targets) in memory,
+Each router keeps all the tenant's subscriptions (with their targets) in memory,
 loaded from the ledger (`ListActiveSubscriptions`) on first use. The ledger announces every
 change to a tenant's targets, filters or subscriptions on `<prefix>.control.subscriptions`
 after the commit; the router then drops that tenant's entry, so the next event reloads it
@@ -40,17 +42,38 @@ def matches(pattern: str, event_type: str) -> bool:
     return pattern == event_type
 
 
+@dataclass(frozen=True)
+class Match:
+    target: common_pb2.WebhookTarget
+    # Empty: deliver. Otherwise why the delivery is recorded SKIPPED.
+    skipped: str = ""
+
+
+def skip_reason(subscription: ledger_subscriptions_pb2.ActiveSubscription) -> str:
+    target = subscription.target
+    if not target.enabled:
+        return "the target is disabled" + (f": {target.disabled_reason}" if target.disabled_reason else "")
+    return "" if subscription.active else f"the subscription {subscription.subscription_id} is paused"
+
+
 def matching_targets(
-    subscriptions: list[ledger_subscriptions_pb2.ActiveSubscription], event_type: str
-) -> list[common_pb2.WebhookTarget]:
-    """One target per matching subscription's target, however many subscriptions match it."""
-    found: dict[str, common_pb2.WebhookTarget] = {}
+    subscriptions: list[ledger_subscriptions_pb2.ActiveSubscription], event_type: str, only_target: str = ""
+) -> list[Match]:
+    """One match per target any subscription matching the event names, however many do: a
+    delivery when one of them is active and the target enabled, else a skipped one (the
+    first matching subscription's reason). `only_target`: that target's only."""
+    found: dict[str, Match] = {}
     for subscription in subscriptions:
         target = subscription.target
-        if target.id in found or not target.enabled:
+        if only_target and target.id != only_target:
+            continue
+        earlier = found.get(target.id)
+        if earlier is not None and not earlier.skipped:
             continue
         if any(matches(p, event_type) for p in subscription.event_types):
-            found[target.id] = target
+            why = skip_reason(subscription)
+            if earlier is None or not why:
+                found[target.id] = Match(target, why)
     return list(found.values())
 
 

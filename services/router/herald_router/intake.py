@@ -2,7 +2,7 @@
 
 Subject `<prefix>.intake.events.<tenant id>` on stream `<PREFIX>_INTAKE` (work-queue
 retention). The body is a `herald.v1.PublishEventRequest` protobuf, or JSON
-(`{"event_type": ..., "payload": <any JSON>, "event_id"?: ...}` with header
+(`{"event_type": ..., "payload": <any JSON>, "event_id"?: ..., "ordering_key"?: ...}` with header
 `Content-Type: application/json`); the tenant comes from the subject. The publisher's
 JetStream ack means the event is durable on the bus; the router fans it out exactly
 like `POST /v1/events` and acknowledges the message only once the ledger recorded the
@@ -51,6 +51,7 @@ def parse(message: Msg, tenant_id: str) -> router_pb2.PublishEventRequest:
             event_id=str(fields.get("event_id") or ""),
             payload=orjson.dumps(fields.get("payload")),
             content_type="application/json",
+            ordering_key=str(fields.get("ordering_key") or ""),
         )
     request = router_pb2.PublishEventRequest()
     request.ParseFromString(message.data)

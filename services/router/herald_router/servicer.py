@@ -3,14 +3,18 @@ ledger admits, writes and publishes the jobs: a job never comes back through her
 
 from __future__ import annotations
 
+from typing import Any
+
+import grpc
+
 from herald.grpcio.context import Context
-from herald.grpcio.errors import abort_invalid
+from herald.grpcio.errors import abort_invalid, abort_not_found
 from herald.grpcio.ledger import Ledger
 from herald.ids import new_id
 from herald.rejections import meaning_of
 from herald.telemetry.metrics import JOBS_ACCEPTED, JOBS_REJECTED, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2, router_pb2_grpc
-from herald_router.fanout import SubscriptionCache, matching_targets
+from herald_router.fanout import Match, SubscriptionCache, matching_targets
 from herald_router.priority import effective_priority
 
 
@@ -84,47 +88,95 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
 
     async def publish_event(self, request: router_pb2.PublishEventRequest) -> router_pb2.PublishEventResponse:
         """Matches the event against the tenant's cached subscriptions and has the ledger
-        record it with one webhook job per matching target, and publish them (or answer the
-        first result of a repeated event id). Shared by the RPC and the NATS intake."""
+        record it (with its payload) with one webhook job per matching target (SKIPPED for a
+        paused subscription or a disabled target), and publish them (or answer the first
+        result of a repeated event id). Shared by the RPC and the NATS intake."""
         event_id = request.event_id or str(new_id())
-        targets = matching_targets(await self.subscriptions.get(request.tenant_id), request.event_type)
-        priority = effective_priority(router_pb2.Submission(plan=request.plan, channel=common_pb2.CHANNEL_WEBHOOK))
-        drafts = []
-        for target in targets:
-            headers = dict(target.headers)
-            headers["X-Herald-Event-Id"] = event_id
-            headers["X-Herald-Event-Type"] = request.event_type
-            drafts.append(
-                ledger_pb2.JobDraft(
-                    tenant_id=request.tenant_id,
-                    channel=common_pb2.CHANNEL_WEBHOOK,
-                    priority=priority,  # type: ignore[arg-type]
-                    webhook=common_pb2.WebhookRequest(
-                        url=target.url,
-                        headers=headers,
-                        sealed_headers=target.sealed_headers,
-                        content_type=request.content_type or "application/json",
-                    ),
-                )
-            )
-        recorded = await self.ledger.subscriptions.RecordEvent(
-            ledger_subscriptions_pb2.RecordEventRequest(
-                tenant_id=request.tenant_id,
-                event_id=event_id,
-                event_type=request.event_type,
-                drafts=drafts,
-                target_ids=[t.id for t in targets],
-                payload=request.payload,
-            )
-        )
-        channel = label(common_pb2.Channel.Name(common_pb2.CHANNEL_WEBHOOK))
+        found = matching_targets(await self.subscriptions.get(request.tenant_id), request.event_type)
+        content_type = request.content_type or "application/json"
+        forward = self._record(request.tenant_id, request.plan, event_id, request.event_type, content_type, found)
+        forward.payload = request.payload
+        forward.ordering_key = request.ordering_key
+        recorded = await self.ledger.subscriptions.RecordEvent(forward)
+        self._count(recorded, found)
         if recorded.rejection != ledger_pb2.REJECTION_UNSPECIFIED:
-            JOBS_REJECTED.labels(channel, meaning_of(recorded.rejection).label).inc(len(drafts))
             return router_pb2.PublishEventResponse(
                 event_id=event_id, rejection=recorded.rejection, detail=recorded.detail
             )
-        if not recorded.replayed:
-            JOBS_ACCEPTED.labels(channel).inc(len(recorded.deliveries))
         return router_pb2.PublishEventResponse(
             event_id=event_id, replayed=recorded.replayed, deliveries=recorded.deliveries
         )
+
+    async def ReplayEvent(
+        self, request: router_pb2.ReplayEventRequest, context: Context
+    ) -> router_pb2.ReplayEventResponse:
+        """Fans a recorded event out again, to the subscriptions matching it today (or to one
+        of their targets): new jobs added to the event's deliveries, admitted like any."""
+        if not request.tenant_id or not request.event_id:
+            await abort_invalid(context, [("tenant_id/event_id", "are required")])
+        try:
+            event = (
+                await self.ledger.subscriptions.GetEvent(
+                    ledger_subscriptions_pb2.GetEventRequest(tenant_id=request.tenant_id, event_id=request.event_id)
+                )
+            ).event
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            await abort_not_found(context, "event")
+        subscriptions = await self.subscriptions.get(request.tenant_id)
+        found = [m for m in matching_targets(subscriptions, event.event_type, request.target_id) if not m.skipped]
+        if request.target_id and not found:
+            await abort_not_found(context, "target (an enabled target of an active subscription matching the event)")
+        content_type = event.content_type or "application/json"
+        forward = self._record(request.tenant_id, request.plan, event.id, event.event_type, content_type, found)
+        forward.replay = True
+        forward.ordering_key = event.ordering_key
+        recorded = await self.ledger.subscriptions.RecordEvent(forward)
+        self._count(recorded, found)
+        return router_pb2.ReplayEventResponse(
+            event_id=event.id, deliveries=recorded.deliveries, rejection=recorded.rejection, detail=recorded.detail
+        )
+
+    @staticmethod
+    def _record(
+        tenant_id: str, plan: int, event_id: str, event_type: str, content_type: str, found: list[Match]
+    ) -> ledger_subscriptions_pb2.RecordEventRequest:
+        """The ledger's request for an event's deliveries: a webhook draft per match."""
+        priority = effective_priority(router_pb2.Submission(plan=plan, channel=common_pb2.CHANNEL_WEBHOOK))  # type: ignore[arg-type]
+        drafts = []
+        for match in found:
+            headers = dict(match.target.headers)
+            headers["X-Herald-Event-Id"] = event_id
+            headers["X-Herald-Event-Type"] = event_type
+            drafts.append(
+                ledger_pb2.JobDraft(
+                    tenant_id=tenant_id,
+                    channel=common_pb2.CHANNEL_WEBHOOK,
+                    priority=priority,  # type: ignore[arg-type]
+                    webhook=common_pb2.WebhookRequest(
+                        url=match.target.url,
+                        headers=headers,
+                        sealed_headers=match.target.sealed_headers,
+                        content_type=content_type,
+                    ),
+                )
+            )
+        return ledger_subscriptions_pb2.RecordEventRequest(
+            tenant_id=tenant_id,
+            event_id=event_id,
+            event_type=event_type,
+            drafts=drafts,
+            target_ids=[m.target.id for m in found],
+            skip_reasons=[m.skipped for m in found] if any(m.skipped for m in found) else [],
+            content_type=content_type,
+        )
+
+    @staticmethod
+    def _count(recorded: Any, found: list[Match]) -> None:
+        channel = label(common_pb2.Channel.Name(common_pb2.CHANNEL_WEBHOOK))
+        sent = sum(1 for m in found if not m.skipped)
+        if recorded.rejection != ledger_pb2.REJECTION_UNSPECIFIED:
+            JOBS_REJECTED.labels(channel, meaning_of(recorded.rejection).label).inc(sent)
+        elif not recorded.replayed:
+            JOBS_ACCEPTED.labels(channel).inc(len(recorded.deliveries))

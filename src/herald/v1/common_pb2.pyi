@@ -21,6 +21,7 @@ class JobStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     JOB_STATUS_SUPPRESSED: _ClassVar[JobStatus]
     JOB_STATUS_BOUNCED: _ClassVar[JobStatus]
     JOB_STATUS_COMPLAINED: _ClassVar[JobStatus]
+    JOB_STATUS_SKIPPED: _ClassVar[JobStatus]
 
 class Priority(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -74,6 +75,7 @@ JOB_STATUS_FAILED: JobStatus
 JOB_STATUS_SUPPRESSED: JobStatus
 JOB_STATUS_BOUNCED: JobStatus
 JOB_STATUS_COMPLAINED: JobStatus
+JOB_STATUS_SKIPPED: JobStatus
 PRIORITY_UNSPECIFIED: Priority
 PRIORITY_LOW: Priority
 PRIORITY_NORMAL: Priority
@@ -174,7 +176,7 @@ class EmailRequest(_message.Message):
     def __init__(self, to: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., cc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., bcc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., reply_to: _Optional[_Union[EmailAddress, _Mapping]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., html: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provider_id: _Optional[str] = ..., fallback_provider_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email", "run", "provider_id", "provider_message_id", "target_id", "provider_delivered_at", "status_event_id", "waiting_reason")
+    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email", "run", "provider_id", "provider_message_id", "target_id", "provider_delivered_at", "status_event_id", "waiting_reason", "event_id", "origin_job_id")
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -195,6 +197,8 @@ class Job(_message.Message):
     PROVIDER_DELIVERED_AT_FIELD_NUMBER: _ClassVar[int]
     STATUS_EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     WAITING_REASON_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_JOB_ID_FIELD_NUMBER: _ClassVar[int]
     ordering_key: str
     id: str
     tenant_id: str
@@ -215,7 +219,9 @@ class Job(_message.Message):
     provider_delivered_at: _timestamp_pb2.Timestamp
     status_event_id: str
     waiting_reason: str
-    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ..., run: _Optional[int] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., target_id: _Optional[str] = ..., provider_delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_event_id: _Optional[str] = ..., waiting_reason: _Optional[str] = ...) -> None: ...
+    event_id: str
+    origin_job_id: str
+    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ..., run: _Optional[int] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., target_id: _Optional[str] = ..., provider_delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_event_id: _Optional[str] = ..., waiting_reason: _Optional[str] = ..., event_id: _Optional[str] = ..., origin_job_id: _Optional[str] = ...) -> None: ...
 
 class Attempt(_message.Message):
     __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at", "provider_id", "provider_message_id", "walk", "error_class", "response_headers", "response_excerpt")
@@ -573,12 +579,34 @@ class Subscription(_message.Message):
     def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., filter_id: _Optional[str] = ..., active: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class EventDelivery(_message.Message):
-    __slots__ = ("job_id", "target_id")
+    __slots__ = ("job_id", "target_id", "status", "reason")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     target_id: str
-    def __init__(self, job_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+    status: JobStatus
+    reason: str
+    def __init__(self, job_id: _Optional[str] = ..., target_id: _Optional[str] = ..., status: _Optional[_Union[JobStatus, str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class Event(_message.Message):
+    __slots__ = ("id", "event_type", "payload", "content_type", "created_at", "deliveries", "ordering_key")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    event_type: str
+    payload: bytes
+    content_type: str
+    created_at: _timestamp_pb2.Timestamp
+    deliveries: _containers.RepeatedCompositeFieldContainer[EventDelivery]
+    ordering_key: str
+    def __init__(self, id: _Optional[str] = ..., event_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deliveries: _Optional[_Iterable[_Union[EventDelivery, _Mapping]]] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class TargetPing(_message.Message):
     __slots__ = ("ping_id", "sent_at", "status_code", "duration_ms", "response_excerpt", "error")

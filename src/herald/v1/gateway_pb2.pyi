@@ -57,12 +57,14 @@ class TestWebhookTargetResponse(_message.Message):
     def __init__(self, ping: _Optional[_Union[_common_pb2.TargetPing, _Mapping]] = ...) -> None: ...
 
 class RecoverWebhookTargetRequest(_message.Message):
-    __slots__ = ("target_id", "since")
+    __slots__ = ("target_id", "since", "until")
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
     target_id: str
     since: _timestamp_pb2.Timestamp
-    def __init__(self, target_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, target_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RecoverWebhookTargetResponse(_message.Message):
     __slots__ = ("job_ids",)
@@ -238,20 +240,24 @@ class NotificationServiceGetJobResponse(_message.Message):
     def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., attempts: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ...) -> None: ...
 
 class NotificationServiceListJobsRequest(_message.Message):
-    __slots__ = ("page_size", "cursor", "status", "channel", "created_after", "created_before")
+    __slots__ = ("page_size", "cursor", "status", "channel", "created_after", "created_before", "event_id", "target_id")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
     CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
     CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     cursor: str
     status: _common_pb2.JobStatus
     channel: _common_pb2.Channel
     created_after: _timestamp_pb2.Timestamp
     created_before: _timestamp_pb2.Timestamp
-    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    event_id: str
+    target_id: str
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., event_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
 
 class NotificationServiceListJobsResponse(_message.Message):
     __slots__ = ("jobs", "next_cursor")
@@ -262,16 +268,18 @@ class NotificationServiceListJobsResponse(_message.Message):
     def __init__(self, jobs: _Optional[_Iterable[_Union[_common_pb2.Job, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class NotificationServicePublishEventRequest(_message.Message):
-    __slots__ = ("event_type", "payload", "content_type", "event_id")
+    __slots__ = ("event_type", "payload", "content_type", "event_id", "ordering_key")
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     event_type: str
     payload: bytes
     content_type: str
     event_id: str
-    def __init__(self, event_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., event_id: _Optional[str] = ...) -> None: ...
+    ordering_key: str
+    def __init__(self, event_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., event_id: _Optional[str] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class NotificationServicePublishEventResponse(_message.Message):
     __slots__ = ("event_id", "replayed", "deliveries")
@@ -777,3 +785,85 @@ class AdminServiceListPlatformEmailsResponse(_message.Message):
     entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.PlatformEmail]
     next_cursor: str
     def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.PlatformEmail, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceListEventsRequest(_message.Message):
+    __slots__ = ("page_size", "cursor", "event_type", "since", "until")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    cursor: str
+    event_type: str
+    since: _timestamp_pb2.Timestamp
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., event_type: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceListEventsResponse(_message.Message):
+    __slots__ = ("events", "next_cursor")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]
+    next_cursor: str
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetEventRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceGetEventResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: _common_pb2.Event
+    def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceResendJobRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceResendJobResponse(_message.Message):
+    __slots__ = ("job",)
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    job: _common_pb2.Job
+    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceReplayEventRequest(_message.Message):
+    __slots__ = ("id", "target_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    target_id: str
+    def __init__(self, id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceReplayEventResponse(_message.Message):
+    __slots__ = ("event_id", "deliveries")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
+    def __init__(self, event_id: _Optional[str] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ...) -> None: ...
+
+class PublishEventsRequest(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: NotificationServicePublishEventRequest
+    def __init__(self, event: _Optional[_Union[NotificationServicePublishEventRequest, _Mapping]] = ...) -> None: ...
+
+class PublishEventsResponse(_message.Message):
+    __slots__ = ("index", "event_id", "replayed", "deliveries", "error")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    event_id: str
+    replayed: bool
+    deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
+    error: ItemError
+    def __init__(self, index: _Optional[int] = ..., event_id: _Optional[str] = ..., replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...

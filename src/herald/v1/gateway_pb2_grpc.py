@@ -200,6 +200,31 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsResponse.FromString,
                 _registered_method=True)
+        self.ListEvents = channel.unary_unary(
+                '/herald.v1.NotificationService/ListEvents',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventsResponse.FromString,
+                _registered_method=True)
+        self.GetEvent = channel.unary_unary(
+                '/herald.v1.NotificationService/GetEvent',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventResponse.FromString,
+                _registered_method=True)
+        self.ResendJob = channel.unary_unary(
+                '/herald.v1.NotificationService/ResendJob',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceResendJobRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceResendJobResponse.FromString,
+                _registered_method=True)
+        self.ReplayEvent = channel.unary_unary(
+                '/herald.v1.NotificationService/ReplayEvent',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventResponse.FromString,
+                _registered_method=True)
+        self.PublishEvents = channel.stream_stream(
+                '/herald.v1.NotificationService/PublishEvents',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -423,6 +448,43 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListEvents(self, request, context):
+        """The event log (the twins of GET /v1/events and GET /v1/events/{id}).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEvent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResendJob(self, request, context):
+        """Sends a delivered or failed job again as a new job (the twin of POST /v1/jobs/{id}/resend).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayEvent(self, request, context):
+        """Fans an event out again (the twin of POST /v1/events/{id}/replay).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PublishEvents(self, request_iterator, context):
+        """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+        each response the result of one, in the order sent. Every event is admitted as if it came
+        alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+        does not end the stream.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -590,6 +652,31 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.SubmitEmails,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.SubmitEmailsResponse.SerializeToString,
+            ),
+            'ListEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEvents,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventsResponse.SerializeToString,
+            ),
+            'GetEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEvent,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventResponse.SerializeToString,
+            ),
+            'ResendJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResendJob,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceResendJobRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceResendJobResponse.SerializeToString,
+            ),
+            'ReplayEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayEvent,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventResponse.SerializeToString,
+            ),
+            'PublishEvents': grpc.stream_stream_rpc_method_handler(
+                    servicer.PublishEvents,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1484,6 +1571,141 @@ class NotificationService:
             '/herald.v1.NotificationService/SubmitEmails',
             herald_dot_v1_dot_gateway__pb2.SubmitEmailsRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.SubmitEmailsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ListEvents',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceListEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/GetEvent',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceGetEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResendJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ResendJob',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceResendJobRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceResendJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ReplayEvent',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceReplayEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PublishEvents(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/herald.v1.NotificationService/PublishEvents',
+            herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -90,6 +90,19 @@ class NotificationServiceStub:
     """
     SubmitEmails: _grpc.StreamStreamMultiCallable[_gateway_pb2.SubmitEmailsRequest, _gateway_pb2.SubmitEmailsResponse]
     """The same for emails (the twin of POST /v1/emails/batch)."""
+    ListEvents: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListEventsRequest, _gateway_pb2.NotificationServiceListEventsResponse]
+    """The event log (the twins of GET /v1/events and GET /v1/events/{id})."""
+    GetEvent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetEventRequest, _gateway_pb2.NotificationServiceGetEventResponse]
+    ResendJob: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceResendJobRequest, _gateway_pb2.NotificationServiceResendJobResponse]
+    """Sends a delivered or failed job again as a new job (the twin of POST /v1/jobs/{id}/resend)."""
+    ReplayEvent: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceReplayEventRequest, _gateway_pb2.NotificationServiceReplayEventResponse]
+    """Fans an event out again (the twin of POST /v1/events/{id}/replay)."""
+    PublishEvents: _grpc.StreamStreamMultiCallable[_gateway_pb2.PublishEventsRequest, _gateway_pb2.PublishEventsResponse]
+    """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+    each response the result of one, in the order sent. Every event is admitted as if it came
+    alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+    does not end the stream.
+    """
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -153,6 +166,19 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     """
     SubmitEmails: _aio.StreamStreamMultiCallable[_gateway_pb2.SubmitEmailsRequest, _gateway_pb2.SubmitEmailsResponse]  # type: ignore[assignment]
     """The same for emails (the twin of POST /v1/emails/batch)."""
+    ListEvents: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceListEventsRequest, _gateway_pb2.NotificationServiceListEventsResponse]  # type: ignore[assignment]
+    """The event log (the twins of GET /v1/events and GET /v1/events/{id})."""
+    GetEvent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceGetEventRequest, _gateway_pb2.NotificationServiceGetEventResponse]  # type: ignore[assignment]
+    ResendJob: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceResendJobRequest, _gateway_pb2.NotificationServiceResendJobResponse]  # type: ignore[assignment]
+    """Sends a delivered or failed job again as a new job (the twin of POST /v1/jobs/{id}/resend)."""
+    ReplayEvent: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceReplayEventRequest, _gateway_pb2.NotificationServiceReplayEventResponse]  # type: ignore[assignment]
+    """Fans an event out again (the twin of POST /v1/events/{id}/replay)."""
+    PublishEvents: _aio.StreamStreamMultiCallable[_gateway_pb2.PublishEventsRequest, _gateway_pb2.PublishEventsResponse]  # type: ignore[assignment]
+    """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+    each response the result of one, in the order sent. Every event is admitted as if it came
+    alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+    does not end the stream.
+    """
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -411,6 +437,49 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_gateway_pb2.SubmitEmailsResponse], _abc.AsyncIterator[_gateway_pb2.SubmitEmailsResponse]]:
         """The same for emails (the twin of POST /v1/emails/batch)."""
+
+    @_abc_1.abstractmethod
+    def ListEvents(
+        self,
+        request: _gateway_pb2.NotificationServiceListEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceListEventsResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceListEventsResponse]]:
+        """The event log (the twins of GET /v1/events and GET /v1/events/{id})."""
+
+    @_abc_1.abstractmethod
+    def GetEvent(
+        self,
+        request: _gateway_pb2.NotificationServiceGetEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceGetEventResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceGetEventResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ResendJob(
+        self,
+        request: _gateway_pb2.NotificationServiceResendJobRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceResendJobResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceResendJobResponse]]:
+        """Sends a delivered or failed job again as a new job (the twin of POST /v1/jobs/{id}/resend)."""
+
+    @_abc_1.abstractmethod
+    def ReplayEvent(
+        self,
+        request: _gateway_pb2.NotificationServiceReplayEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceReplayEventResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceReplayEventResponse]]:
+        """Fans an event out again (the twin of POST /v1/events/{id}/replay)."""
+
+    @_abc_1.abstractmethod
+    def PublishEvents(
+        self,
+        request_iterator: _MaybeAsyncIterator[_gateway_pb2.PublishEventsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_gateway_pb2.PublishEventsResponse], _abc.AsyncIterator[_gateway_pb2.PublishEventsResponse]]:
+        """Many events on one stream (the twin of POST /v1/events/batch): each request is one event,
+        each response the result of one, in the order sent. Every event is admitted as if it came
+        alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
+        does not end the stream.
+        """
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

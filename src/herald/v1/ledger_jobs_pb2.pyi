@@ -66,7 +66,7 @@ class GetJobResponse(_message.Message):
     def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ...) -> None: ...
 
 class ListJobsRequest(_message.Message):
-    __slots__ = ("tenant_id", "page_size", "cursor", "status", "channel", "created_after", "created_before", "url")
+    __slots__ = ("tenant_id", "page_size", "cursor", "status", "channel", "created_after", "created_before", "url", "event_id", "target_id")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +75,8 @@ class ListJobsRequest(_message.Message):
     CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
     CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     page_size: int
     cursor: str
@@ -83,7 +85,9 @@ class ListJobsRequest(_message.Message):
     created_after: _timestamp_pb2.Timestamp
     created_before: _timestamp_pb2.Timestamp
     url: str
-    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., url: _Optional[str] = ...) -> None: ...
+    event_id: str
+    target_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., channel: _Optional[_Union[_common_pb2.Channel, str]] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., url: _Optional[str] = ..., event_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
 
 class ListJobsResponse(_message.Message):
     __slots__ = ("jobs", "next_cursor")
@@ -348,3 +352,21 @@ class CompleteIdempotencyKeysRequest(_message.Message):
 class CompleteIdempotencyKeysResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class ResendJobRequest(_message.Message):
+    __slots__ = ("tenant_id", "job_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    job_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., job_id: _Optional[str] = ...) -> None: ...
+
+class ResendJobResponse(_message.Message):
+    __slots__ = ("job", "rejection", "detail")
+    JOB_FIELD_NUMBER: _ClassVar[int]
+    REJECTION_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    job: _common_pb2.Job
+    rejection: _ledger_pb2.Rejection
+    detail: str
+    def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., rejection: _Optional[_Union[_ledger_pb2.Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...

@@ -43,6 +43,11 @@ class LedgerJobsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.CreateJobsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.CreateJobsResponse.FromString,
                 _registered_method=True)
+        self.ResendJob = channel.unary_unary(
+                '/herald.v1.LedgerJobsService/ResendJob',
+                request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ResendJobRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ResendJobResponse.FromString,
+                _registered_method=True)
         self.GetJob = channel.unary_unary(
                 '/herald.v1.LedgerJobsService/GetJob',
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.GetJobRequest.SerializeToString,
@@ -115,6 +120,15 @@ class LedgerJobsServiceServicer:
     def CreateJobs(self, request, context):
         """Admits and writes the jobs, and publishes their work messages before the commit
         (the bus's refusals are written PENDING, for the ledger's outbox).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResendJob(self, request, context):
+        """Sends a DELIVERED or FAILED webhook job again as a new job (same request and payload,
+        linked by origin_job_id), admitted like any job (quota). FAILED_PRECONDITION for a job
+        still under way (or not a webhook), NOT_FOUND for an unknown or another tenant's job.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -210,6 +224,11 @@ def add_LedgerJobsServiceServicer_to_server(servicer, server):
                     request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.CreateJobsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.CreateJobsResponse.SerializeToString,
             ),
+            'ResendJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResendJob,
+                    request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ResendJobRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ResendJobResponse.SerializeToString,
+            ),
             'GetJob': grpc.unary_unary_rpc_method_handler(
                     servicer.GetJob,
                     request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.GetJobRequest.FromString,
@@ -302,6 +321,33 @@ class LedgerJobsService:
             '/herald.v1.LedgerJobsService/CreateJobs',
             herald_dot_v1_dot_ledger__jobs__pb2.CreateJobsRequest.SerializeToString,
             herald_dot_v1_dot_ledger__jobs__pb2.CreateJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResendJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerJobsService/ResendJob',
+            herald_dot_v1_dot_ledger__jobs__pb2.ResendJobRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__jobs__pb2.ResendJobResponse.FromString,
             options,
             channel_credentials,
             insecure,

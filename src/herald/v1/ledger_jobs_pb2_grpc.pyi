@@ -41,6 +41,11 @@ class LedgerJobsServiceStub:
     """Admits and writes the jobs, and publishes their work messages before the commit
     (the bus's refusals are written PENDING, for the ledger's outbox).
     """
+    ResendJob: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ResendJobRequest, _ledger_jobs_pb2.ResendJobResponse]
+    """Sends a DELIVERED or FAILED webhook job again as a new job (same request and payload,
+    linked by origin_job_id), admitted like any job (quota). FAILED_PRECONDITION for a job
+    still under way (or not a webhook), NOT_FOUND for an unknown or another tenant's job.
+    """
     GetJob: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.GetJobRequest, _ledger_jobs_pb2.GetJobResponse]
     ListJobs: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ListJobsRequest, _ledger_jobs_pb2.ListJobsResponse]
     AdvanceDeliveries: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.AdvanceDeliveriesRequest, _ledger_jobs_pb2.AdvanceDeliveriesResponse]
@@ -80,6 +85,11 @@ class LedgerJobsServiceAsyncStub(LedgerJobsServiceStub):
     CreateJobs: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.CreateJobsRequest, _ledger_jobs_pb2.CreateJobsResponse]  # type: ignore[assignment]
     """Admits and writes the jobs, and publishes their work messages before the commit
     (the bus's refusals are written PENDING, for the ledger's outbox).
+    """
+    ResendJob: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ResendJobRequest, _ledger_jobs_pb2.ResendJobResponse]  # type: ignore[assignment]
+    """Sends a DELIVERED or FAILED webhook job again as a new job (same request and payload,
+    linked by origin_job_id), admitted like any job (quota). FAILED_PRECONDITION for a job
+    still under way (or not a webhook), NOT_FOUND for an unknown or another tenant's job.
     """
     GetJob: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.GetJobRequest, _ledger_jobs_pb2.GetJobResponse]  # type: ignore[assignment]
     ListJobs: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ListJobsRequest, _ledger_jobs_pb2.ListJobsResponse]  # type: ignore[assignment]
@@ -123,6 +133,17 @@ class LedgerJobsServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_ledger_jobs_pb2.CreateJobsResponse, _abc.Awaitable[_ledger_jobs_pb2.CreateJobsResponse]]:
         """Admits and writes the jobs, and publishes their work messages before the commit
         (the bus's refusals are written PENDING, for the ledger's outbox).
+        """
+
+    @_abc_1.abstractmethod
+    def ResendJob(
+        self,
+        request: _ledger_jobs_pb2.ResendJobRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_jobs_pb2.ResendJobResponse, _abc.Awaitable[_ledger_jobs_pb2.ResendJobResponse]]:
+        """Sends a DELIVERED or FAILED webhook job again as a new job (same request and payload,
+        linked by origin_job_id), admitted like any job (quota). FAILED_PRECONDITION for a job
+        still under way (or not a webhook), NOT_FOUND for an unknown or another tenant's job.
         """
 
     @_abc_1.abstractmethod

@@ -285,16 +285,18 @@ class NoteTargetOutcomesResponse(_message.Message):
     def __init__(self, disabled: _Optional[_Iterable[_Union[_common_pb2.WebhookTarget, _Mapping]]] = ...) -> None: ...
 
 class ListTargetFailuresRequest(_message.Message):
-    __slots__ = ("tenant_id", "target_id", "since", "limit")
+    __slots__ = ("tenant_id", "target_id", "since", "limit", "until")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     SINCE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     target_id: str
     since: _timestamp_pb2.Timestamp
     limit: int
-    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListTargetFailuresResponse(_message.Message):
     __slots__ = ("job_ids",)
@@ -343,14 +345,16 @@ class ListActiveSubscriptionsRequest(_message.Message):
     def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
 
 class ActiveSubscription(_message.Message):
-    __slots__ = ("subscription_id", "target", "event_types")
+    __slots__ = ("subscription_id", "target", "event_types", "active")
     SUBSCRIPTION_ID_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     EVENT_TYPES_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
     subscription_id: str
     target: _common_pb2.WebhookTarget
     event_types: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, subscription_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ..., event_types: _Optional[_Iterable[str]] = ...) -> None: ...
+    active: bool
+    def __init__(self, subscription_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ..., event_types: _Optional[_Iterable[str]] = ..., active: _Optional[bool] = ...) -> None: ...
 
 class ListActiveSubscriptionsResponse(_message.Message):
     __slots__ = ("subscriptions",)
@@ -359,20 +363,28 @@ class ListActiveSubscriptionsResponse(_message.Message):
     def __init__(self, subscriptions: _Optional[_Iterable[_Union[ActiveSubscription, _Mapping]]] = ...) -> None: ...
 
 class RecordEventRequest(_message.Message):
-    __slots__ = ("tenant_id", "event_id", "event_type", "drafts", "target_ids", "payload")
+    __slots__ = ("tenant_id", "event_id", "event_type", "drafts", "target_ids", "payload", "content_type", "skip_reasons", "replay", "ordering_key")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     DRAFTS_FIELD_NUMBER: _ClassVar[int]
     TARGET_IDS_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SKIP_REASONS_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     event_id: str
     event_type: str
     drafts: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.JobDraft]
     target_ids: _containers.RepeatedScalarFieldContainer[str]
     payload: bytes
-    def __init__(self, tenant_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., drafts: _Optional[_Iterable[_Union[_ledger_pb2.JobDraft, _Mapping]]] = ..., target_ids: _Optional[_Iterable[str]] = ..., payload: _Optional[bytes] = ...) -> None: ...
+    content_type: str
+    skip_reasons: _containers.RepeatedScalarFieldContainer[str]
+    replay: bool
+    ordering_key: str
+    def __init__(self, tenant_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., drafts: _Optional[_Iterable[_Union[_ledger_pb2.JobDraft, _Mapping]]] = ..., target_ids: _Optional[_Iterable[str]] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., skip_reasons: _Optional[_Iterable[str]] = ..., replay: _Optional[bool] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class RecordEventResponse(_message.Message):
     __slots__ = ("replayed", "deliveries", "rejection", "detail")
@@ -385,3 +397,41 @@ class RecordEventResponse(_message.Message):
     rejection: _ledger_pb2.Rejection
     detail: str
     def __init__(self, replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ..., rejection: _Optional[_Union[_ledger_pb2.Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class ListEventsRequest(_message.Message):
+    __slots__ = ("tenant_id", "page_size", "cursor", "event_type", "since", "until")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    page_size: int
+    cursor: str
+    event_type: str
+    since: _timestamp_pb2.Timestamp
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ..., event_type: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListEventsResponse(_message.Message):
+    __slots__ = ("events", "next_cursor")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]
+    next_cursor: str
+    def __init__(self, events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class GetEventRequest(_message.Message):
+    __slots__ = ("tenant_id", "event_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    event_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., event_id: _Optional[str] = ...) -> None: ...
+
+class GetEventResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: _common_pb2.Event
+    def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ...) -> None: ...

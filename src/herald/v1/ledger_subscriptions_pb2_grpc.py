@@ -141,6 +141,16 @@ class LedgerSubscriptionsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.RecordEventRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.RecordEventResponse.FromString,
                 _registered_method=True)
+        self.ListEvents = channel.unary_unary(
+                '/herald.v1.LedgerSubscriptionsService/ListEvents',
+                request_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ListEventsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ListEventsResponse.FromString,
+                _registered_method=True)
+        self.GetEvent = channel.unary_unary(
+                '/herald.v1.LedgerSubscriptionsService/GetEvent',
+                request_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerSubscriptionsServiceServicer:
@@ -250,7 +260,7 @@ class LedgerSubscriptionsServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTargetFailures(self, request, context):
-        """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+        """The tenant's FAILED and SKIPPED deliveries to an enabled target in a window (the recover call):
         FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -283,6 +293,20 @@ class LedgerSubscriptionsServiceServicer:
         applies per job; any job refused refuses the whole event and writes nothing). An
         event id seen in the last 24 h writes nothing and answers the first result.
         """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEvents(self, request, context):
+        """The event log: a tenant's events, newest first (without deliveries), and one event with
+        its payload and deliveries. NOT_FOUND for an unknown or another tenant's event.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEvent(self, request, context):
+        """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -394,6 +418,16 @@ def add_LedgerSubscriptionsServiceServicer_to_server(servicer, server):
                     servicer.RecordEvent,
                     request_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.RecordEventRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.RecordEventResponse.SerializeToString,
+            ),
+            'ListEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEvents,
+                    request_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ListEventsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ListEventsResponse.SerializeToString,
+            ),
+            'GetEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEvent,
+                    request_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -965,6 +999,60 @@ class LedgerSubscriptionsService:
             '/herald.v1.LedgerSubscriptionsService/RecordEvent',
             herald_dot_v1_dot_ledger__subscriptions__pb2.RecordEventRequest.SerializeToString,
             herald_dot_v1_dot_ledger__subscriptions__pb2.RecordEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerSubscriptionsService/ListEvents',
+            herald_dot_v1_dot_ledger__subscriptions__pb2.ListEventsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__subscriptions__pb2.ListEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerSubscriptionsService/GetEvent',
+            herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventResponse.FromString,
             options,
             channel_credentials,
             insecure,

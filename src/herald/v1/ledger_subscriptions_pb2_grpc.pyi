@@ -59,7 +59,7 @@ class LedgerSubscriptionsServiceStub:
     disables the target (returned, so the sender raises the operational event).
     """
     ListTargetFailures: _grpc.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.ListTargetFailuresRequest, _ledger_subscriptions_pb2.ListTargetFailuresResponse]
-    """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+    """The tenant's FAILED and SKIPPED deliveries to an enabled target in a window (the recover call):
     FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
     """
     GetWebhookSettings: _grpc.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.GetWebhookSettingsRequest, _ledger_subscriptions_pb2.GetWebhookSettingsResponse]
@@ -74,6 +74,11 @@ class LedgerSubscriptionsServiceStub:
     applies per job; any job refused refuses the whole event and writes nothing). An
     event id seen in the last 24 h writes nothing and answers the first result.
     """
+    ListEvents: _grpc.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.ListEventsRequest, _ledger_subscriptions_pb2.ListEventsResponse]
+    """The event log: a tenant's events, newest first (without deliveries), and one event with
+    its payload and deliveries. NOT_FOUND for an unknown or another tenant's event.
+    """
+    GetEvent: _grpc.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.GetEventRequest, _ledger_subscriptions_pb2.GetEventResponse]
 
 @_typing.type_check_only
 class LedgerSubscriptionsServiceAsyncStub(LedgerSubscriptionsServiceStub):
@@ -106,7 +111,7 @@ class LedgerSubscriptionsServiceAsyncStub(LedgerSubscriptionsServiceStub):
     disables the target (returned, so the sender raises the operational event).
     """
     ListTargetFailures: _aio.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.ListTargetFailuresRequest, _ledger_subscriptions_pb2.ListTargetFailuresResponse]  # type: ignore[assignment]
-    """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+    """The tenant's FAILED and SKIPPED deliveries to an enabled target in a window (the recover call):
     FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
     """
     GetWebhookSettings: _aio.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.GetWebhookSettingsRequest, _ledger_subscriptions_pb2.GetWebhookSettingsResponse]  # type: ignore[assignment]
@@ -121,6 +126,11 @@ class LedgerSubscriptionsServiceAsyncStub(LedgerSubscriptionsServiceStub):
     applies per job; any job refused refuses the whole event and writes nothing). An
     event id seen in the last 24 h writes nothing and answers the first result.
     """
+    ListEvents: _aio.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.ListEventsRequest, _ledger_subscriptions_pb2.ListEventsResponse]  # type: ignore[assignment]
+    """The event log: a tenant's events, newest first (without deliveries), and one event with
+    its payload and deliveries. NOT_FOUND for an unknown or another tenant's event.
+    """
+    GetEvent: _aio.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.GetEventRequest, _ledger_subscriptions_pb2.GetEventResponse]  # type: ignore[assignment]
 
 class LedgerSubscriptionsServiceServicer(metaclass=_abc_1.ABCMeta):
     """Webhook subscriptions: targets, event filters, subscriptions, the events they fan out,
@@ -252,7 +262,7 @@ class LedgerSubscriptionsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_subscriptions_pb2.ListTargetFailuresRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_subscriptions_pb2.ListTargetFailuresResponse, _abc.Awaitable[_ledger_subscriptions_pb2.ListTargetFailuresResponse]]:
-        """The tenant's FAILED deliveries to an enabled target since a time (the recover call):
+        """The tenant's FAILED and SKIPPED deliveries to an enabled target in a window (the recover call):
         FAILED_PRECONDITION while the target is disabled, NOT_FOUND for another tenant's.
         """
 
@@ -291,5 +301,22 @@ class LedgerSubscriptionsServiceServicer(metaclass=_abc_1.ABCMeta):
         applies per job; any job refused refuses the whole event and writes nothing). An
         event id seen in the last 24 h writes nothing and answers the first result.
         """
+
+    @_abc_1.abstractmethod
+    def ListEvents(
+        self,
+        request: _ledger_subscriptions_pb2.ListEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_subscriptions_pb2.ListEventsResponse, _abc.Awaitable[_ledger_subscriptions_pb2.ListEventsResponse]]:
+        """The event log: a tenant's events, newest first (without deliveries), and one event with
+        its payload and deliveries. NOT_FOUND for an unknown or another tenant's event.
+        """
+
+    @_abc_1.abstractmethod
+    def GetEvent(
+        self,
+        request: _ledger_subscriptions_pb2.GetEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_subscriptions_pb2.GetEventResponse, _abc.Awaitable[_ledger_subscriptions_pb2.GetEventResponse]]: ...
 
 def add_LedgerSubscriptionsServiceServicer_to_server(servicer: LedgerSubscriptionsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -67,20 +67,22 @@ class RouterServiceRetryJobsResponse(_message.Message):
     def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_jobs_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
 
 class PublishEventRequest(_message.Message):
-    __slots__ = ("tenant_id", "plan", "event_type", "event_id", "payload", "content_type")
+    __slots__ = ("tenant_id", "plan", "event_type", "event_id", "payload", "content_type", "ordering_key")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     plan: _common_pb2.Plan
     event_type: str
     event_id: str
     payload: bytes
     content_type: str
-    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., event_type: _Optional[str] = ..., event_id: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ...) -> None: ...
+    ordering_key: str
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., event_type: _Optional[str] = ..., event_id: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., ordering_key: _Optional[str] = ...) -> None: ...
 
 class PublishEventResponse(_message.Message):
     __slots__ = ("event_id", "replayed", "deliveries", "rejection", "detail")
@@ -95,3 +97,27 @@ class PublishEventResponse(_message.Message):
     rejection: _ledger_pb2.Rejection
     detail: str
     def __init__(self, event_id: _Optional[str] = ..., replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ..., rejection: _Optional[_Union[_ledger_pb2.Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class ReplayEventRequest(_message.Message):
+    __slots__ = ("tenant_id", "plan", "event_id", "target_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    plan: _common_pb2.Plan
+    event_id: str
+    target_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., event_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+
+class ReplayEventResponse(_message.Message):
+    __slots__ = ("event_id", "deliveries", "rejection", "detail")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    REJECTION_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
+    rejection: _ledger_pb2.Rejection
+    detail: str
+    def __init__(self, event_id: _Optional[str] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ..., rejection: _Optional[_Union[_ledger_pb2.Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...

@@ -51,6 +51,11 @@ class RouterServiceStub:
                 request_serializer=herald_dot_v1_dot_router__pb2.PublishEventRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_router__pb2.PublishEventResponse.FromString,
                 _registered_method=True)
+        self.ReplayEvent = channel.unary_unary(
+                '/herald.v1.RouterService/ReplayEvent',
+                request_serializer=herald_dot_v1_dot_router__pb2.ReplayEventRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_router__pb2.ReplayEventResponse.FromString,
+                _registered_method=True)
 
 
 class RouterServiceServicer:
@@ -80,6 +85,15 @@ class RouterServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplayEvent(self, request, context):
+        """Fans a recorded event out again to the subscriptions that match it today (or to one of
+        its targets): new deliveries, admitted like any (quota). NOT_FOUND for an unknown or
+        another tenant's event, or a target_id no subscription of the event's type names.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RouterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -97,6 +111,11 @@ def add_RouterServiceServicer_to_server(servicer, server):
                     servicer.PublishEvent,
                     request_deserializer=herald_dot_v1_dot_router__pb2.PublishEventRequest.FromString,
                     response_serializer=herald_dot_v1_dot_router__pb2.PublishEventResponse.SerializeToString,
+            ),
+            'ReplayEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayEvent,
+                    request_deserializer=herald_dot_v1_dot_router__pb2.ReplayEventRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_router__pb2.ReplayEventResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -182,6 +201,33 @@ class RouterService:
             '/herald.v1.RouterService/PublishEvent',
             herald_dot_v1_dot_router__pb2.PublishEventRequest.SerializeToString,
             herald_dot_v1_dot_router__pb2.PublishEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.RouterService/ReplayEvent',
+            herald_dot_v1_dot_router__pb2.ReplayEventRequest.SerializeToString,
+            herald_dot_v1_dot_router__pb2.ReplayEventResponse.FromString,
             options,
             channel_credentials,
             insecure,

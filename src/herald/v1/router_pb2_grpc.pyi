@@ -44,6 +44,11 @@ class RouterServiceStub:
     """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
     refreshed by the ledger's change notifications), one webhook job per matching target.
     """
+    ReplayEvent: _grpc.UnaryUnaryMultiCallable[_router_pb2.ReplayEventRequest, _router_pb2.ReplayEventResponse]
+    """Fans a recorded event out again to the subscriptions that match it today (or to one of
+    its targets): new deliveries, admitted like any (quota). NOT_FOUND for an unknown or
+    another tenant's event, or a target_id no subscription of the event's type names.
+    """
 
 @_typing.type_check_only
 class RouterServiceAsyncStub(RouterServiceStub):
@@ -60,6 +65,11 @@ class RouterServiceAsyncStub(RouterServiceStub):
     PublishEvent: _aio.UnaryUnaryMultiCallable[_router_pb2.PublishEventRequest, _router_pb2.PublishEventResponse]  # type: ignore[assignment]
     """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
     refreshed by the ledger's change notifications), one webhook job per matching target.
+    """
+    ReplayEvent: _aio.UnaryUnaryMultiCallable[_router_pb2.ReplayEventRequest, _router_pb2.ReplayEventResponse]  # type: ignore[assignment]
+    """Fans a recorded event out again to the subscriptions that match it today (or to one of
+    its targets): new deliveries, admitted like any (quota). NOT_FOUND for an unknown or
+    another tenant's event, or a target_id no subscription of the event's type names.
     """
 
 class RouterServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -92,6 +102,17 @@ class RouterServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_router_pb2.PublishEventResponse, _abc.Awaitable[_router_pb2.PublishEventResponse]]:
         """A tenant event: matched against the tenant's active subscriptions (an in-memory cache,
         refreshed by the ledger's change notifications), one webhook job per matching target.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplayEvent(
+        self,
+        request: _router_pb2.ReplayEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_router_pb2.ReplayEventResponse, _abc.Awaitable[_router_pb2.ReplayEventResponse]]:
+        """Fans a recorded event out again to the subscriptions that match it today (or to one of
+        its targets): new deliveries, admitted like any (quota). NOT_FOUND for an unknown or
+        another tenant's event, or a target_id no subscription of the event's type names.
         """
 
 def add_RouterServiceServicer_to_server(servicer: RouterServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

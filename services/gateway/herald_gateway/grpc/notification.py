@@ -1,6 +1,6 @@
 """NotificationService over gRPC: the twin of the tenant HTTP routes, over the same operations.
-Submits, jobs and domains here; events and subscriptions in `grpc.subscriptions`, the streamed
-batches in `grpc.batch`."""
+Submits, jobs and domains here; events and subscriptions in `grpc.subscriptions`, the event
+log, replay and resend in `grpc.events`, the streamed batches in `grpc.batch`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from herald_gateway.access import rate_headers, refuse_spent, spend
 from herald_gateway.auth import ApiKeyAuthenticator, Principal
 from herald_gateway.grpc.batch import BatchGrpc
 from herald_gateway.grpc.errors import answers_errors
+from herald_gateway.grpc.events import EventGrpc
 from herald_gateway.grpc.metadata import authorization
 from herald_gateway.grpc.subscriptions import SubscriptionGrpc
 from herald_gateway.grpc.unary import tenant_rpc
@@ -20,7 +21,7 @@ from herald_gateway.rate_limit import RateLimiter
 
 
 @answers_errors("NotificationService")
-class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.NotificationServiceServicer):
+class NotificationServicer(SubscriptionGrpc, EventGrpc, BatchGrpc, gateway_pb2_grpc.NotificationServiceServicer):
     """Every RPC authenticates (`_principal`); those that create work spend the rate limit too
     (`_spend_rate`), as the HTTP routes that depend on `Counted` do. A GatewayError raised in
     any of them ends the call with its status (`answers_errors`)."""
@@ -96,6 +97,8 @@ class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.Notific
             cursor=request.cursor,
             status=request.status,
             channel=request.channel,
+            event_id=request.event_id,
+            target_id=request.target_id,
         )
         if request.HasField("created_after"):
             query.created_after.CopyFrom(request.created_after)

@@ -11,9 +11,10 @@ from herald.v1 import gateway_pb2
 from herald_gateway.auth import Principal
 from herald_gateway.errors import Invalid
 from herald_gateway.grpc.crud import crud_rpcs
+from herald_gateway.grpc.events import event_of
 from herald_gateway.grpc.unary import tenant_rpc
 from herald_gateway.operations import Operations
-from herald_gateway.operations.subscriptions import FILTERS, SUBSCRIPTIONS, TARGETS, EventInput
+from herald_gateway.operations.subscriptions import FILTERS, SUBSCRIPTIONS, TARGETS
 
 _TARGETS, _FILTERS, _SUBSCRIPTIONS = crud_rpcs(TARGETS), crud_rpcs(FILTERS), crud_rpcs(SUBSCRIPTIONS)
 
@@ -51,13 +52,7 @@ class SubscriptionGrpc:
     ) -> gateway_pb2.NotificationServicePublishEventResponse:
         principal = await self._principal(context)
         await self._spend_rate(context, principal)
-        event = EventInput(
-            event_type=request.event_type,
-            payload=request.payload,
-            content_type=request.content_type or "application/json",
-            event_id=request.event_id,
-        )
-        accepted = await self.operations.publish_event(principal, event)
+        accepted = await self.operations.publish_event(principal, event_of(request))
         return gateway_pb2.NotificationServicePublishEventResponse(
             event_id=accepted.event_id, replayed=accepted.replayed, deliveries=accepted.deliveries
         )
@@ -69,8 +64,9 @@ class SubscriptionGrpc:
         await self._spend_rate(context, principal)
         if not request.HasField("since"):
             raise Invalid([("since", "is required")])
+        until = request.until.ToDatetime(tzinfo=UTC) if request.HasField("until") else None
         job_ids = await self.operations.recover_target(
-            principal.tenant_id, request.target_id, request.since.ToDatetime(tzinfo=UTC)
+            principal.tenant_id, request.target_id, request.since.ToDatetime(tzinfo=UTC), until
         )
         return gateway_pb2.RecoverWebhookTargetResponse(job_ids=job_ids)
 

@@ -6,6 +6,7 @@ errors. A surface only reads its request, calls one operation and writes its ans
 from __future__ import annotations
 
 from herald_gateway.operations.domains import DomainOperations
+from herald_gateway.operations.events import EventOperations
 from herald_gateway.operations.inbound import InboundOperations
 from herald_gateway.operations.operator import OperatorOperations
 from herald_gateway.operations.providers import ProviderOperations
@@ -21,6 +22,7 @@ class Operations(
     TenantOperations,
     DomainOperations,
     ProviderOperations,
+    EventOperations,
     SubscriptionOperations,
     TargetSecretOperations,
     InboundOperations,

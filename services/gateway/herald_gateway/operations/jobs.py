@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from herald.ids import parse_id
 from herald.v1 import common_pb2, ledger_jobs_pb2, router_pb2
 from herald_gateway.auth import Principal
-from herald_gateway.errors import NotFound, NotRetryable, ask
+from herald_gateway.errors import Invalid, NotFound, NotRetryable, ask
 from herald_gateway.operations.base import OperationsBase
+from herald_gateway.operations.subscriptions import event_id_ok
 
 
 @dataclass
@@ -37,6 +38,13 @@ class JobOperations(OperationsBase):
         return job.job, list(attempts.attempts)
 
     async def list_jobs(self, principal: Principal, request: ledger_jobs_pb2.ListJobsRequest) -> JobPage:
+        problems = []
+        if request.event_id and not event_id_ok(request.event_id):
+            problems.append(("event_id", "1-255 printable ASCII characters without spaces"))
+        if request.target_id and parse_id(request.target_id) is None:
+            problems.append(("target_id", "must be a UUID"))
+        if problems:
+            raise Invalid(problems)
         request.tenant_id = principal.tenant_id
         page = await ask(self.ledger.jobs.ListJobs(request), "jobs")
         return JobPage(jobs=list(page.jobs), next_cursor=page.next_cursor)

@@ -16,10 +16,10 @@ from herald.ids import TenantId, parse_id
 from herald.v1 import common_pb2, gateway_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2
 from herald.webhooks.retry_policy import retry_status_problems, schedule_problems
 from herald_gateway.auth import Principal
-from herald_gateway.errors import NotFound, TargetDisabled, ask, refuse_invalid, refused
+from herald_gateway.errors import Invalid, NotFound, TargetDisabled, ask, refuse_invalid, refused
 from herald_gateway.operations.base import OperationsBase
 from herald_gateway.operations.crud import Resource
-from herald_gateway.operations.validation import MAX_BODY_BYTES, webhook_problems
+from herald_gateway.operations.validation import MAX_BODY_BYTES, keys_problems, webhook_problems
 
 TARGETS: Resource[common_pb2.WebhookTarget] = Resource(
     "target", "subscriptions", "WebhookTarget", "target", "targets", "target_id"
@@ -39,8 +39,17 @@ MAX_EVENT_TYPES = 100
 MAX_RECOVER_ROUNDS = 20
 
 
+# Herald's own event types (operational events); a tenant cannot send them.
+HERALD_PREFIX = "herald."
+
+
 def event_type_ok(value: str) -> bool:
     return len(value) <= MAX_EVENT_TYPE and EVENT_TYPE.fullmatch(value) is not None
+
+
+def event_id_ok(value: str) -> bool:
+    """1-255 printable ASCII characters without spaces."""
+    return 0 < len(value) <= 255 and all(33 <= ord(c) < 127 for c in value)
 
 
 def pattern_ok(value: str) -> bool:
@@ -82,6 +91,7 @@ class EventInput:
     payload: bytes
     content_type: str
     event_id: str = ""
+    ordering_key: str = ""
 
 
 # The ledger's FAILED_PRECONDITION on a target's failures: the target is disabled.
@@ -126,10 +136,15 @@ class SubscriptionOperations(OperationsBase):
             return []
         return [("max_in_flight", f"must be between 1 and {self.target_in_flight_max} (the operator's maximum)")]
 
-    async def recover_target(self, tenant_id: TenantId, target_id: str, since: datetime) -> list[str]:
-        """Runs the target's FAILED deliveries since `since` again, each from PENDING with a
-        fresh attempt budget, exactly as POST /v1/jobs/{id}/retry does. The target must be
-        enabled (409 otherwise). Returns the jobs run again, oldest failure first."""
+    async def recover_target(
+        self, tenant_id: TenantId, target_id: str, since: datetime, until: datetime | None = None
+    ) -> list[str]:
+        """Runs the target's FAILED and SKIPPED deliveries in [since, until) again, each from
+        PENDING with a fresh attempt budget, exactly as POST /v1/jobs/{id}/retry does (a skipped
+        one counts against the quota then). The target must be enabled (409 otherwise).
+        Returns the jobs run again, oldest first."""
+        if until is not None and until < since:
+            raise Invalid([("until", "must not be before since")])
         if parse_id(target_id) is None:
             raise NotFound("target not found")
         recovered: list[str] = []
@@ -137,6 +152,8 @@ class SubscriptionOperations(OperationsBase):
         for _ in range(MAX_RECOVER_ROUNDS):
             request = ledger_subscriptions_pb2.ListTargetFailuresRequest(tenant_id=tenant_id, target_id=target_id)
             request.since.FromDatetime(since)
+            if until is not None:
+                request.until.FromDatetime(until)
             failures = await ask(self.ledger.subscriptions.ListTargetFailures(request), "target", DISABLED)
             batch = [job_id for job_id in failures.job_ids if job_id not in seen]
             if not batch:
@@ -205,7 +222,12 @@ class SubscriptionOperations(OperationsBase):
         problems: list[tuple[str, str]] = []
         if not event_type_ok(event.event_type):
             problems.append(("event_type", "dot-separated tokens of letters, digits, _ and - (orders.created.v1)"))
-        if event.event_id and (len(event.event_id) > 255 or not all(33 <= ord(c) < 127 for c in event.event_id)):
+        elif event.event_type.startswith(HERALD_PREFIX):
+            problems.append(
+                ("event_type", f"types starting with {HERALD_PREFIX} are Herald's own: only Herald sends them")
+            )
+        problems += [p for p in keys_problems(0, "", event.ordering_key) if p[0] == "ordering_key"]
+        if event.event_id and not event_id_ok(event.event_id):
             problems.append(("event_id", "1-255 printable ASCII characters without spaces"))
         if len(event.payload) > MAX_BODY_BYTES:
             problems.append(("payload", f"must be at most {MAX_BODY_BYTES} bytes"))
@@ -221,6 +243,7 @@ class SubscriptionOperations(OperationsBase):
                     event_id=event.event_id,
                     payload=event.payload,
                     content_type=event.content_type,
+                    ordering_key=event.ordering_key,
                 )
             ),
             "event",

@@ -1,6 +1,7 @@
 """Tenant events: the subscriptions the router matches events against (held in its
-memory, reloaded on `<prefix>.control.subscriptions`), and RecordEvent, which writes an
-event's jobs (the router's drafts) once per event id, admitted like CreateJobs's."""
+memory, reloaded on `<prefix>.control.subscriptions`), RecordEvent, which writes an event
+(with its payload) and its jobs (the router's drafts) once per event id, admitted like
+CreateJobs's, or adds a replay's jobs to a recorded event; and the event log's reads."""
 
 from __future__ import annotations
 
@@ -8,27 +9,60 @@ from typing import Any
 
 from sqlalchemy.engine import Row
 
-from herald.grpcio.errors import abort_invalid, abort_unavailable
+from herald.grpcio.errors import abort_invalid, abort_not_found, abort_unavailable
 from herald.ids import parse_id
 from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_pb2, ledger_subscriptions_pb2
 from herald.webhooks.sealed_headers import seal_request
-from herald_ledger.convert import webhook_request_to_row
+from herald_ledger.convert import from_timestamp, timestamp, webhook_request_to_row
 from herald_ledger.inflight import Committing
+from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, work_job
-from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, tenant_list_rpc
+from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size, tenant_list_rpc
 from herald_ledger.rpc.subscriptions import MAX_TEXT, target_to_proto
-from herald_ledger.store import job_creation
+from herald_ledger.store import event_log, job_creation
 from herald_ledger.store import subscriptions as store
-from herald_ledger.store.codes import PRIORITY_FROM_PROTO
+from herald_ledger.store.codes import PRIORITY_FROM_PROTO, STATUS_TO_PROTO
 from herald_ledger.store.platform_email import PlatformMail
 from herald_ledger.store.quota import admit
 
 
 def _active_to_proto(row: Row[Any]) -> ledger_subscriptions_pb2.ActiveSubscription:
     return ledger_subscriptions_pb2.ActiveSubscription(
-        subscription_id=str(row.subscription_id), target=target_to_proto(row), event_types=list(row.event_types)
+        subscription_id=str(row.subscription_id),
+        target=target_to_proto(row),
+        event_types=list(row.event_types),
+        active=row.subscription_active,
     )
+
+
+def event_to_proto(row: Row[Any], deliveries: list[Row[Any]] | None = None) -> common_pb2.Event:
+    mapping = row._mapping
+    event = common_pb2.Event(
+        id=row.event_id,
+        event_type=row.event_type,
+        content_type=row.content_type or "",
+        created_at=timestamp(row.created_at),
+        ordering_key=row.ordering_key or "",
+    )
+    if mapping.get("payload") is not None:
+        event.payload = bytes(mapping["payload"])
+    for d in deliveries or []:
+        event.deliveries.append(
+            common_pb2.EventDelivery(
+                job_id=str(d.id),
+                target_id=str(d.target_id) if d.target_id else "",
+                status=STATUS_TO_PROTO[JobStatus(d.status)],  # type: ignore[arg-type]
+                reason=d.last_error or "",
+            )
+        )
+    return event
+
+
+def scoped_ordering_key(ordering_key: str, target_id: str) -> str | None:
+    """An event's ordering key orders its deliveries per target: one slow target does not hold
+    another's back. The job carries the key scoped to its target."""
+    return f"{ordering_key}@{target_id}" if ordering_key else None
 
 
 class EventRpcs(Rpcs):
@@ -52,6 +86,8 @@ class EventRpcs(Rpcs):
             await abort_invalid(context, [("event_id/event_type", "1-255 characters each")])
         if len(request.target_ids) != len(request.drafts):
             await abort_invalid(context, [("target_ids", "one per draft")])
+        if request.skip_reasons and len(request.skip_reasons) != len(request.drafts):
+            await abort_invalid(context, [("skip_reasons", "none, or one per draft")])
         new_jobs = []
         for i, draft in enumerate(request.drafts):
             priority = PRIORITY_FROM_PROTO.get(draft.priority)
@@ -68,22 +104,43 @@ class EventRpcs(Rpcs):
                     body=request.payload,
                     target_id=parse_id(request.target_ids[i]),
                     draft=draft,
+                    skipped=request.skip_reasons[i] if request.skip_reasons else "",
+                    event_id=request.event_id,
+                    ordering_key=scoped_ordering_key(request.ordering_key, request.target_ids[i]),
                 )
             )
+        sent = [j for j in new_jobs if not j.skipped]
         rejection: tuple[int, str] | None = None
         with self.committing.writing() as committing:
             async with self.engine.connect() as conn:
                 async with conn.begin() as transaction:
-                    claimed, earlier = await store.claim_event(conn, tenant_id, request.event_id, request.event_type)
-                    if claimed is None:
-                        await transaction.rollback()
-                        if earlier is None:
-                            await abort_unavailable(context, "the event is being replaced; retry")
-                        return ledger_subscriptions_pb2.RecordEventResponse(
-                            replayed=True,
-                            deliveries=[common_pb2.EventDelivery(**d) for d in earlier.deliveries],
+                    if request.replay:
+                        recorded = await event_log.get_event(conn, tenant_id, request.event_id)
+                        if recorded is None:
+                            await transaction.rollback()
+                            await abort_not_found(context, "event")
+                        for job in new_jobs:
+                            job.body = bytes(recorded.payload or b"")
+                        claimed = None
+                    else:
+                        event = store.NewEvent(
+                            request.event_id,
+                            request.event_type,
+                            request.payload,
+                            request.content_type,
+                            request.ordering_key or None,
                         )
-                    verdicts, usage = await admit(conn, new_jobs, self.platform)
+                        claimed, earlier = await store.claim_event(conn, tenant_id, event)
+                        if claimed is None:
+                            await transaction.rollback()
+                            if earlier is None:
+                                await abort_unavailable(context, "the event is being replaced; retry")
+                            return ledger_subscriptions_pb2.RecordEventResponse(
+                                replayed=True,
+                                deliveries=[common_pb2.EventDelivery(**d) for d in earlier.deliveries],
+                            )
+                    # Skipped deliveries are written, never admitted: they do not count.
+                    verdicts, usage = await admit(conn, sent, self.platform)
                     refused = [v for v in verdicts if v.job is None]
                     if refused:
                         await transaction.rollback()
@@ -92,17 +149,48 @@ class EventRpcs(Rpcs):
                     else:
                         publishing = self.outbox.ready
                         await job_creation.insert_jobs(conn, new_jobs, published=publishing, usage=usage)
-                        deliveries = [
-                            {"job_id": str(job.id), "target_id": target_id}
-                            for job, target_id in zip(new_jobs, request.target_ids, strict=True)
-                        ]
-                        await store.set_event_deliveries(conn, claimed, deliveries)
+                        deliveries = [{"job_id": str(job.id), "target_id": str(job.target_id)} for job in sent]
+                        if claimed is not None:
+                            await store.set_event_deliveries(conn, claimed, deliveries)
                         # Published before the commit, as CreateJobs does (herald_ledger.outbox).
                         if publishing:
-                            committing(job.id for job in new_jobs)
-                            await self.outbox.publish_in(conn, [work_job(job) for job in new_jobs])
+                            committing(job.id for job in sent)
+                            await self.outbox.publish_in(conn, [work_job(job) for job in sent])
         if rejection is not None:
             return ledger_subscriptions_pb2.RecordEventResponse(rejection=rejection[0], detail=rejection[1])  # type: ignore[arg-type]
         return ledger_subscriptions_pb2.RecordEventResponse(
             deliveries=[common_pb2.EventDelivery(**d) for d in deliveries]
         )
+
+    async def ListEvents(
+        self, request: ledger_subscriptions_pb2.ListEventsRequest, context: Context
+    ) -> ledger_subscriptions_pb2.ListEventsResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        page_size = await require_page_size(context, request.page_size)
+        before = parse_id(request.cursor) if request.cursor else None
+        if request.cursor and before is None:
+            await abort_invalid(context, [("cursor", "is not a cursor this API returned")])
+        async with self.engine.connect() as conn:
+            rows, next_cursor = await event_log.list_events(
+                conn,
+                tenant_id,
+                page_size,
+                before,
+                request.event_type,
+                from_timestamp(request.since, request.HasField("since")),
+                from_timestamp(request.until, request.HasField("until")),
+            )
+        return ledger_subscriptions_pb2.ListEventsResponse(
+            events=[event_to_proto(r) for r in rows], next_cursor=next_cursor
+        )
+
+    async def GetEvent(
+        self, request: ledger_subscriptions_pb2.GetEventRequest, context: Context
+    ) -> ledger_subscriptions_pb2.GetEventResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        async with self.engine.connect() as conn:
+            row = await event_log.get_event(conn, tenant_id, request.event_id)
+            deliveries = await event_log.event_deliveries(conn, tenant_id, request.event_id) if row else []
+        if row is None:
+            await abort_not_found(context, "event")
+        return ledger_subscriptions_pb2.GetEventResponse(event=event_to_proto(row, deliveries))

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from herald.batching import Batcher
-from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
 from herald.ids import parse_id
 from herald.secrets import KeyRing
 from herald.telemetry.propagation import inject_headers
@@ -35,6 +35,9 @@ from herald_ledger.store.idempotency import KeyedDraft
 from herald_ledger.store.intake import claim_keys_and_lock_usage
 from herald_ledger.store.platform_email import PlatformMail
 from herald_ledger.store.quota import current_period, decide
+
+# What a resend may start from: the job ended one way or the other.
+RESENDABLE = frozenset({JobStatus.DELIVERED, JobStatus.FAILED})
 
 
 def answered(job: job_creation.NewJob, queued: bool) -> common_pb2.Job:
@@ -197,6 +200,45 @@ class JobRpcs(Rpcs):
             start += len(request)
         return split
 
+    async def ResendJob(
+        self, request: ledger_jobs_pb2.ResendJobRequest, context: Context
+    ) -> ledger_jobs_pb2.ResendJobResponse:
+        """A new job with the original's request and payload (the sender signs it afresh when
+        it delivers it), linked to it; created like any job (admission, group commit)."""
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        job_id = parse_id(request.job_id)
+        row = None
+        if job_id is not None:
+            async with self.engine.connect() as conn:
+                row = await job_store.get_job(conn, tenant_id, job_id, True)
+        if row is None:
+            await abort_not_found(context, "job")
+        status = self.inflight.status(row.id, JobStatus(row.status), row.attempt_count)
+        if row.channel != "webhook" or status not in RESENDABLE:
+            await abort_failed_precondition(
+                context, f"only a delivered or failed webhook job can be sent again; this one is {status.value.lower()}"
+            )
+        original = job_to_proto(row).webhook
+        fields, _ = webhook_request_to_row(original)
+        draft = ledger_pb2.JobDraft(tenant_id=str(tenant_id), channel=common_pb2.CHANNEL_WEBHOOK, webhook=original)
+        resend = job_creation.NewJob(
+            tenant_id=tenant_id,
+            channel="webhook",
+            priority=row.priority,
+            request=fields,
+            body=bytes(row.body),
+            ordering_key=row.ordering_key,
+            target_id=row.target_id,
+            event_id=row.event_id,
+            origin_job_id=row.id,
+            draft=draft,
+            trace=inject_headers({}) or None,
+        )
+        (outcome,) = await self.job_creator.submit([resend])
+        if not outcome.HasField("job"):
+            return ledger_jobs_pb2.ResendJobResponse(rejection=outcome.rejection, detail=outcome.detail)
+        return ledger_jobs_pb2.ResendJobResponse(job=outcome.job)
+
     async def GetJob(self, request: ledger_jobs_pb2.GetJobRequest, context: Context) -> ledger_jobs_pb2.GetJobResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         job_id = parse_id(request.job_id)
@@ -226,6 +268,7 @@ class JobRpcs(Rpcs):
             after = job_store.decode_cursor(request.cursor)
             if after is None:
                 await abort_invalid(context, [("cursor", "is not a cursor this API returned")])
+        target_id = await require_id(context, request.target_id, "target_id") if request.target_id else None
         async with self.engine.connect() as conn:
             rows, next_cursor = await job_store.list_jobs(
                 conn,
@@ -238,6 +281,8 @@ class JobRpcs(Rpcs):
                 from_timestamp(request.created_after, request.HasField("created_after")),
                 from_timestamp(request.created_before, request.HasField("created_before")),
                 request.url,
+                request.event_id,
+                target_id,
             )
         return ledger_jobs_pb2.ListJobsResponse(jobs=[self._as_seen(r) for r in rows], next_cursor=next_cursor)
 

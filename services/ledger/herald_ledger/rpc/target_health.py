@@ -62,7 +62,10 @@ class TargetHealthRpcs(Rpcs):
         if not request.HasField("since"):
             await abort_invalid(context, [("since", "is required")])
         since = from_timestamp(request.since, True)
+        until = from_timestamp(request.until, request.HasField("until"))
         assert since is not None
+        if until is not None and until < since:
+            await abort_invalid(context, [("until", "must not be before since")])
         limit = min(request.limit or MAX_RECOVER, MAX_RECOVER)
         target_id = parse_id(request.target_id)
         async with self.engine.connect() as conn:
@@ -73,7 +76,7 @@ class TargetHealthRpcs(Rpcs):
                 await abort_failed_precondition(
                     context, "the target is disabled: enable it (PATCH enabled=true) before recovering it"
                 )
-            ids = await store.failed_deliveries(conn, tenant_id, target_id, since, limit)
+            ids = await store.failed_deliveries(conn, tenant_id, target_id, since, limit, until)
         return ledger_subscriptions_pb2.ListTargetFailuresResponse(job_ids=[str(i) for i in ids])
 
     async def SetWebhookSettings(

@@ -1,5 +1,6 @@
-"""Dead letters and explicit retries: FAILED -> PENDING with a fresh attempt budget, the
-dead-letter entry released; the dead-letter reads."""
+"""Dead letters and explicit retries: FAILED (or an event's SKIPPED delivery, admitted against
+the quota then) -> PENDING with a fresh attempt budget, the dead-letter entry released; the
+dead-letter reads."""
 
 from __future__ import annotations
 
@@ -15,7 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald_ledger.db.models import dead_letters, jobs
 from herald_ledger.job_status import JobStatus
+from herald_ledger.store.driver import in_transaction
+from herald_ledger.store.job_creation import NewJob
 from herald_ledger.store.jobs import ids_param, transition
+from herald_ledger.store.quota import admit
+from herald_ledger.store.usage import write_usage
 
 
 @dataclass
@@ -74,10 +79,12 @@ async def retry_jobs(
         ids_in_scope = [i for i in ids if i in mine]
     else:
         ids_in_scope = ids
+    over_quota = await _admit_skipped(conn, ids_in_scope)
+    ids_in_scope = [i for i in ids_in_scope if i not in over_quota]
     moved = {
         row.id
         for row in await transition(
-            conn, ids_in_scope, JobStatus.PENDING, "retried", only_from=frozenset({JobStatus.FAILED})
+            conn, ids_in_scope, JobStatus.PENDING, "retried", only_from=frozenset({JobStatus.FAILED, JobStatus.SKIPPED})
         )
     }
     rows: list[Row[Any]] = []
@@ -96,7 +103,9 @@ async def retry_jobs(
         current = {row.id: JobStatus(row.status) for row in found}
     outcomes = []
     for job_id in ids:
-        if job_id in moved:
+        if job_id in over_quota:
+            outcomes.append(RetryOutcome(str(job_id), False, JobStatus.SKIPPED, over_quota[job_id]))
+        elif job_id in moved:
             outcomes.append(RetryOutcome(str(job_id), True, JobStatus.PENDING))
         elif job_id in current:
             outcomes.append(
@@ -104,13 +113,28 @@ async def retry_jobs(
                     str(job_id),
                     False,
                     current[job_id],
-                    f"only a failed job can be retried; it is {current[job_id].value.lower()}",
+                    f"only a failed or skipped job can be retried; it is {current[job_id].value.lower()}",
                 )
             )
         else:
             outcomes.append(RetryOutcome(str(job_id), False, None, "not found"))
     by_id = {row.id: row for row in rows}
     return outcomes, [by_id[i] for i in ids if i in by_id], released
+
+
+async def _admit_skipped(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:
+    """A skipped delivery never counted against the quota; running it now does: admitted like a
+    new job (the counters written in this transaction). Returns the ones refused, with why."""
+    query = select(jobs.c.id, jobs.c.tenant_id, jobs.c.channel, jobs.c.priority).where(
+        and_(jobs.c.id.in_(list(job_ids)), jobs.c.status == JobStatus.SKIPPED.value)
+    )
+    rows = (await conn.execute(query)).all() if job_ids else []
+    if not rows:
+        return {}
+    stubs = [NewJob(r.tenant_id, r.channel, r.priority, {}, b"", id=r.id) for r in rows]
+    verdicts, usage = await admit(conn, stubs)
+    await write_usage(await in_transaction(conn), usage)
+    return {stub.id: v.rejection for stub, v in zip(stubs, verdicts, strict=True) if v.job is None}
 
 
 async def list_dead_letters(

@@ -87,16 +87,18 @@ class DeliveryStart:
 # "delivering" is what the ledger knows in flight (`herald_ledger.inflight`), so a
 # delivered webhook costs its row one update (the outcome), not two.
 # On the driver, like the outcome and attempt statements below (see store.driver).
-_STARTS_QUERY = """
+# "Finished" is every terminal status (a SKIPPED delivery holds no later one back).
+_FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
+_STARTS_QUERY = f"""
     SELECT j.id, j.status, j.attempt_count,
         EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
           AND earlier.seq < j.seq
-          AND earlier.status NOT IN ('DELIVERED', 'FAILED', 'SUPPRESSED', 'BOUNCED', 'COMPLAINED')
+          AND earlier.status NOT IN ({_FINISHED})
     )) AS blocked
     FROM jobs j WHERE j.id = ANY($1::uuid[])
-"""
+"""  # noqa: S608 (constant status names)
 
 # A copy of a work message that comes more than this before its job's next attempt is due
 # waits for it (the reconciler published a second copy, and the first scheduled a retry).

@@ -36,11 +36,22 @@ class NewJob:
     request_hash: bytes = b""
     # Set when admission wrote the job as SUPPRESSED.
     suppressed: str = ""
+    # Set when the fan-out records an event's delivery it does not attempt (SKIPPED, this reason).
+    skipped: str = ""
+    # An event's delivery: the tenant's event id; a resend: the job it sends again.
+    event_id: str | None = None
+    origin_job_id: uuid.UUID | None = None
     # The draft (ledger.v1 JobDraft) it came from: its work message is built from it, not
     # from the row; and the trace context of the call that sent it (a coalesced
     # transaction publishes many callers' jobs).
     draft: Any = None
     trace: dict[str, str] | None = None
+
+
+def written_status(job: NewJob, admitted: JobStatus) -> JobStatus:
+    if job.suppressed:
+        return JobStatus.SUPPRESSED
+    return JobStatus.SKIPPED if job.skipped else admitted
 
 
 async def create_jobs(
@@ -61,14 +72,16 @@ async def create_jobs(
             "id": j.id,
             "tenant_id": j.tenant_id,
             "channel": j.channel,
-            "status": (JobStatus.SUPPRESSED if j.suppressed else admitted).value,
+            "status": written_status(j, admitted).value,
             "priority": j.priority,
             "request": j.request,
             "body": j.body,
             "idempotency_key": j.idempotency_key,
             "ordering_key": j.ordering_key,
             "target_id": j.target_id,
-            "last_error": j.suppressed or None,
+            "last_error": j.suppressed or j.skipped or None,
+            "event_id": j.event_id,
+            "origin_job_id": j.origin_job_id,
         }
         for j in new_jobs
     ]
@@ -92,6 +105,8 @@ _WRITTEN = (
     ("ordering_key", "text"),
     ("target_id", "uuid"),
     ("last_error", "text"),
+    ("event_id", "text"),
+    ("origin_job_id", "uuid"),
 )
 _COPIED_COLUMNS = tuple(name for name, _ in _WRITTEN)
 
@@ -124,20 +139,22 @@ async def insert_jobs(
     if not new_jobs:
         await write_usage(driver, usage)
         return
-    admitted = (JobStatus.QUEUED if published else JobStatus.PENDING).value
+    admitted = JobStatus.QUEUED if published else JobStatus.PENDING
     records = [
         (
             j.id,
             j.tenant_id,
             j.channel,
-            JobStatus.SUPPRESSED.value if j.suppressed else admitted,
+            written_status(j, admitted).value,
             j.priority,
             orjson.dumps(j.request).decode(),
             j.body,
             j.idempotency_key,
             j.ordering_key,
             j.target_id,
-            j.suppressed or None,
+            j.suppressed or j.skipped or None,
+            j.event_id,
+            j.origin_job_id,
         )
         for j in new_jobs
     ]

@@ -120,6 +120,8 @@ async def list_jobs(
     created_after: datetime | None,
     created_before: datetime | None,
     url: str = "",
+    event_id: str = "",
+    target_id: uuid.UUID | None = None,
 ) -> tuple[list[Row[Any]], str]:
     """Newest first. Ids are UUIDv7, so ordering by id is ordering by creation. A webhook's
     URL comes along (not the rest of the request: headers and body stay out of a list).
@@ -129,6 +131,10 @@ async def list_jobs(
     query = select(*columns).where(jobs.c.tenant_id == tenant_id)
     if url:
         query = query.where(jobs.c.request["url"].astext == url)
+    if event_id:
+        query = query.where(jobs.c.event_id == event_id)
+    if target_id is not None:
+        query = query.where(jobs.c.target_id == target_id)
     if after is not None:
         query = query.where(jobs.c.id < after)
     under_way = [JobStatus.PENDING.value, JobStatus.QUEUED.value]

@@ -1,9 +1,10 @@
-"""Webhook subscriptions: targets, filters, subscriptions (tenant-scoped), and tenant events
-kept for de-duplication."""
+"""Webhook subscriptions: targets, filters, subscriptions (tenant-scoped), and the claim of a
+tenant event (de-duplication; the event log's reads are in store/event_log.py)."""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,11 +36,13 @@ async def list_page(
 
 
 async def active_subscriptions(conn: AsyncConnection, tenant_id: uuid.UUID) -> list[Row[Any]]:
-    """The target's columns plus `subscription_id` and the filter's `event_types`, for
-    every active subscription whose target is enabled."""
+    """The target's columns plus `subscription_id`, `active` and the filter's `event_types`,
+    for every subscription of the tenant: the router delivers to an active one whose target
+    is enabled and records a SKIPPED delivery for the others (nothing is skipped silently)."""
     query = (
         select(
             subscriptions.c.id.label("subscription_id"),
+            subscriptions.c.active.label("subscription_active"),
             event_filters.c.event_types,
             *webhook_targets.c,
         )
@@ -48,24 +51,29 @@ async def active_subscriptions(conn: AsyncConnection, tenant_id: uuid.UUID) -> l
                 event_filters, event_filters.c.id == subscriptions.c.filter_id
             )
         )
-        .where(
-            and_(
-                subscriptions.c.tenant_id == tenant_id,
-                subscriptions.c.active.is_(True),
-                webhook_targets.c.enabled.is_(True),
-            )
-        )
+        .where(subscriptions.c.tenant_id == tenant_id)
         .order_by(subscriptions.c.id)
     )
     return list((await conn.execute(query)).all())
 
 
+@dataclass(frozen=True)
+class NewEvent:
+    event_id: str
+    event_type: str
+    payload: bytes
+    content_type: str
+    ordering_key: str | None
+
+
 async def claim_event(
-    conn: AsyncConnection, tenant_id: uuid.UUID, event_id: str, event_type: str
+    conn: AsyncConnection, tenant_id: uuid.UUID, event: NewEvent
 ) -> tuple[uuid.UUID | None, Row[Any] | None]:
     """(row id, None) when the event is new and now claimed in this transaction; (None, the
     earlier row) when it was seen within the window. A row older than the window is
-    replaced. A concurrent claim of the same id waits for the first transaction to end."""
+    replaced. A concurrent claim of the same id waits for the first transaction to end. The
+    payload rides in the claiming INSERT (the event log keeps it at no extra round trip)."""
+    event_id = event.event_id
     await conn.execute(
         delete(events).where(
             and_(
@@ -79,7 +87,15 @@ async def claim_event(
     inserted = (
         await conn.execute(
             pg_insert(events)
-            .values(id=row_id, tenant_id=tenant_id, event_id=event_id, event_type=event_type)
+            .values(
+                id=row_id,
+                tenant_id=tenant_id,
+                event_id=event_id,
+                event_type=event.event_type,
+                payload=event.payload,
+                content_type=event.content_type,
+                ordering_key=event.ordering_key,
+            )
             .on_conflict_do_nothing(index_elements=[events.c.tenant_id, events.c.event_id])
             .returning(events.c.id)
         )

@@ -16,7 +16,7 @@ from datetime import datetime
 from itertools import groupby
 from typing import Any
 
-from sqlalchemy import and_, bindparam, select, text, update
+from sqlalchemy import and_, bindparam, select, text, true, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.engine import Row
@@ -89,17 +89,24 @@ async def note_outcomes(
 
 
 async def failed_deliveries(
-    conn: AsyncConnection, tenant_id: uuid.UUID, target_id: uuid.UUID, since: datetime, limit: int
+    conn: AsyncConnection,
+    tenant_id: uuid.UUID,
+    target_id: uuid.UUID,
+    since: datetime,
+    limit: int,
+    until: datetime | None = None,
 ) -> list[uuid.UUID]:
-    """The target's FAILED jobs that failed at or after `since` (their last change), oldest first."""
+    """The target's FAILED and SKIPPED jobs that ended at or after `since` (their last change)
+    and before `until`, oldest first."""
     query = (
         select(jobs.c.id)
         .where(
             and_(
                 jobs.c.target_id == target_id,
                 jobs.c.tenant_id == tenant_id,
-                jobs.c.status == "FAILED",
+                jobs.c.status.in_(("FAILED", "SKIPPED")),
                 jobs.c.updated_at >= since,
+                jobs.c.updated_at < until if until is not None else true(),
             )
         )
         .order_by(jobs.c.updated_at, jobs.c.id)

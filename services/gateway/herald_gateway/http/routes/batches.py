@@ -57,7 +57,19 @@ REFUSED_BATCH = {
 }
 
 
-def _items(raw: bytes) -> list[Any]:
+def refuse_batch_key(request: Request) -> None:
+    if request.headers.get("idempotency-key") is not None:
+        raise Invalid(
+            [
+                (
+                    "Idempotency-Key",
+                    "is not used by batch routes: give each item its own idempotency_key (an event: its event_id)",
+                )
+            ]
+        )
+
+
+def batch_items(raw: bytes) -> list[Any]:
     """The envelope: {"items": [...]} with 1..1000 items, or Invalid for the whole batch."""
     try:
         body = orjson.loads(raw)
@@ -74,7 +86,7 @@ def _items(raw: bytes) -> list[Any]:
     return items
 
 
-async def _spend_rate(request: Request, principal: Principal, count: int) -> None:
+async def spend_batch_rate(request: Request, principal: Principal, count: int) -> None:
     """`count` requests of the tenant's per-minute limit, all or none."""
     if principal.rate_per_min is None:
         return
@@ -104,7 +116,7 @@ async def _spend_rate(request: Request, principal: Principal, count: int) -> Non
         )
 
 
-def _violations(error: ValidationError) -> list[tuple[str, str]]:
+def violations_of(error: ValidationError) -> list[tuple[str, str]]:
     return [(".".join(str(p) for p in e.get("loc", ())) or "item", e.get("msg", "")) for e in error.errors()]
 
 
@@ -152,10 +164,9 @@ async def _answer(
     route: str,
     build: Callable[[dict[str, Any], bytes], router_pb2.Submission],
 ) -> Response:
-    if request.headers.get("idempotency-key") is not None:
-        raise Invalid([("Idempotency-Key", "is not used by batch routes: give each item its own idempotency_key")])
-    items = _items(await request.body())
-    await _spend_rate(request, principal, len(items))
+    refuse_batch_key(request)
+    items = batch_items(await request.body())
+    await spend_batch_rate(request, principal, len(items))
     prepared: list[router_pb2.Submission | GatewayError] = []
     for item in items:
         try:
@@ -164,7 +175,7 @@ async def _answer(
             # The digest only serves an idempotency key (the submission drops it without one).
             prepared.append(build(item, _item_hash(route, item) if item.get("idempotency_key") else b""))
         except ValidationError as error:
-            prepared.append(Invalid(_violations(error)))
+            prepared.append(Invalid(violations_of(error)))
         except GatewayError as error:
             prepared.append(error)
     await refuse_non_public_targets(prepared, operations.target_check)

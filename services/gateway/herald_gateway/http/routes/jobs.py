@@ -31,12 +31,15 @@ async def list_jobs(
     limit: Limit = 50,
     cursor: Cursor = None,
     status: Annotated[
-        str | None, Query(pattern="^(pending|queued|delivering|delivered|failed|suppressed|bounced|complained)$")
+        str | None,
+        Query(pattern="^(pending|queued|delivering|delivered|failed|suppressed|bounced|complained|skipped)$"),
     ] = None,
     channel: Annotated[str | None, Query(pattern="^(webhook|email|platform_email)$")] = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
     url: Annotated[str | None, Query(max_length=2048, description="Webhook jobs to this URL only.")] = None,
+    event_id: Annotated[str | None, Query(max_length=255, description="The deliveries of this event only.")] = None,
+    target_id: Annotated[str | None, Query(max_length=64, description="The deliveries to this target only.")] = None,
 ) -> JobList:
     request = ledger_jobs_pb2.ListJobsRequest(
         page_size=limit,
@@ -44,6 +47,8 @@ async def list_jobs(
         status=STATUS_VALUES.get(status or "", 0),  # type: ignore[arg-type]
         channel=CHANNEL_VALUES.get(channel or "", 0),  # type: ignore[arg-type]
         url=url or "",
+        event_id=event_id or "",
+        target_id=target_id or "",
     )
     if created_after is not None:
         request.created_after.FromDatetime(created_after)
@@ -59,3 +64,12 @@ async def retry_job(job_id: str, principal: Counted, operations: OperationsDep) 
     job leaves the dead-letter queue this way). 409 unless the job is failed."""
     outcome = await operations.retry_job(principal, job_id)
     return JobAccepted(id=outcome.job_id, status=STATUS_NAMES.get(outcome.status, "pending"))
+
+
+@router.post("/v1/jobs/{job_id}/resend", status_code=202, response_model=JobOut)
+async def resend_job(job_id: str, principal: Counted, operations: OperationsDep) -> JobOut:
+    """Sends a delivered or failed webhook job again as a new job: the same request and payload,
+    signed afresh when delivered, linked to the original (`origin_job_id`) and to its event.
+    Counted against the rate limit and the quota like any submission. 409 while the job is
+    still under way."""
+    return job_out(await operations.resend_job(principal, job_id))

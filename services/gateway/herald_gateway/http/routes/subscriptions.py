@@ -92,11 +92,14 @@ async def update_target(target_id: str, body: TargetPatch, principal: Tenant, op
 
 @router.post("/targets/{target_id}/recover", status_code=202, response_model=RecoverOut)
 async def recover_target(target_id: str, body: RecoverIn, principal: Counted, operations: OperationsDep) -> RecoverOut:
-    """Replays what the target missed: its deliveries that failed (or were dead-lettered)
-    since `since` run again from PENDING, each as POST /v1/jobs/{id}/retry would. The target
-    must be enabled again first (409 while disabled)."""
+    """Replays what the target missed: its deliveries that failed (or were dead-lettered) or
+    were skipped (it was disabled, or the subscription paused) in [`since`, `until`) run again
+    from PENDING, each as POST /v1/jobs/{id}/retry would; a skipped one counts against the
+    quota then. The target must be enabled again first (409 while disabled); `until` before
+    `since` is 422."""
     since = body.since if body.since.tzinfo is not None else body.since.replace(tzinfo=UTC)
-    job_ids = await operations.recover_target(principal.tenant_id, target_id, since)
+    until = body.until if body.until is None or body.until.tzinfo is not None else body.until.replace(tzinfo=UTC)
+    job_ids = await operations.recover_target(principal.tenant_id, target_id, since, until)
     return RecoverOut(target_id=target_id, recovered=len(job_ids), job_ids=job_ids)
 
 

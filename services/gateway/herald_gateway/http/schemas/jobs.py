@@ -72,6 +72,9 @@ class JobOut(BaseModel):
         description="'bounced' / 'complained': the provider event (provider:event id) that set the status; "
         "see GET /v1/jobs/{id}/events.",
     )
+    event_id: str | None = Field(default=None, description="The event this job delivers (GET /v1/events/{id}).")
+    target_id: str | None = Field(default=None, description="The subscription target an event sent it to.")
+    origin_job_id: str | None = Field(default=None, description="A resend: the job it sends again.")
 
 
 class JobList(Page[JobOut]):
@@ -115,4 +118,7 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         provider_message_id=job.provider_message_id or None,
         provider_delivered_at=time_of(job, "provider_delivered_at"),
         status_event_id=job.status_event_id or None,
+        event_id=job.event_id or None,
+        target_id=job.target_id or None,
+        origin_job_id=job.origin_job_id or None,
     )

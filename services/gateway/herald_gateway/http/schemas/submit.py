@@ -85,6 +85,11 @@ class EventIn(BaseModel):
         description="De-duplicates for 24 h: a repeat answers the first result and creates nothing. "
         "Generated when absent.",
     )
+    ordering_key: Text | None = Field(
+        default=None,
+        max_length=255,
+        description="Per target, the events sharing this key are delivered one at a time, in the order accepted.",
+    )
 
 
 class EventDeliveryOut(BaseModel):

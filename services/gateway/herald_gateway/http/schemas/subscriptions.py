@@ -100,7 +100,11 @@ def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
 class RecoverIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    since: datetime = Field(description="Replay the deliveries to this target that failed at or after this time.")
+    since: datetime = Field(
+        description="Run again the deliveries to this target that failed, or were skipped (the target disabled, "
+        "the subscription paused), at or after this time."
+    )
+    until: datetime | None = Field(default=None, description="And before this time (default: now).")
 
 
 class RecoverOut(BaseModel):

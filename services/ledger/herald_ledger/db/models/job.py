@@ -44,6 +44,10 @@ jobs = tenant_rows(
     # `updated_at`). The reconciler republishes what the bus has not acted on by then plus a
     # grace (herald_ledger.reconciler). Migration 0019.
     Column("next_attempt_at", DateTime(timezone=True)),
+    # An event's delivery: the tenant's event id (the event log reads its deliveries by it); a resend:
+    # the job it sends again. Migration 0022.
+    Column("event_id", Text),
+    Column("origin_job_id", UUID(as_uuid=True)),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",
@@ -58,13 +62,14 @@ jobs = tenant_rows(
         text("COALESCE(next_attempt_at, updated_at)"),
         postgresql_where=text("status IN ('QUEUED', 'DELIVERING')"),
     ),
-    # Recovering a target finds its failed deliveries.
+    # Recovering a target finds its failed and skipped deliveries.
     Index(
-        "ix_jobs_failed_target_id_updated_at",
+        "ix_jobs_recoverable_target_id_updated_at",
         "target_id",
         "updated_at",
-        postgresql_where=text("status = 'FAILED' AND target_id IS NOT NULL"),
+        postgresql_where=text("status IN ('FAILED', 'SKIPPED') AND target_id IS NOT NULL"),
     ),
+    Index("ix_jobs_tenant_id_event_id", "tenant_id", "event_id", postgresql_where=text("event_id IS NOT NULL")),
     Index(
         "ix_jobs_tenant_id_ordering_key_seq",
         "tenant_id",
