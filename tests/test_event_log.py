@@ -106,10 +106,11 @@ def test_an_event_for_a_disabled_target_is_kept_skipped_and_recovered(
 def test_resend_delivers_a_delivered_job_again_and_replay_fans_out_again(
     gateway: str, operator_token: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
-    made = httpx.post(f"{gateway}/v1/webhook-secret", headers=tenant.headers)
-    assert made.status_code == 201, made.text
-    secret = remember_secret(made.json()["secret"])
     ids = subscribe(gateway, tenant, receiver.url, ["again.v1"])
+    # Deliveries to a target are signed with the target's own secret.
+    read = httpx.get(f"{gateway}/v1/webhooks/targets/{ids['target']}/secret", headers=tenant.headers)
+    assert read.status_code == 200, read.text
+    secret = remember_secret(read.json()["key"])
     other = subscribe(gateway, tenant, f"{receiver.url}/other", ["again.*"])
     [first, second] = sorted(
         publish(gateway, tenant, "again.v1", payload={"n": 7}, event_id="again-1")["deliveries"],

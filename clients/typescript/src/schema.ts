@@ -496,17 +496,92 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List Events
+         * @description Your events, newest first (without payloads: GET /v1/events/{id} has it).
+         */
+        get: operations["list_events_v1_events_get"];
         put?: never;
         /**
          * Publish Event
          * @description One webhook job per enabled target of a matching active subscription (a target matched
-         *     by several subscriptions gets one). The event counts once against the rate limit; each
-         *     job counts against the monthly webhook quota (any job over quota refuses the whole event:
-         *     429, nothing written). The jobs are durable when this answers 202. A repeated `event_id`
-         *     within 24 h answers the first result (`replayed: true`) and creates nothing.
+         *     by several subscriptions gets one); a matching subscription that is paused, or whose target
+         *     is disabled, gets a `skipped` delivery instead (GET /v1/events/{id} lists it; the target's
+         *     recover runs it). The event counts once against the rate limit; each job it sends counts
+         *     against the monthly webhook quota (any job over quota refuses the whole event: 429, nothing
+         *     written; a skipped one does not count). The jobs are durable when this answers 202. A
+         *     repeated `event_id` within 24 h answers the first result (`replayed: true`) and creates
+         *     nothing. Types starting with `herald.` are Herald's own (422).
          */
         post: operations["publish_event_v1_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish Events
+         * @description Accepts up to 1,000 events, each the body of POST /v1/events (its own `event_id`
+         *     de-duplicates it, as alone).
+         *
+         *     Answers 200 with one result per item, in order: 202 with the event's deliveries, or the
+         *     item's own problem. Each item counts as one request of the rate limit; the items are
+         *     recorded in order (events sharing an ordering key keep it).
+         */
+        post: operations["publish_events_v1_events_batch_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Event
+         * @description One event: its payload as sent, and every delivery it led to (target, job, status, and
+         *     why one was skipped or failed).
+         */
+        get: operations["get_event_v1_events__event_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay Event
+         * @description Fans the event out again, with its payload, to the subscriptions that match it today (or
+         *     to `target_id` only): new jobs, counted against the rate limit and the quota like any
+         *     submission. 404 for an unknown event, or a target no active subscription of it names.
+         */
+        post: operations["replay_event_v1_events__event_id__replay_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -607,6 +682,29 @@ export interface paths {
         get: operations["job_events_v1_jobs__job_id__events_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend Job
+         * @description Sends a delivered or failed webhook job again as a new job: the same request and payload,
+         *     signed afresh when delivered, linked to the original (`origin_job_id`) and to its event.
+         *     Counted against the rate limit and the quota like any submission. 409 while the job is
+         *     still under way.
+         */
+        post: operations["resend_job_v1_jobs__job_id__resend_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -991,9 +1089,11 @@ export interface paths {
         put?: never;
         /**
          * Recover Target
-         * @description Replays what the target missed: its deliveries that failed (or were dead-lettered)
-         *     since `since` run again from PENDING, each as POST /v1/jobs/{id}/retry would. The target
-         *     must be enabled again first (409 while disabled).
+         * @description Replays what the target missed: its deliveries that failed (or were dead-lettered) or
+         *     were skipped (it was disabled, or the subscription paused) in [`since`, `until`) run again
+         *     from PENDING, each as POST /v1/jobs/{id}/retry would; a skipped one counts against the
+         *     quota then. The target must be enabled again first (409 while disabled); `until` before
+         *     `since` is 422.
          */
         post: operations["recover_target_v1_webhooks_targets__target_id__recover_post"];
         delete?: never;
@@ -1472,12 +1572,58 @@ export interface components {
              */
             replayed: boolean;
         };
+        /** EventBatchItemResult */
+        EventBatchItemResult: {
+            /** Deliveries */
+            deliveries?: components["schemas"]["EventDeliveryOut"][] | null;
+            /** Event Id */
+            event_id?: string | null;
+            /**
+             * Index
+             * @description The item's position in `items`, from 0.
+             */
+            index: number;
+            /** @description Why the item was refused. */
+            problem?: components["schemas"]["ItemProblem"] | null;
+            /** Replayed */
+            replayed?: boolean | null;
+            /**
+             * Status
+             * @description 202: accepted (its jobs durable). Otherwise the status the event alone would have got: 422 invalid, 429 quota, 503 not recorded (retry it: its event_id de-duplicates).
+             */
+            status: number;
+        };
+        /** EventBatchResults */
+        EventBatchResults: {
+            /**
+             * Results
+             * @description One per item, in the order of `items`.
+             */
+            results: components["schemas"]["EventBatchItemResult"][];
+        };
         /** EventDeliveryOut */
         EventDeliveryOut: {
             /** Job Id */
             job_id: string;
             /** Target Id */
             target_id: string;
+        };
+        /** EventDeliveryView */
+        EventDeliveryView: {
+            /** Job Id */
+            job_id: string;
+            /**
+             * Reason
+             * @description Why it was skipped, or how it last failed.
+             */
+            reason: string | null;
+            /**
+             * Status
+             * @description The job's status: queued, delivered, failed, skipped, ...
+             */
+            status: string;
+            /** Target Id */
+            target_id: string | null;
         };
         /**
          * EventIn
@@ -1498,12 +1644,49 @@ export interface components {
              */
             event_type: string;
             /**
+             * Ordering Key
+             * @description Per target, the events sharing this key are delivered one at a time, in the order accepted.
+             */
+            ordering_key?: string | null;
+            /**
              * @example {
              *       "order_id": 42
              *     }
              */
             payload?: components["schemas"]["JsonValue"];
             /** Payload Base64 */
+            payload_base64?: string | null;
+        };
+        /** EventList */
+        EventList: {
+            /** Data */
+            data: components["schemas"]["EventOut"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** EventOut */
+        EventOut: {
+            /** Content Type */
+            content_type: string | null;
+            /** Created At */
+            created_at: string | null;
+            /**
+             * Deliveries
+             * @description GET /v1/events/{id} only: every delivery of the event (fan-out, skipped, replays, resends).
+             */
+            deliveries?: components["schemas"]["EventDeliveryView"][] | null;
+            /** Event Type */
+            event_type: string;
+            /** Id */
+            id: string;
+            /** Ordering Key */
+            ordering_key?: string | null;
+            /** @description The payload, when it is JSON (GET /v1/events/{id} only). */
+            payload?: components["schemas"]["JsonValue"];
+            /**
+             * Payload Base64
+             * @description The payload as sent, base64 (GET /v1/events/{id} only).
+             */
             payload_base64?: string | null;
         };
         /** FieldProblem */
@@ -1646,12 +1829,22 @@ export interface components {
             channel: string;
             /** Created At */
             created_at: string | null;
+            /**
+             * Event Id
+             * @description The event this job delivers (GET /v1/events/{id}).
+             */
+            event_id?: string | null;
             /** Id */
             id: string;
             /** Idempotency Key */
             idempotency_key: string | null;
             /** Last Error */
             last_error: string | null;
+            /**
+             * Origin Job Id
+             * @description A resend: the job it sends again.
+             */
+            origin_job_id?: string | null;
             /** Priority */
             priority: string;
             /**
@@ -1682,6 +1875,11 @@ export interface components {
              * @description 'bounced' / 'complained': the provider event (provider:event id) that set the status; see GET /v1/jobs/{id}/events.
              */
             status_event_id?: string | null;
+            /**
+             * Target Id
+             * @description The subscription target an event sent it to.
+             */
+            target_id?: string | null;
             /** Updated At */
             updated_at: string | null;
             /** Url */
@@ -1913,9 +2111,14 @@ export interface components {
             /**
              * Since
              * Format: date-time
-             * @description Replay the deliveries to this target that failed at or after this time.
+             * @description Run again the deliveries to this target that failed, or were skipped (the target disabled, the subscription paused), at or after this time.
              */
             since: string;
+            /**
+             * Until
+             * @description And before this time (default: now).
+             */
+            until?: string | null;
         };
         /** RecoverOut */
         RecoverOut: {
@@ -1928,6 +2131,14 @@ export interface components {
             recovered: number;
             /** Target Id */
             target_id: string;
+        };
+        /** ReplayIn */
+        ReplayIn: {
+            /**
+             * Target Id
+             * @description Only this target (default: every subscription matching today).
+             */
+            target_id?: string | null;
         };
         /** RetryIn */
         RetryIn: {
@@ -4064,6 +4275,62 @@ export interface operations {
             };
         };
     };
+    list_events_v1_events_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+                /** @description An exact type, a prefix wildcard (orders.*) or *. */
+                event_type?: string | null;
+                since?: string | null;
+                until?: string | null;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     publish_event_v1_events_post: {
         parameters: {
             query?: never;
@@ -4076,6 +4343,201 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EventIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventAccepted"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    publish_events_v1_events_batch_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Items */
+                    items: {
+                        /** Content Type */
+                        content_type?: string | null;
+                        /**
+                         * Event Id
+                         * @description De-duplicates for 24 h: a repeat answers the first result and creates nothing. Generated when absent.
+                         */
+                        event_id?: string | null;
+                        /**
+                         * Event Type
+                         * @example orders.created.v1
+                         */
+                        event_type: string;
+                        /**
+                         * Ordering Key
+                         * @description Per target, the events sharing this key are delivered one at a time, in the order accepted.
+                         */
+                        ordering_key?: string | null;
+                        /**
+                         * @example {
+                         *       "order_id": 42
+                         *     }
+                         */
+                        payload?: unknown;
+                        /** Payload Base64 */
+                        payload_base64?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventBatchResults"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The rate limit has no room for this many items (each counts as one request). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_event_v1_events__event_id__get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventOut"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replay_event_v1_events__event_id__replay_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReplayIn"] | null;
             };
         };
         responses: {
@@ -4332,6 +4794,10 @@ export interface operations {
                 created_before?: string | null;
                 /** @description Webhook jobs to this URL only. */
                 url?: string | null;
+                /** @description The deliveries of this event only. */
+                event_id?: string | null;
+                /** @description The deliveries to this target only. */
+                target_id?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -4450,6 +4916,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProviderEventList"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resend_job_v1_jobs__job_id__resend_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
                 };
             };
             /** @description Invalid request: `errors` lists each field that was wrong and why. */
