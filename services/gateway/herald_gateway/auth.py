@@ -16,6 +16,7 @@ from herald.ids import TenantId
 from herald.plans import effective_limits
 from herald.v1 import ledger_tenants_pb2
 from herald_gateway.errors import Unauthenticated, Unavailable
+from herald_gateway.scopes import ALL_SCOPES, key_scopes
 
 NEGATIVE_TTL_S = 2.0
 MAX_CACHED = 100_000
@@ -28,6 +29,9 @@ class Principal:
     key_id: str
     # Requests per minute; None: unlimited.
     rate_per_min: int | None = None
+    key_name: str = ""
+    # What the key may do (herald_gateway.scopes), checked per call against the route's or RPC's need.
+    scopes: frozenset[str] = ALL_SCOPES
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -101,7 +105,14 @@ class ApiKeyAuthenticator:
             tenant.webhooks_per_month if tenant.HasField("webhooks_per_month") else None,
             tenant.emails_per_month if tenant.HasField("emails_per_month") else None,
         )
-        return Principal(TenantId(tenant.id), tenant.plan, found.key_id, limits.rate_per_min)
+        return Principal(
+            TenantId(tenant.id),
+            tenant.plan,
+            found.key_id,
+            limits.rate_per_min,
+            found.key_name,
+            key_scopes(found.scopes),
+        )
 
 
 class OperatorAuthenticator:

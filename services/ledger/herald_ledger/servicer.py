@@ -37,6 +37,7 @@ from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.rpc.target_health import TargetHealthRpcs
 from herald_ledger.rpc.tenants import TenantRpcs
+from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.store.platform_email import PlatformMail
 
 
@@ -69,7 +70,9 @@ class JobsServicer(Servicing, JobRpcs, DeliveryRpcs, IdempotencyRpcs, ledger_job
         JobRpcs.__init__(self)
 
 
-class TenantsServicer(Servicing, TenantRpcs, LimitRpcs, ledger_tenants_pb2_grpc.LedgerTenantsServiceServicer):
+class TenantsServicer(
+    Servicing, TenantRpcs, LimitRpcs, AccessRpcs, ledger_tenants_pb2_grpc.LedgerTenantsServiceServicer
+):
     pass
 
 

@@ -575,12 +575,14 @@ class AdminServiceUpdateTenantResponse(_message.Message):
     def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
 
 class AdminServiceCreateApiKeyRequest(_message.Message):
-    __slots__ = ("tenant_id", "name")
+    __slots__ = ("tenant_id", "name", "scopes")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     name: str
-    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AdminServiceCreateApiKeyResponse(_message.Message):
     __slots__ = ("key", "api_key")

@@ -83,7 +83,9 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
     ) -> gateway_pb2.AdminServiceCreateApiKeyResponse:
         await self._operator(context)
         await self.operations.get_tenant(request.tenant_id)
-        key, plaintext = await self.operations.create_api_key(request.tenant_id, request.name or "default")
+        key, plaintext = await self.operations.create_api_key(
+            request.tenant_id, request.name or "default", request.scopes
+        )
         return gateway_pb2.AdminServiceCreateApiKeyResponse(key=key, api_key=plaintext)
 
     async def RotateMasterKey(

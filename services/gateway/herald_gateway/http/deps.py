@@ -8,12 +8,15 @@ from fastapi import Depends, Header, Request
 
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator, Principal
 from herald_gateway.operations import Operations
+from herald_gateway.scopes import require_route_scope
 
 
 async def current_tenant(request: Request, authorization: Annotated[str | None, Header()] = None) -> Principal:
+    """The calling key, which must have the scope the matched route needs (herald_gateway.scopes)."""
     authenticator: ApiKeyAuthenticator = request.app.state.tenants
     principal = await authenticator.authenticate(authorization)
     request.state.principal = principal
+    require_route_scope(request.scope, principal.scopes)
     return principal
 
 
