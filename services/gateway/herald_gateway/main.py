@@ -43,7 +43,7 @@ async def build(runtime: ServiceRuntime) -> None:
     operations.target_check = TargetCheck.from_settings(settings)
     operations.intake.busy_at = settings.intake_busy_submissions
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
-    operators = OperatorAuthenticator(settings.operator_token)
+    operators = OperatorAuthenticator(ledger)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
     idempotency = Idempotency(ledger)
 

@@ -25,6 +25,7 @@ from herald.v1 import (
 from herald_ledger.inflight import Committing, InFlight
 from herald_ledger.notifications import Notifier
 from herald_ledger.outbox import Outbox
+from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.rpc.deliveries import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.events import EventRpcs
@@ -37,7 +38,6 @@ from herald_ledger.rpc.secrets import SecretRpcs
 from herald_ledger.rpc.subscriptions import SubscriptionRpcs
 from herald_ledger.rpc.target_health import TargetHealthRpcs
 from herald_ledger.rpc.tenants import TenantRpcs
-from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.store.platform_email import PlatformMail
 
 

@@ -2,11 +2,12 @@
 
 A service that does not need a secret should not hold it: a process that leaks its
 environment (a crash dump, a debugging endpoint, a dependency gone bad) then leaks only
-what that service could do anyway. So the operator token reaches only the gateway (it
-alone authenticates operators), and the master keys only the services that seal or unseal
-(the ledger seals tenants' secrets; the senders and the verifier open them); the router and
-the gateway hold neither a master key nor a sealed secret's plaintext. The operator's other
-secrets (alert URLs, the platform email provider's, the payment providers') go the same way.
+what that service could do anyway. So no service holds an operator's token: the ledger is
+given the first operator's name and the token's SHA-256 (it makes the operator), and the
+master keys only the services that seal or unseal (the ledger seals tenants' secrets; the
+senders and the verifier open them); the router and the gateway hold neither a master key
+nor a sealed secret's plaintext. The operator's other secrets (alert URLs, the platform email
+provider's, the payment providers') go the same way.
 
 The files a stack writes into its data directory (credentials, keys, endpoints.json) are
 readable by their owner only: anyone else on the machine who could read them could act as
@@ -19,6 +20,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+FIRST_OPERATOR = "HERALD_FIRST_OPERATOR"
+# An operator's own token, for the CLI in its shell: no service is given it.
 OPERATOR_TOKEN = "HERALD_OPERATOR_TOKEN"  # noqa: S105 - the variable's name
 MASTER_KEYS = "HERALD_MASTER_KEYS"
 ALLOW_LOOPBACK = "HERALD_WEBHOOK_ALLOW_LOOPBACK"
@@ -27,7 +30,8 @@ SENDERS = frozenset({"webhook-sender", "email-sender"})
 # A secret's variable -> the services that need it; every other service goes without (the same
 # split as the Kubernetes manifests' Secret references, tests/deploy).
 SECRET_HOLDERS: dict[str, frozenset[str]] = {
-    OPERATOR_TOKEN: frozenset({"gateway"}),
+    FIRST_OPERATOR: frozenset({"ledger"}),
+    OPERATOR_TOKEN: frozenset(),
     "HERALD_CONSOLE_SESSION_KEY": frozenset({"gateway"}),
     MASTER_KEYS: frozenset({"ledger", *SENDERS, "verifier"}),
     "HERALD_ALERT_SLACK_URL": SENDERS,

@@ -25,6 +25,7 @@ TENANT_CONSOLE = Console(
         ("/console/email", "Email"),
         ("/console/suppressions", "Suppressions"),
         ("/console/usage", "Usage"),
+        ("/console/audit-log", "Audit log"),
     ],
     home="/console/jobs",
 )

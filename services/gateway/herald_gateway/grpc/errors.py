@@ -17,6 +17,7 @@ from grpc_status import rpc_status
 from herald.grpcio.context import Context
 from herald.v1 import gateway_pb2
 from herald_gateway.errors import Code, GatewayError, Invalid, NotFound, OutOfScope
+from herald_gateway.grpc.audit import record_rpc
 from herald_gateway.grpc.metadata import CURRENT_RPC
 
 ServicerT = TypeVar("ServicerT", bound=type)
@@ -73,19 +74,22 @@ async def abort(context: Context, error: GatewayError) -> None:
     await context.abort_with_status(rpc_status.to_status(status_of(error)))
 
 
-def _unary(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _unary(method: Callable[..., Any], service: str, name: str) -> Callable[..., Any]:
     @functools.wraps(method)
     async def answering(self: Any, request: Any, context: Context) -> Any:
         CURRENT_RPC.set(name)
         try:
-            return await method(self, request, context)
+            response = await method(self, request, context)
         except GatewayError as error:
             await abort(context, error)
+            return None
+        await record_rpc(self, service, name, request, response, context)
+        return response
 
     return answering
 
 
-def _streaming(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _streaming(method: Callable[..., Any], service: str, name: str) -> Callable[..., Any]:
     @functools.wraps(method)
     async def answering(self: Any, request: Any, context: Context) -> Any:
         CURRENT_RPC.set(name)
@@ -101,13 +105,14 @@ def _streaming(method: Callable[..., Any], name: str) -> Callable[..., Any]:
 def answers_errors(service: str) -> Callable[[ServicerT], ServicerT]:
     """Wraps every method of the servicer that is an RPC of `service` (gateway.proto) so a
     GatewayError it raises ends the call with `status_of(error)`; each records its name
-    (`CURRENT_RPC`) for the scope check and the audit log."""
+    (`CURRENT_RPC`) for the scope check, and a unary one that succeeded is recorded in the
+    audit log when it changed configuration (`grpc.audit`)."""
 
     def wrap(cls: ServicerT) -> ServicerT:
         for method in gateway_pb2.DESCRIPTOR.services_by_name[service].methods:
             own = getattr(cls, method.name)
             wrapper = _streaming if inspect.isasyncgenfunction(own) else _unary
-            setattr(cls, method.name, wrapper(own, method.name))
+            setattr(cls, method.name, wrapper(own, service, method.name))
         return cls
 
     return wrap

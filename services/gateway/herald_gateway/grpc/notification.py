@@ -7,6 +7,7 @@ from __future__ import annotations
 from herald.grpcio.context import Context
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_jobs_pb2
 from herald_gateway.access import rate_headers, refuse_spent, spend
+from herald_gateway.audit import CURRENT_ACTOR, Actor
 from herald_gateway.auth import ApiKeyAuthenticator, Principal
 from herald_gateway.grpc.batch import BatchGrpc
 from herald_gateway.grpc.errors import answers_errors
@@ -43,6 +44,7 @@ class NotificationServicer(SubscriptionGrpc, BatchGrpc, gateway_pb2_grpc.Notific
         """The calling key, which must have the scope this RPC needs (herald_gateway.scopes)."""
         principal = await self.tenants.authenticate(authorization(context))
         require_rpc_scope(CURRENT_RPC.get(), principal.scopes)
+        CURRENT_ACTOR.set(Actor("key", principal.key_id, principal.key_name, principal.tenant_id))
         return principal
 
     async def SendWebhook(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from herald_gateway.operations.domains import DomainOperations
 from herald_gateway.operations.inbound import InboundOperations
 from herald_gateway.operations.operator import OperatorOperations
+from herald_gateway.operations.operators import OperatorAccountOperations
 from herald_gateway.operations.providers import ProviderOperations
 from herald_gateway.operations.submit import SubmitOperations
 from herald_gateway.operations.subscriptions import SubscriptionOperations
@@ -17,6 +18,7 @@ from herald_gateway.operations.tenants import TenantOperations
 class Operations(
     SubmitOperations,
     OperatorOperations,
+    OperatorAccountOperations,
     TenantOperations,
     DomainOperations,
     ProviderOperations,

@@ -9,6 +9,7 @@ from herald.batching import Batcher
 from herald.grpcio.ledger import Ledger
 from herald.intake import IntakeGauge
 from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc
+from herald_gateway.audit import Auditor
 from herald_gateway.operations.crud import Crud, ItemT, Resource
 from herald_gateway.target_check import TargetCheck
 
@@ -44,6 +45,8 @@ class OperationsBase:
         self.target_check: TargetCheck | None = None
         # The submissions clients are waiting on; busy, it asks the senders to wait (herald.intake).
         self.intake = IntakeGauge(busy_at=16)
+        # Appends configuration changes to the audit log (herald_gateway.audit).
+        self.auditor = Auditor(ledger)
 
     async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_jobs_pb2.DraftOutcome]:
         response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))

@@ -20,7 +20,7 @@ async def create(conn: AsyncConnection, name: str, token_hash: bytes) -> Row[Any
     query = (
         insert(operators)
         .values(id=new_id(), name=name, token_hash=token_hash)
-        .on_conflict_do_nothing(index_elements=["name"])
+        .on_conflict_do_nothing()
         .returning(*OPERATOR_COLUMNS)
     )
     return (await conn.execute(query)).first()
