@@ -146,3 +146,24 @@ def test_every_tenant_route_and_rpc_has_a_scope(gateway: str) -> None:
     rpcs = {m.name for m in gateway_pb2.DESCRIPTOR.services_by_name["NotificationService"].methods}
     assert set(RPC_TWINS) == rpcs
     assert set(RPC_TWINS.values()) <= routes
+
+
+def console_page(gateway: str, key: TenantKey, path: str) -> str:
+    with httpx.Client(base_url=gateway) as browser:
+        login = browser.get("/console/login")
+        csrf = login.text.split('name="csrf" value="')[1].split('"')[0]
+        assert browser.post("/console/login", data={"csrf": csrf, "credential": key.api_key}).status_code == 303
+        page = browser.get(path)
+        assert page.status_code == 200
+        return page.text
+
+
+def test_the_console_shows_only_what_the_key_may_do(gateway: str, tenant: TenantKey) -> None:
+    full = console_page(gateway, tenant, "/console/webhooks")
+    assert 'action="/console/targets"' in full and 'href="/console/jobs"' in full
+    reader = scoped_key(gateway, tenant, "console", "read")
+    read_only = console_page(gateway, reader, "/console/webhooks")
+    assert 'action="/console/targets"' not in read_only and 'href="/console/jobs"' in read_only
+    assert 'action="/console/jobs/send"' not in console_page(gateway, reader, "/console/jobs")
+    sender = scoped_key(gateway, tenant, "console", "read", "send")
+    assert 'action="/console/jobs/send"' in console_page(gateway, sender, "/console/jobs")
