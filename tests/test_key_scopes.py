@@ -167,3 +167,14 @@ def test_the_console_shows_only_what_the_key_may_do(gateway: str, tenant: Tenant
     assert 'action="/console/jobs/send"' not in console_page(gateway, reader, "/console/jobs")
     sender = scoped_key(gateway, tenant, "console", "read", "send")
     assert 'action="/console/jobs/send"' in console_page(gateway, sender, "/console/jobs")
+
+
+def test_a_replayed_answer_is_refused_to_a_key_without_the_scope(gateway: str, tenant: TenantKey) -> None:
+    body = {"url": "https://example.com/replayed"}
+    keyed = {"idempotency-key": "target-once"}
+    made = httpx.post(f"{gateway}/v1/webhooks/targets", json=body, headers={**tenant.headers, **keyed})
+    assert made.status_code == 201
+    sender = scoped_key(gateway, tenant, "send")
+    replayed = httpx.post(f"{gateway}/v1/webhooks/targets", json=body, headers={**sender.headers, **keyed})
+    assert replayed.status_code == 403 and replayed.json()["missing_scope"] == "manage"
+    assert "idempotent-replayed" not in replayed.headers

@@ -98,3 +98,13 @@ def test_a_tenant_key_and_an_unknown_token_are_not_operators(gateway: str, opera
     for credential in (tenant.api_key, "hk_op_" + "x" * 43, "operator"):
         answer = httpx.get(f"{gateway}/admin/v1/operators", headers={"authorization": f"Bearer {credential}"})
         assert answer.status_code == 401, credential
+
+
+def test_an_operator_gives_a_key_scopes_from_the_cli(gateway: str, cli: Cli, operator_token: str) -> None:
+    tenant = create_tenant(gateway, operator_token, "scoped-by-cli")
+    key = cli("apikey", "create", tenant.tenant_id, "--name", "reader", "--scope", "read")
+    remember_secret(key["api_key"])
+    assert key["scopes"] == ["read"]
+    headers = {"authorization": f"Bearer {key['api_key']}"}
+    assert httpx.get(f"{gateway}/v1/jobs", headers=headers).status_code == 200
+    assert httpx.post(f"{gateway}/v1/api-keys", json={"name": "x"}, headers=headers).status_code == 403

@@ -14,6 +14,7 @@ lookup and a set membership, nothing on the submit path waits for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, MutableMapping
 from typing import Any
 
@@ -111,6 +112,20 @@ def route_scope(method: str, path: str) -> str:
 
 
 RPC_SCOPES: dict[str, str] = {rpc: route_scope(*twin) for rpc, twin in RPC_TWINS.items()}
+# The listed routes as patterns of raw paths, for a check made before routing (an idempotent replay).
+_PATTERNS = [
+    (method, re.compile("^" + re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path)) + "$"), scope)
+    for (method, path), scope in ROUTE_SCOPES.items()
+]
+
+
+def path_scope(method: str, raw_path: str) -> str:
+    """The scope of the route a raw path will match (`manage` for one the table does not list:
+    a refusal rather than a pass when in doubt)."""
+    for listed_method, pattern, scope in _PATTERNS:
+        if listed_method == method and pattern.match(raw_path):
+            return scope
+    return READ if method in ("GET", "HEAD") else MANAGE
 
 
 def require(scopes: frozenset[str], scope: str) -> None:
