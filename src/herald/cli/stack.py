@@ -29,8 +29,8 @@ from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostgres, free_port
 from herald.cli.embedded.processes import tail
 from herald.cli.mesh_certs import MeshCertificates
-from herald.cli.stack_env import allow_loopback, service_environment, write_private
-from herald.crypto import hash_api_key, new_operator_token
+from herald.cli.stack_env import allow_loopback, first_operator, service_environment, write_private
+from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 
 log = logging.getLogger("herald.up")
@@ -39,8 +39,6 @@ log = logging.getLogger("herald.up")
 SERVICES = ("ledger", "router", "webhook-sender", "email-sender", "verifier", "gateway")
 HTTP_SERVICES = ("gateway", "verifier")
 HEALTH_TIMEOUT_S = 60.0
-# The operator `herald up` makes; its token is written to <data dir>/operator_token (0600).
-FIRST_OPERATOR_NAME = "admin"
 MAX_BACKOFF_S = 30.0
 STABLE_AFTER_S = 60.0
 
@@ -148,8 +146,7 @@ class Stack:
             "HERALD_LEDGER_ADDR": _addresses(ports["ledger"], extra_ports["ledger"]),
             "HERALD_ROUTER_ADDR": _addresses(ports["router"], extra_ports["router"]),
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
-            # The first operator, made by the ledger from its token's hash; the token stays in the file.
-            "HERALD_FIRST_OPERATOR": f"{FIRST_OPERATOR_NAME}:{hash_api_key(token_file.read_text().strip()).hex()}",
+            "HERALD_FIRST_OPERATOR": first_operator(token_file.read_text().strip()),
             "HERALD_MASTER_KEYS": keys_file.read_text().strip(),
             # A development stack delivers to receivers on this machine, unless its user said not to.
             "HERALD_WEBHOOK_ALLOW_LOOPBACK": allow_loopback(),

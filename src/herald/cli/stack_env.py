@@ -20,6 +20,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from herald.crypto import hash_api_key
+
 FIRST_OPERATOR = "HERALD_FIRST_OPERATOR"
 # An operator's own token, for the CLI in its shell: no service is given it.
 OPERATOR_TOKEN = "HERALD_OPERATOR_TOKEN"  # noqa: S105 - the variable's name
@@ -41,6 +43,15 @@ SECRET_HOLDERS: dict[str, frozenset[str]] = {
     "HERALD_PAYSTACK_SECRET_KEY": frozenset({"verifier"}),
     "HERALD_POLAR_WEBHOOK_SECRET": frozenset({"verifier"}),
 }
+
+
+# The operator `herald up` makes; its token is written to <data dir>/operator_token (0600).
+FIRST_OPERATOR_NAME = "admin"
+
+
+def first_operator(token: str) -> str:
+    """`HERALD_FIRST_OPERATOR` for the ledger: the name and the token's SHA-256, never the token."""
+    return f"{FIRST_OPERATOR_NAME}:{hash_api_key(token).hex()}"
 
 
 def service_environment(service: str, env: Mapping[str, str]) -> dict[str, str]:
