@@ -6,6 +6,7 @@ only the secrets it needs, and the user's own settings win over its defaults."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.bus.connection import read_user_file
 from herald.cli.stack import SERVICES
-from herald.cli.stack_env import MASTER_KEYS, OPERATOR_TOKEN, SECRET_HOLDERS
+from herald.cli.stack_env import FIRST_OPERATOR, MASTER_KEYS, SECRET_HOLDERS
 from herald.v1 import router_pb2, router_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
@@ -171,15 +172,18 @@ def test_herald_up_on_embedded_infrastructure(tmp_path: Path, receiver: Receiver
         children = psutil.Process(up.pid).children(recursive=True)
         services = {c.cmdline()[-1]: c for c in children if "herald.cli" in " ".join(c.cmdline())}
         assert set(services) == set(SERVICES), "six service processes"
-        # Each service holds only the secrets it needs: the operator token the gateway, the
-        # master keys the services that seal or unseal.
+        # Each service holds only the secrets it needs: no service an operator's token (the shell's
+        # neither), the ledger the first operator's name and token hash, the master keys the
+        # services that seal or unseal.
         for name, process in services.items():
             holds = {variable for variable in SECRET_HOLDERS if variable in process.environ()}
             assert holds <= {v for v, holders in SECRET_HOLDERS.items() if name in holders}, name
             # The two the stack sets itself (and the shell's token) are where they are needed.
-            assert holds >= {v for v in (OPERATOR_TOKEN, MASTER_KEYS) if name in SECRET_HOLDERS[v]}, name
+            assert holds >= {v for v in (FIRST_OPERATOR, MASTER_KEYS) if name in SECRET_HOLDERS[v]}, name
+            assert "HERALD_OPERATOR_TOKEN" not in process.environ(), name
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
-        assert services["gateway"].environ()["HERALD_OPERATOR_TOKEN"] == operator_token
+        digest = hashlib.sha256(operator_token.encode()).hexdigest()
+        assert services["ledger"].environ()["HERALD_FIRST_OPERATOR"] == f"admin:{digest}"
         # What the stack wrote is for its owner's eyes only.
         written = ["endpoints.json", "operator_token", "master_keys", "postgres_password"]
         for path in [*(data_dir / w for w in written), *(data_dir / "nats-users").iterdir()]:

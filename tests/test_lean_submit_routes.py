@@ -44,7 +44,7 @@ async def apps(stack: Stack) -> AsyncIterator[Apps]:
         made = create_app(
             handlers,
             ApiKeyAuthenticator(ledger, 300),
-            OperatorAuthenticator(""),
+            OperatorAuthenticator(ledger),
             RateLimiter(False),
             Idempotency(ledger),
         )

@@ -8,17 +8,17 @@ import logging
 import orjson
 
 from herald.config import Settings
-from herald.crypto import new_operator_token
+from herald.crypto import hash_api_key, new_operator_token
 from herald.telemetry.logging import JsonFormatter
 
 DB_PASSWORD = "db-Pa55word-7f3e"
 NATS_PASSWORD = "nats-Pa55word-91ac"
 
 
-def test_settings_repr_hides_the_operator_token_and_url_passwords() -> None:
-    token = new_operator_token()
+def test_settings_repr_hides_the_first_operator_and_url_passwords() -> None:
+    token = "admin:" + hash_api_key(new_operator_token()).hex()
     settings = Settings(
-        operator_token=token,
+        first_operator=token,
         database_url=f"postgresql://herald:{DB_PASSWORD}@db.internal:5432/herald",
         nats_url=f"nats://herald:{NATS_PASSWORD}@nats-0:4222,nats://herald:{NATS_PASSWORD}@nats-1:4222",
     )

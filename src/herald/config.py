@@ -127,8 +127,10 @@ class Settings(BaseSettings):
     ledger_addr: str = "127.0.0.1:50061"
     router_addr: str = "127.0.0.1:50062"
 
-    # Operators authenticate to the admin surface with this token.
-    operator_token: str = Field(default="", repr=False)
+    # The operator the ledger makes at start unless one of that name exists (or existed):
+    # `<name>:<hex SHA-256 of its token>`; the token itself is never given to a service. Operators
+    # are named and each has a token of its own (`herald operator create`); empty: none is made.
+    first_operator: str = Field(default="", repr=False)
     # The browser console (herald_gateway.console) seals its session cookies with this key
     # (base64 of 32 bytes), shared by every gateway replica; empty: a random key per process,
     # so sessions end when the gateway restarts and do not cross replicas.

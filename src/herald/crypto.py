@@ -42,8 +42,12 @@ def constant_time_equals(a: str | bytes, b: str | bytes) -> bool:
     return hmac.compare_digest(left, right)
 
 
+OPERATOR_TOKEN_PREFIX = "hk_op_"  # noqa: S105 (a prefix, not a secret)
+
+
 def new_operator_token() -> str:
-    return f"hk_op_{secrets.token_urlsafe(32)}"
+    """A named operator's token: shown once, stored (by the ledger) as its SHA-256 like an API key."""
+    return f"{OPERATOR_TOKEN_PREFIX}{secrets.token_urlsafe(32)}"
 
 
 WEBHOOK_SECRET_PREFIX = "whsec_"  # noqa: S105 (a prefix, not a secret)

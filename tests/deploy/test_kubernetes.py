@@ -374,8 +374,8 @@ def test_secrets_are_referenced_never_defined(docs: Docs) -> None:
         names |= {f"envFrom:{s['secretRef']['name']}" for s in container.get("envFrom", []) if "secretRef" in s}
         refs[deployment["metadata"]["name"]] = names
     # Each secret reaches only the services that use it.
-    assert refs["herald-gateway"] == {"HERALD_OPERATOR_TOKEN", "HERALD_CONSOLE_SESSION_KEY"}
-    assert refs["herald-ledger"] == {"DATABASE_URL", "envFrom:herald-master-keys"}
+    assert refs["herald-gateway"] == {"HERALD_CONSOLE_SESSION_KEY"}
+    assert refs["herald-ledger"] == {"DATABASE_URL", "HERALD_FIRST_OPERATOR", "envFrom:herald-master-keys"}
     assert refs["herald-migrate"] == {"DATABASE_URL"}
     alerts = {"HERALD_ALERT_SLACK_URL", "HERALD_ALERT_WEBHOOK_URL"}
     assert refs["herald-webhook-sender"] == {"envFrom:herald-master-keys", *alerts}

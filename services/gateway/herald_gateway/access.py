@@ -18,6 +18,7 @@ from fastapi import Depends, Header, Request
 from herald_gateway.auth import ApiKeyAuthenticator, Principal
 from herald_gateway.errors import RateLimited, Unavailable
 from herald_gateway.rate_limit import RateLimiter, RateLimiterUnavailable, RateState
+from herald_gateway.scopes import require_route_scope
 
 # Batch routes take a key per item (claimed with each job) and refuse the header themselves.
 UNKEYED_PATHS = frozenset({"/v1/webhooks/batch", "/v1/emails/batch", "/v1/events/batch"})
@@ -46,6 +47,7 @@ async def counted_tenant(request: Request, authorization: Annotated[str | None, 
     authenticator: ApiKeyAuthenticator = request.app.state.tenants
     principal = await authenticator.authenticate(authorization)
     request.state.principal = principal
+    require_route_scope(request.scope, principal.scopes)
     state = await spend(request.app.state.rate_limiter, principal)
     if state is not None:
         request.state.rate = state

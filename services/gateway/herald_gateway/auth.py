@@ -1,6 +1,6 @@
 """Who is calling. Tenants present API keys (checked against their SHA-256 in the
-ledger, cached briefly so a request costs no ledger call); operators present the
-operator token. Neither is accepted where the other belongs."""
+ledger, cached briefly so a request costs no ledger call); operators present their own
+token (checked the same way, uncached). Neither is accepted where the other belongs."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from dataclasses import dataclass
 
 import grpc
 
-from herald.crypto import API_KEY_PREFIX, constant_time_equals, hash_api_key
+from herald.crypto import API_KEY_PREFIX, OPERATOR_TOKEN_PREFIX, hash_api_key
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.ids import TenantId
 from herald.plans import effective_limits
 from herald.v1 import ledger_tenants_pb2
+from herald_gateway.audit import Actor
 from herald_gateway.errors import Unauthenticated, Unavailable
+from herald_gateway.scopes import ALL_SCOPES, key_scopes
 
 NEGATIVE_TTL_S = 2.0
 MAX_CACHED = 100_000
@@ -30,6 +32,9 @@ class Principal:
     rate_per_min: int | None = None
     # Kept (and cached) rather than dropped, so the refusal can say why instead of "unknown key".
     disabled: bool = False
+    key_name: str = ""
+    # What the key may do (herald_gateway.scopes), checked per call against the route's or RPC's need.
+    scopes: frozenset[str] = ALL_SCOPES
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -110,23 +115,42 @@ class ApiKeyAuthenticator:
             tenant.webhooks_per_month if tenant.HasField("webhooks_per_month") else None,
             tenant.emails_per_month if tenant.HasField("emails_per_month") else None,
         )
-        return Principal(TenantId(tenant.id), tenant.plan, found.key_id, limits.rate_per_min)
+        return Principal(
+            TenantId(tenant.id),
+            tenant.plan,
+            found.key_id,
+            limits.rate_per_min,
+            key_name=found.key_name,
+            scopes=key_scopes(found.scopes),
+        )
 
 
 class OperatorAuthenticator:
-    def __init__(self, operator_token: str) -> None:
-        self.operator_token = operator_token
+    """Named operators, each with a token of its own (`herald operator create`), checked against
+    its SHA-256 in the ledger on every call: operators' calls are few, and a revoked operator is
+    refused at once, on every gateway, with no cache to evict."""
 
-    def authenticate(self, authorization: str | None) -> None:
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    async def authenticate(self, authorization: str | None) -> Actor:
         token = bearer_token(authorization)
-        # An unset operator token disables the admin surface rather than opening it.
-        if not self.operator_token or not constant_time_equals(token, self.operator_token):
-            raise Unauthenticated("the admin API needs the operator token")
+        if not token.startswith(OPERATOR_TOKEN_PREFIX):
+            raise Unauthenticated("the admin API needs an operator's token")
+        try:
+            found = await self.ledger.tenants.AuthenticateOperator(
+                ledger_tenants_pb2.AuthenticateOperatorRequest(token_hash=hash_api_key(token))
+            )
+        except grpc.aio.AioRpcError as error:
+            raise Unavailable("cannot check the operator token right now; retry shortly") from error
+        if not found.found:
+            raise Unauthenticated("unknown or revoked operator token")
+        return Actor("operator", found.operator.id, found.operator.name)
 
-    def may_see(self, authorization: str | None) -> bool:
+    async def may_see(self, authorization: str | None) -> bool:
         """Whether a caller is an operator (gRPC reflection shows AdminService to operators only)."""
         try:
-            self.authenticate(authorization)
-        except Unauthenticated:
+            await self.authenticate(authorization)
+        except (Unauthenticated, Unavailable):
             return False
         return True

@@ -47,6 +47,16 @@ class Unauthenticated(
     pass
 
 
+class OutOfScope(
+    GatewayError, status=403, title="Outside the API key's scopes", kind="missing-scope", code=Code.PERMISSION_DENIED
+):
+    """The key is valid but was not given the scope this call needs (`herald_gateway.scopes`)."""
+
+    def __init__(self, scope: str) -> None:
+        super().__init__(f"this API key lacks the scope `{scope}` this call needs")
+        self.scope = scope
+
+
 class NotFound(GatewayError, status=404, title="Not found", kind="not-found", code=Code.NOT_FOUND):
     pass
 

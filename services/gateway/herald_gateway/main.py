@@ -46,7 +46,7 @@ async def build(runtime: ServiceRuntime) -> None:
         open_channel(settings.webhook_sender_addr)
     )
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
-    operators = OperatorAuthenticator(settings.operator_token)
+    operators = OperatorAuthenticator(ledger)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
     idempotency = Idempotency(ledger)
 

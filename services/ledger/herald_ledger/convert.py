@@ -199,6 +199,7 @@ def api_key_to_proto(row: Row[Any]) -> common_pb2.ApiKey:
         created_at=timestamp(row.created_at),
         revoked_at=timestamp(row.revoked_at),
         last_used_at=timestamp(row.last_used_at),
+        scopes=row.scopes,
     )
 
 

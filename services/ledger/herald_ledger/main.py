@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 from nats.aio.msg import Msg
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.bus.connection import connect_with_retry
 from herald.bus.streams import ensure_streams
@@ -23,6 +24,7 @@ from herald_ledger.notifications import DELIVERIES, TENANTS, Notifier
 from herald_ledger.outbox import Outbox
 from herald_ledger.reconciler import Reconciler
 from herald_ledger.servicer import Shared, add_servicers
+from herald_ledger.store import operators as operator_store
 from herald_ledger.store.plans import end_expired_plans
 from herald_ledger.store.platform_email import PlatformMail
 
@@ -56,6 +58,7 @@ async def build(runtime: ServiceRuntime) -> None:
         log.warning("no master keys configured: provider credentials and webhook secrets are unavailable")
     await upgrade(settings.database_url)
     engine = create_engine(settings.database_url)
+    await ensure_first_operator(engine, settings.first_operator)
     notifier = Notifier(None, Subjects(settings.bus_prefix))
     platform = PlatformMail(settings.platform_email_from) if settings.platform_email_provider else None
     publisher = WorkPublisher(settings)
@@ -85,6 +88,23 @@ async def build(runtime: ServiceRuntime) -> None:
     )
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)
+
+
+async def ensure_first_operator(engine: AsyncEngine, first_operator: str) -> None:
+    """Makes the operator `HERALD_FIRST_OPERATOR` names (`name:<hex SHA-256 of its token>`) unless
+    one of that name exists or existed: how a new installation gets the operator who makes the others."""
+    if not first_operator:
+        return
+    name, _, digest = first_operator.partition(":")
+    try:
+        token_hash = bytes.fromhex(digest)
+    except ValueError:
+        token_hash = b""
+    if not name or len(token_hash) != 32:
+        raise ValueError("HERALD_FIRST_OPERATOR must be <name>:<hex SHA-256 of the token>")
+    async with engine.begin() as conn:
+        if await operator_store.create(conn, name, token_hash) is not None:
+            log.info("first operator made", extra={"operator": name})
 
 
 def run() -> None:

@@ -25,6 +25,7 @@ from herald.v1 import (
 from herald_ledger.inflight import Committing, InFlight
 from herald_ledger.notifications import Notifier
 from herald_ledger.outbox import Outbox
+from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.rpc.deliveries import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
 from herald_ledger.rpc.events import EventRpcs
@@ -70,7 +71,9 @@ class JobsServicer(Servicing, JobRpcs, DeliveryRpcs, IdempotencyRpcs, ledger_job
         JobRpcs.__init__(self)
 
 
-class TenantsServicer(Servicing, TenantRpcs, LimitRpcs, ledger_tenants_pb2_grpc.LedgerTenantsServiceServicer):
+class TenantsServicer(
+    Servicing, TenantRpcs, LimitRpcs, AccessRpcs, ledger_tenants_pb2_grpc.LedgerTenantsServiceServicer
+):
     pass
 
 

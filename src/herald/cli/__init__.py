@@ -1,7 +1,7 @@
 """The `herald` command: run a service, bring up a development stack, manage tenants.
 
 One module a family of commands: `serve.py` (run, migrate, up), `tenants.py` (tenant, apikey),
-`keys.py` (keys), `dlq.py` (dlq); what the operator commands share is in `admin.py`.
+`keys.py` (keys), `dlq.py` (dlq), `access.py` (audit, operator); what the operator commands share is in `admin.py`.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from herald.cli.access import audit, operator
 from herald.cli.admin import DATA_DIR_ENV, DEFAULT_DATA_DIR, PLANS
 from herald.cli.dlq import dlq
 from herald.cli.keys import keys
@@ -24,7 +25,7 @@ def main() -> None:
     """Herald: multi-tenant notification delivery."""
 
 
-for _command in (run, migrate, up, status, tenant, apikey, keys, dlq):
+for _command in (run, migrate, up, status, tenant, apikey, keys, dlq, audit, operator):
     main.add_command(_command)
 
 

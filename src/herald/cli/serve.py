@@ -81,8 +81,9 @@ def up(
 
     Reads NATS_URL, DATABASE_URL, HERALD_BUS_PREFIX (default herald: two stacks sharing one NATS
     need different ones), HERALD_LOG_LEVEL and HERALD_DATA_DIR; every other HERALD_* variable
-    reaches the services (but the ports, addresses and keys the stack sets itself); the operator
-    token and the master keys reach only the services that use them. Webhooks to this machine
+    reaches the services (but the ports, addresses and keys the stack sets itself); no service gets
+    an operator's token (the ledger makes the first operator, `admin`, from its hash; the token is
+    in <data dir>/operator_token) and the master keys reach only the services that use them. Webhooks to this machine
     (loopback) are allowed unless HERALD_WEBHOOK_ALLOW_LOOPBACK=false."""
     from herald.cli.stack import Stack
     from herald.cli.stack_config import StackConfig

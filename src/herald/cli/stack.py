@@ -32,7 +32,7 @@ from herald.cli.embedded import EmbeddedNats, EmbeddedNatsCluster, EmbeddedPostg
 from herald.cli.embedded.processes import tail
 from herald.cli.mesh_certs import MeshCertificates
 from herald.cli.stack_config import Endpoints, StackConfig
-from herald.cli.stack_env import allow_loopback, kept_secret, service_environment, write_private
+from herald.cli.stack_env import allow_loopback, first_operator, kept_secret, service_environment, write_private
 from herald.cli.supervision import STATUS_EVERY_S, EmbeddedWatch, components, restart_dead, watches, write_status
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
@@ -121,7 +121,7 @@ class Stack:
             "HERALD_ROUTER_ADDR": _addresses(ports["router"], extra_ports["router"]),
             "HERALD_EMAIL_SENDER_ADDR": _addresses(ports["email-sender"], extra_ports["email-sender"]),
             "HERALD_WEBHOOK_SENDER_ADDR": _addresses(ports["webhook-sender"], extra_ports["webhook-sender"]),
-            "HERALD_OPERATOR_TOKEN": token,
+            "HERALD_FIRST_OPERATOR": first_operator(token),
             "HERALD_MASTER_KEYS": master_keys,
             # One the caller set wins (it reaches the services through their environment).
             "HERALD_CONSOLE_SESSION_KEY": os.environ.get("HERALD_CONSOLE_SESSION_KEY") or console_key,

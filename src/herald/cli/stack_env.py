@@ -2,11 +2,12 @@
 
 A service that does not need a secret should not hold it: a process that leaks its
 environment (a crash dump, a debugging endpoint, a dependency gone bad) then leaks only
-what that service could do anyway. So the operator token reaches only the gateway (it
-alone authenticates operators), and the master keys only the services that seal or unseal
-(the ledger seals tenants' secrets; the senders and the verifier open them); the router and
-the gateway hold neither a master key nor a sealed secret's plaintext. The operator's other
-secrets (alert URLs, the platform email provider's, the payment providers') go the same way.
+what that service could do anyway. So no service holds an operator's token: the ledger is
+given the first operator's name and the token's SHA-256 (it makes the operator), and the
+master keys only the services that seal or unseal (the ledger seals tenants' secrets; the
+senders and the verifier open them); the router and the gateway hold neither a master key
+nor a sealed secret's plaintext. The operator's other secrets (alert URLs, the platform email
+provider's, the payment providers') go the same way.
 
 The files a stack writes into its data directory (credentials, keys, endpoints.json) are
 readable by their owner only: anyone else on the machine who could read them could act as
@@ -19,6 +20,10 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from herald.crypto import hash_api_key
+
+FIRST_OPERATOR = "HERALD_FIRST_OPERATOR"
+# An operator's own token, for the CLI in its shell: no service is given it.
 OPERATOR_TOKEN = "HERALD_OPERATOR_TOKEN"  # noqa: S105 - the variable's name
 MASTER_KEYS = "HERALD_MASTER_KEYS"
 ALLOW_LOOPBACK = "HERALD_WEBHOOK_ALLOW_LOOPBACK"
@@ -27,7 +32,8 @@ SENDERS = frozenset({"webhook-sender", "email-sender"})
 # A secret's variable -> the services that need it; every other service goes without (the same
 # split as the Kubernetes manifests' Secret references, tests/deploy).
 SECRET_HOLDERS: dict[str, frozenset[str]] = {
-    OPERATOR_TOKEN: frozenset({"gateway"}),
+    FIRST_OPERATOR: frozenset({"ledger"}),
+    OPERATOR_TOKEN: frozenset(),
     "HERALD_CONSOLE_SESSION_KEY": frozenset({"gateway"}),
     MASTER_KEYS: frozenset({"ledger", *SENDERS, "verifier"}),
     "HERALD_ALERT_SLACK_URL": SENDERS,
@@ -37,6 +43,15 @@ SECRET_HOLDERS: dict[str, frozenset[str]] = {
     "HERALD_PAYSTACK_SECRET_KEY": frozenset({"verifier"}),
     "HERALD_POLAR_WEBHOOK_SECRET": frozenset({"verifier"}),
 }
+
+
+# The operator `herald up` makes; its token is written to <data dir>/operator_token (0600).
+FIRST_OPERATOR_NAME = "admin"
+
+
+def first_operator(token: str) -> str:
+    """`HERALD_FIRST_OPERATOR` for the ledger: the name and the token's SHA-256, never the token."""
+    return f"{FIRST_OPERATOR_NAME}:{hash_api_key(token).hex()}"
 
 
 def service_environment(service: str, env: Mapping[str, str]) -> dict[str, str]:

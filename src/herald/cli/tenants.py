@@ -33,6 +33,7 @@ def _key_dict(key: Any) -> dict[str, Any]:
         "key_id": key.id,
         "name": key.name,
         "public_id": key.public_id,
+        "scopes": list(key.scopes),
         "created_at": stamp(key, "created_at"),
         "revoked_at": stamp(key, "revoked_at"),
         "last_used_at": stamp(key, "last_used_at"),
@@ -194,13 +195,20 @@ def apikey() -> None:
 @apikey.command("create")
 @click.argument("tenant_id")
 @click.option("--name", default="default", show_default=True)
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    type=click.Choice(("send", "read", "manage", "keys", "console")),
+    help="What the key may do (repeat it); none: everything.",
+)
 @json_option
 @data_dir_option
-def apikey_create(tenant_id: str, name: str, as_json: bool, data_dir: Path) -> None:
+def apikey_create(tenant_id: str, name: str, scopes: tuple[str, ...], as_json: bool, data_dir: Path) -> None:
     """Create an API key for a tenant (shown once)."""
     from herald.v1 import gateway_pb2
 
-    request = gateway_pb2.AdminServiceCreateApiKeyRequest(tenant_id=tenant_id, name=name)
+    request = gateway_pb2.AdminServiceCreateApiKeyRequest(tenant_id=tenant_id, name=name, scopes=scopes)
     created = AdminClient(data_dir).call("CreateApiKey", request)
     emit({**_key_dict(created.key), "api_key": created.api_key}, as_json)
 

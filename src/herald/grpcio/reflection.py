@@ -12,7 +12,7 @@ token (herald_gateway.auth.OperatorAuthenticator); this only stops advertising t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -21,7 +21,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha._async import ReflectionServicer
 
 # Says from the caller's `authorization` metadata whether it may see the hidden service.
-MaySee = Callable[[str | None], bool]
+MaySee = Callable[[str | None], Awaitable[bool]]
 
 
 class GuardedReflection(ReflectionServicer):  # type: ignore[misc]
@@ -35,7 +35,7 @@ class GuardedReflection(ReflectionServicer):  # type: ignore[misc]
         self, request_iterator: AsyncIterable[reflection_pb2.ServerReflectionRequest], context: Any
     ) -> AsyncIterator[reflection_pb2.ServerReflectionResponse]:
         authorization = dict(context.invocation_metadata() or ()).get("authorization")
-        shown = self._may_see(authorization if isinstance(authorization, str) else None)
+        shown = await self._may_see(authorization if isinstance(authorization, str) else None)
         async for request in request_iterator:
             if not shown and self._names_hidden(request):
                 yield reflection_pb2.ServerReflectionResponse(

@@ -411,7 +411,7 @@ class SuppressionEntry(_message.Message):
     def __init__(self, address: _Optional[str] = ..., reason: _Optional[str] = ..., source_event_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ApiKey(_message.Message):
-    __slots__ = ("id", "tenant_id", "name", "public_id", "created_at", "revoked_at", "last_used_at")
+    __slots__ = ("id", "tenant_id", "name", "public_id", "created_at", "revoked_at", "last_used_at", "scopes")
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -419,6 +419,7 @@ class ApiKey(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     REVOKED_AT_FIELD_NUMBER: _ClassVar[int]
     LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     name: str
@@ -426,7 +427,8 @@ class ApiKey(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     revoked_at: _timestamp_pb2.Timestamp
     last_used_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., public_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revoked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., public_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revoked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SmtpSettings(_message.Message):
     __slots__ = ("host", "port", "username", "password", "tls_mode")
@@ -623,3 +625,41 @@ class TargetPing(_message.Message):
     response_excerpt: str
     error: str
     def __init__(self, ping_id: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., response_excerpt: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+
+class AuditEntry(_message.Message):
+    __slots__ = ("id", "tenant_id", "at", "actor_kind", "actor_id", "actor_name", "action", "resource_id", "changes_json", "address")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_KIND_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_NAME_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_JSON_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tenant_id: str
+    at: _timestamp_pb2.Timestamp
+    actor_kind: str
+    actor_id: str
+    actor_name: str
+    action: str
+    resource_id: str
+    changes_json: str
+    address: str
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor_kind: _Optional[str] = ..., actor_id: _Optional[str] = ..., actor_name: _Optional[str] = ..., action: _Optional[str] = ..., resource_id: _Optional[str] = ..., changes_json: _Optional[str] = ..., address: _Optional[str] = ...) -> None: ...
+
+class Operator(_message.Message):
+    __slots__ = ("id", "name", "created_at", "revoked_at", "last_used_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REVOKED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    created_at: _timestamp_pb2.Timestamp
+    revoked_at: _timestamp_pb2.Timestamp
+    last_used_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revoked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -514,6 +514,60 @@ class NotificationServiceDeleteSubscriptionResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class AdminServiceListAuditLogRequest(_message.Message):
+    __slots__ = ("tenant_id", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListAuditLogResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.AuditEntry]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.AuditEntry, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class AdminServiceCreateOperatorRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class AdminServiceCreateOperatorResponse(_message.Message):
+    __slots__ = ("operator", "token")
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    operator: _common_pb2.Operator
+    token: str
+    def __init__(self, operator: _Optional[_Union[_common_pb2.Operator, _Mapping]] = ..., token: _Optional[str] = ...) -> None: ...
+
+class AdminServiceListOperatorsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AdminServiceListOperatorsResponse(_message.Message):
+    __slots__ = ("operators",)
+    OPERATORS_FIELD_NUMBER: _ClassVar[int]
+    operators: _containers.RepeatedCompositeFieldContainer[_common_pb2.Operator]
+    def __init__(self, operators: _Optional[_Iterable[_Union[_common_pb2.Operator, _Mapping]]] = ...) -> None: ...
+
+class AdminServiceRevokeOperatorRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class AdminServiceRevokeOperatorResponse(_message.Message):
+    __slots__ = ("operator",)
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    operator: _common_pb2.Operator
+    def __init__(self, operator: _Optional[_Union[_common_pb2.Operator, _Mapping]] = ...) -> None: ...
+
 class AdminServiceListDeadLettersRequest(_message.Message):
     __slots__ = ("since", "tenant_id", "include_retried", "page_size", "cursor")
     SINCE_FIELD_NUMBER: _ClassVar[int]
@@ -631,12 +685,14 @@ class AdminServiceUpdateTenantResponse(_message.Message):
     def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
 
 class AdminServiceCreateApiKeyRequest(_message.Message):
-    __slots__ = ("tenant_id", "name")
+    __slots__ = ("tenant_id", "name", "scopes")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     name: str
-    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AdminServiceCreateApiKeyResponse(_message.Message):
     __slots__ = ("key", "api_key")

@@ -1798,6 +1798,26 @@ class AdminServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.FromString,
                 _registered_method=True)
+        self.ListAuditLog = channel.unary_unary(
+                '/herald.v1.AdminService/ListAuditLog',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListAuditLogRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListAuditLogResponse.FromString,
+                _registered_method=True)
+        self.CreateOperator = channel.unary_unary(
+                '/herald.v1.AdminService/CreateOperator',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateOperatorRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateOperatorResponse.FromString,
+                _registered_method=True)
+        self.ListOperators = channel.unary_unary(
+                '/herald.v1.AdminService/ListOperators',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListOperatorsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListOperatorsResponse.FromString,
+                _registered_method=True)
+        self.RevokeOperator = channel.unary_unary(
+                '/herald.v1.AdminService/RevokeOperator',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -1894,6 +1914,32 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListAuditLog(self, request, context):
+        """The audit log, newest first: every change by tenants' keys and operators, or one tenant's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateOperator(self, request, context):
+        """Named operators (each with a token of its own, shown once).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOperators(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOperator(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -1966,6 +2012,26 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListPlatformEmails,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.SerializeToString,
+            ),
+            'ListAuditLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditLog,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListAuditLogRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListAuditLogResponse.SerializeToString,
+            ),
+            'CreateOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateOperator,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateOperatorRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceCreateOperatorResponse.SerializeToString,
+            ),
+            'ListOperators': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOperators,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListOperatorsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceListOperatorsResponse.SerializeToString,
+            ),
+            'RevokeOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOperator,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -2348,6 +2414,114 @@ class AdminService:
             '/herald.v1.AdminService/ListPlatformEmails',
             herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.AdminServiceListPlatformEmailsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAuditLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListAuditLog',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListAuditLogRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListAuditLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/CreateOperator',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceCreateOperatorRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceCreateOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOperators(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/ListOperators',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListOperatorsRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceListOperatorsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/RevokeOperator',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorResponse.FromString,
             options,
             channel_credentials,
             insecure,

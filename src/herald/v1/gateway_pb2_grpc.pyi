@@ -511,6 +511,12 @@ class AdminServiceStub:
     """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
     ListPlatformEmails: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListPlatformEmailsRequest, _gateway_pb2.AdminServiceListPlatformEmailsResponse]
     """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
+    ListAuditLog: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListAuditLogRequest, _gateway_pb2.AdminServiceListAuditLogResponse]
+    """The audit log, newest first: every change by tenants' keys and operators, or one tenant's."""
+    CreateOperator: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateOperatorRequest, _gateway_pb2.AdminServiceCreateOperatorResponse]
+    """Named operators (each with a token of its own, shown once)."""
+    ListOperators: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListOperatorsRequest, _gateway_pb2.AdminServiceListOperatorsResponse]
+    RevokeOperator: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeOperatorRequest, _gateway_pb2.AdminServiceRevokeOperatorResponse]
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -538,6 +544,12 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """Runs dead-lettered jobs again from PENDING: the named ones, or all (since a time)."""
     ListPlatformEmails: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListPlatformEmailsRequest, _gateway_pb2.AdminServiceListPlatformEmailsResponse]  # type: ignore[assignment]
     """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
+    ListAuditLog: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListAuditLogRequest, _gateway_pb2.AdminServiceListAuditLogResponse]  # type: ignore[assignment]
+    """The audit log, newest first: every change by tenants' keys and operators, or one tenant's."""
+    CreateOperator: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceCreateOperatorRequest, _gateway_pb2.AdminServiceCreateOperatorResponse]  # type: ignore[assignment]
+    """Named operators (each with a token of its own, shown once)."""
+    ListOperators: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListOperatorsRequest, _gateway_pb2.AdminServiceListOperatorsResponse]  # type: ignore[assignment]
+    RevokeOperator: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeOperatorRequest, _gateway_pb2.AdminServiceRevokeOperatorResponse]  # type: ignore[assignment]
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -646,5 +658,35 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.AdminServiceListPlatformEmailsResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListPlatformEmailsResponse]]:
         """The platform email log (Herald's own mail), newest first (GET /admin/v1/platform-emails)."""
+
+    @_abc_1.abstractmethod
+    def ListAuditLog(
+        self,
+        request: _gateway_pb2.AdminServiceListAuditLogRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListAuditLogResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListAuditLogResponse]]:
+        """The audit log, newest first: every change by tenants' keys and operators, or one tenant's."""
+
+    @_abc_1.abstractmethod
+    def CreateOperator(
+        self,
+        request: _gateway_pb2.AdminServiceCreateOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceCreateOperatorResponse, _abc.Awaitable[_gateway_pb2.AdminServiceCreateOperatorResponse]]:
+        """Named operators (each with a token of its own, shown once)."""
+
+    @_abc_1.abstractmethod
+    def ListOperators(
+        self,
+        request: _gateway_pb2.AdminServiceListOperatorsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceListOperatorsResponse, _abc.Awaitable[_gateway_pb2.AdminServiceListOperatorsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RevokeOperator(
+        self,
+        request: _gateway_pb2.AdminServiceRevokeOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceRevokeOperatorResponse, _abc.Awaitable[_gateway_pb2.AdminServiceRevokeOperatorResponse]]: ...
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

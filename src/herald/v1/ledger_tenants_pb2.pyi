@@ -10,6 +10,86 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class AppendAuditEntryRequest(_message.Message):
+    __slots__ = ("entry",)
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    entry: _common_pb2.AuditEntry
+    def __init__(self, entry: _Optional[_Union[_common_pb2.AuditEntry, _Mapping]] = ...) -> None: ...
+
+class AppendAuditEntryResponse(_message.Message):
+    __slots__ = ("entry",)
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    entry: _common_pb2.AuditEntry
+    def __init__(self, entry: _Optional[_Union[_common_pb2.AuditEntry, _Mapping]] = ...) -> None: ...
+
+class ListAuditEntriesRequest(_message.Message):
+    __slots__ = ("tenant_id", "page_size", "cursor")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    page_size: int
+    cursor: str
+    def __init__(self, tenant_id: _Optional[str] = ..., page_size: _Optional[int] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class ListAuditEntriesResponse(_message.Message):
+    __slots__ = ("entries", "next_cursor")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_common_pb2.AuditEntry]
+    next_cursor: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[_common_pb2.AuditEntry, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class CreateOperatorRequest(_message.Message):
+    __slots__ = ("name", "token_hash")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_HASH_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token_hash: bytes
+    def __init__(self, name: _Optional[str] = ..., token_hash: _Optional[bytes] = ...) -> None: ...
+
+class CreateOperatorResponse(_message.Message):
+    __slots__ = ("operator",)
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    operator: _common_pb2.Operator
+    def __init__(self, operator: _Optional[_Union[_common_pb2.Operator, _Mapping]] = ...) -> None: ...
+
+class ListOperatorsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListOperatorsResponse(_message.Message):
+    __slots__ = ("operators",)
+    OPERATORS_FIELD_NUMBER: _ClassVar[int]
+    operators: _containers.RepeatedCompositeFieldContainer[_common_pb2.Operator]
+    def __init__(self, operators: _Optional[_Iterable[_Union[_common_pb2.Operator, _Mapping]]] = ...) -> None: ...
+
+class RevokeOperatorRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RevokeOperatorResponse(_message.Message):
+    __slots__ = ("operator",)
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    operator: _common_pb2.Operator
+    def __init__(self, operator: _Optional[_Union[_common_pb2.Operator, _Mapping]] = ...) -> None: ...
+
+class AuthenticateOperatorRequest(_message.Message):
+    __slots__ = ("token_hash",)
+    TOKEN_HASH_FIELD_NUMBER: _ClassVar[int]
+    token_hash: bytes
+    def __init__(self, token_hash: _Optional[bytes] = ...) -> None: ...
+
+class AuthenticateOperatorResponse(_message.Message):
+    __slots__ = ("found", "operator")
+    FOUND_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    found: bool
+    operator: _common_pb2.Operator
+    def __init__(self, found: _Optional[bool] = ..., operator: _Optional[_Union[_common_pb2.Operator, _Mapping]] = ...) -> None: ...
+
 class CreateTenantRequest(_message.Message):
     __slots__ = ("name", "plan", "contact_email")
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -39,24 +119,28 @@ class GetTenantResponse(_message.Message):
     def __init__(self, tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ...) -> None: ...
 
 class CreateApiKeyRequest(_message.Message):
-    __slots__ = ("tenant_id", "name", "key_hash", "public_id")
+    __slots__ = ("tenant_id", "name", "key_hash", "public_id", "scopes")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     KEY_HASH_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     name: str
     key_hash: bytes
     public_id: str
-    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., key_hash: _Optional[bytes] = ..., public_id: _Optional[str] = ...) -> None: ...
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., key_hash: _Optional[bytes] = ..., public_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateApiKeyResponse(_message.Message):
-    __slots__ = ("key_id", "created_at")
+    __slots__ = ("key_id", "created_at", "scopes")
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
     key_id: str
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, key_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, key_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AuthenticateApiKeyRequest(_message.Message):
     __slots__ = ("key_hash",)
@@ -65,14 +149,18 @@ class AuthenticateApiKeyRequest(_message.Message):
     def __init__(self, key_hash: _Optional[bytes] = ...) -> None: ...
 
 class AuthenticateApiKeyResponse(_message.Message):
-    __slots__ = ("found", "tenant", "key_id")
+    __slots__ = ("found", "tenant", "key_id", "key_name", "scopes")
     FOUND_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
     found: bool
     tenant: _common_pb2.Tenant
     key_id: str
-    def __init__(self, found: _Optional[bool] = ..., tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ..., key_id: _Optional[str] = ...) -> None: ...
+    key_name: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, found: _Optional[bool] = ..., tenant: _Optional[_Union[_common_pb2.Tenant, _Mapping]] = ..., key_id: _Optional[str] = ..., key_name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListTenantsRequest(_message.Message):
     __slots__ = ("page_size", "cursor")

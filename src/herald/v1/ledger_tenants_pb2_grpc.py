@@ -105,6 +105,36 @@ class LedgerTenantsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.RemoveSuppressionRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.RemoveSuppressionResponse.FromString,
                 _registered_method=True)
+        self.AppendAuditEntry = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/AppendAuditEntry',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.AppendAuditEntryRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.AppendAuditEntryResponse.FromString,
+                _registered_method=True)
+        self.ListAuditEntries = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/ListAuditEntries',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.ListAuditEntriesRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.ListAuditEntriesResponse.FromString,
+                _registered_method=True)
+        self.CreateOperator = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/CreateOperator',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.CreateOperatorRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.CreateOperatorResponse.FromString,
+                _registered_method=True)
+        self.ListOperators = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/ListOperators',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.ListOperatorsRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.ListOperatorsResponse.FromString,
+                _registered_method=True)
+        self.RevokeOperator = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/RevokeOperator',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.RevokeOperatorRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.RevokeOperatorResponse.FromString,
+                _registered_method=True)
+        self.AuthenticateOperator = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/AuthenticateOperator',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerTenantsServiceServicer:
@@ -197,6 +227,45 @@ class LedgerTenantsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AppendAuditEntry(self, request, context):
+        """The audit log: appended by the gateway after each configuration change, never edited.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAuditEntries(self, request, context):
+        """Newest first; a tenant's entries, or (no tenant_id) every entry.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateOperator(self, request, context):
+        """Named operators: tokens stored as SHA-256 only, like API keys.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOperators(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOperator(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AuthenticateOperator(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerTenantsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -269,6 +338,36 @@ def add_LedgerTenantsServiceServicer_to_server(servicer, server):
                     servicer.RemoveSuppression,
                     request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.RemoveSuppressionRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.RemoveSuppressionResponse.SerializeToString,
+            ),
+            'AppendAuditEntry': grpc.unary_unary_rpc_method_handler(
+                    servicer.AppendAuditEntry,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.AppendAuditEntryRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.AppendAuditEntryResponse.SerializeToString,
+            ),
+            'ListAuditEntries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditEntries,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.ListAuditEntriesRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.ListAuditEntriesResponse.SerializeToString,
+            ),
+            'CreateOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateOperator,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.CreateOperatorRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.CreateOperatorResponse.SerializeToString,
+            ),
+            'ListOperators': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOperators,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.ListOperatorsRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.ListOperatorsResponse.SerializeToString,
+            ),
+            'RevokeOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOperator,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.RevokeOperatorRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.RevokeOperatorResponse.SerializeToString,
+            ),
+            'AuthenticateOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthenticateOperator,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -650,6 +749,168 @@ class LedgerTenantsService:
             '/herald.v1.LedgerTenantsService/RemoveSuppression',
             herald_dot_v1_dot_ledger__tenants__pb2.RemoveSuppressionRequest.SerializeToString,
             herald_dot_v1_dot_ledger__tenants__pb2.RemoveSuppressionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AppendAuditEntry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/AppendAuditEntry',
+            herald_dot_v1_dot_ledger__tenants__pb2.AppendAuditEntryRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.AppendAuditEntryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAuditEntries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/ListAuditEntries',
+            herald_dot_v1_dot_ledger__tenants__pb2.ListAuditEntriesRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.ListAuditEntriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/CreateOperator',
+            herald_dot_v1_dot_ledger__tenants__pb2.CreateOperatorRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.CreateOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOperators(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/ListOperators',
+            herald_dot_v1_dot_ledger__tenants__pb2.ListOperatorsRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.ListOperatorsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/RevokeOperator',
+            herald_dot_v1_dot_ledger__tenants__pb2.RevokeOperatorRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.RevokeOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthenticateOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/AuthenticateOperator',
+            herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -49,6 +49,15 @@ class LedgerTenantsServiceStub:
     ListSuppressions: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListSuppressionsRequest, _ledger_tenants_pb2.ListSuppressionsResponse]
     AddSuppressions: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AddSuppressionsRequest, _ledger_tenants_pb2.AddSuppressionsResponse]
     RemoveSuppression: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.RemoveSuppressionRequest, _ledger_tenants_pb2.RemoveSuppressionResponse]
+    AppendAuditEntry: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AppendAuditEntryRequest, _ledger_tenants_pb2.AppendAuditEntryResponse]
+    """The audit log: appended by the gateway after each configuration change, never edited."""
+    ListAuditEntries: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListAuditEntriesRequest, _ledger_tenants_pb2.ListAuditEntriesResponse]
+    """Newest first; a tenant's entries, or (no tenant_id) every entry."""
+    CreateOperator: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.CreateOperatorRequest, _ledger_tenants_pb2.CreateOperatorResponse]
+    """Named operators: tokens stored as SHA-256 only, like API keys."""
+    ListOperators: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListOperatorsRequest, _ledger_tenants_pb2.ListOperatorsResponse]
+    RevokeOperator: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.RevokeOperatorRequest, _ledger_tenants_pb2.RevokeOperatorResponse]
+    AuthenticateOperator: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AuthenticateOperatorRequest, _ledger_tenants_pb2.AuthenticateOperatorResponse]
 
 @_typing.type_check_only
 class LedgerTenantsServiceAsyncStub(LedgerTenantsServiceStub):
@@ -71,6 +80,15 @@ class LedgerTenantsServiceAsyncStub(LedgerTenantsServiceStub):
     ListSuppressions: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListSuppressionsRequest, _ledger_tenants_pb2.ListSuppressionsResponse]  # type: ignore[assignment]
     AddSuppressions: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AddSuppressionsRequest, _ledger_tenants_pb2.AddSuppressionsResponse]  # type: ignore[assignment]
     RemoveSuppression: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.RemoveSuppressionRequest, _ledger_tenants_pb2.RemoveSuppressionResponse]  # type: ignore[assignment]
+    AppendAuditEntry: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AppendAuditEntryRequest, _ledger_tenants_pb2.AppendAuditEntryResponse]  # type: ignore[assignment]
+    """The audit log: appended by the gateway after each configuration change, never edited."""
+    ListAuditEntries: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListAuditEntriesRequest, _ledger_tenants_pb2.ListAuditEntriesResponse]  # type: ignore[assignment]
+    """Newest first; a tenant's entries, or (no tenant_id) every entry."""
+    CreateOperator: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.CreateOperatorRequest, _ledger_tenants_pb2.CreateOperatorResponse]  # type: ignore[assignment]
+    """Named operators: tokens stored as SHA-256 only, like API keys."""
+    ListOperators: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListOperatorsRequest, _ledger_tenants_pb2.ListOperatorsResponse]  # type: ignore[assignment]
+    RevokeOperator: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.RevokeOperatorRequest, _ledger_tenants_pb2.RevokeOperatorResponse]  # type: ignore[assignment]
+    AuthenticateOperator: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AuthenticateOperatorRequest, _ledger_tenants_pb2.AuthenticateOperatorResponse]  # type: ignore[assignment]
 
 class LedgerTenantsServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tenants and their access: API keys, plans and limits, usage, the email suppression list."""
@@ -174,5 +192,50 @@ class LedgerTenantsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_tenants_pb2.RemoveSuppressionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_tenants_pb2.RemoveSuppressionResponse, _abc.Awaitable[_ledger_tenants_pb2.RemoveSuppressionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def AppendAuditEntry(
+        self,
+        request: _ledger_tenants_pb2.AppendAuditEntryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.AppendAuditEntryResponse, _abc.Awaitable[_ledger_tenants_pb2.AppendAuditEntryResponse]]:
+        """The audit log: appended by the gateway after each configuration change, never edited."""
+
+    @_abc_1.abstractmethod
+    def ListAuditEntries(
+        self,
+        request: _ledger_tenants_pb2.ListAuditEntriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.ListAuditEntriesResponse, _abc.Awaitable[_ledger_tenants_pb2.ListAuditEntriesResponse]]:
+        """Newest first; a tenant's entries, or (no tenant_id) every entry."""
+
+    @_abc_1.abstractmethod
+    def CreateOperator(
+        self,
+        request: _ledger_tenants_pb2.CreateOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.CreateOperatorResponse, _abc.Awaitable[_ledger_tenants_pb2.CreateOperatorResponse]]:
+        """Named operators: tokens stored as SHA-256 only, like API keys."""
+
+    @_abc_1.abstractmethod
+    def ListOperators(
+        self,
+        request: _ledger_tenants_pb2.ListOperatorsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.ListOperatorsResponse, _abc.Awaitable[_ledger_tenants_pb2.ListOperatorsResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def RevokeOperator(
+        self,
+        request: _ledger_tenants_pb2.RevokeOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.RevokeOperatorResponse, _abc.Awaitable[_ledger_tenants_pb2.RevokeOperatorResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def AuthenticateOperator(
+        self,
+        request: _ledger_tenants_pb2.AuthenticateOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.AuthenticateOperatorResponse, _abc.Awaitable[_ledger_tenants_pb2.AuthenticateOperatorResponse]]: ...
 
 def add_LedgerTenantsServiceServicer_to_server(servicer: LedgerTenantsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

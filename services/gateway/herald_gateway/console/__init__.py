@@ -13,7 +13,14 @@ from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
 from herald.config import get_settings
-from herald_gateway.console import jobs_pages, operator_pages, settings_pages, tenant_admin_pages, webhook_pages
+from herald_gateway.console import (
+    audit_pages,
+    jobs_pages,
+    operator_pages,
+    settings_pages,
+    tenant_admin_pages,
+    webhook_pages,
+)
 from herald_gateway.console.operator import OPERATOR_CONSOLE
 from herald_gateway.console.sessions import SessionBox
 from herald_gateway.console.tenant import TENANT_CONSOLE
@@ -25,6 +32,6 @@ def mount(app: FastAPI, session_key: str | None = None) -> None:
     app.state.console_sessions = SessionBox.from_setting(key)
     for console in (TENANT_CONSOLE, OPERATOR_CONSOLE):
         console.routes(app.router)
-    for module in (jobs_pages, webhook_pages, settings_pages, operator_pages, tenant_admin_pages):
+    for module in (jobs_pages, webhook_pages, settings_pages, operator_pages, tenant_admin_pages, audit_pages):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=Path(__file__).with_name("static")), name="console-static")

@@ -14,6 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from herald_gateway.console.client import Answer, ApiClient
 from herald_gateway.console.layout import field, form, keep_input, page, respond, submit
 from herald_gateway.console.markup import Child, tag
+from herald_gateway.console.scoping import CONSOLE_SCOPES, may_read
 from herald_gateway.console.sessions import (
     LOGIN_SECONDS,
     SESSION_SECONDS,
@@ -142,6 +143,7 @@ class Console:
         session = self.sessions(request).read(request, self.place)
         if session is None:
             raise SignedOut
+        CONSOLE_SCOPES.set(session.scopes)
         form: dict[str, list[str]] = {}
         if request.method == "POST":
             form = await read_form(request)
@@ -186,7 +188,7 @@ class Console:
             title,
             body,
             heading=self.heading,
-            nav=self.nav,
+            nav=self.nav if may_read() else [],
             current=visit.request.url.path,
             signed_in_as=self.place.kind,
             logout=(f"{self.place.path}/logout", visit.session.csrf),
@@ -225,9 +227,12 @@ class Console:
             return self.login_page(request, answer.problem, 503 if answer.status >= 500 else answer.status)
         response = RedirectResponse(self.home, status_code=303)
         self.sessions(request).clear(response, request, login_place(self.place))
-        self.sessions(request).store(
-            response, request, self.place, self.sessions(request).new(self.place, credential, SESSION_SECONDS)
+        # A tenant's check answers the key's scopes: the pages then leave out what it may not do.
+        scopes = answer.body.get("scopes") if isinstance(answer.body, dict) else None
+        session = self.sessions(request).new(
+            self.place, credential, SESSION_SECONDS, frozenset(scopes) if isinstance(scopes, list) else None
         )
+        self.sessions(request).store(response, request, self.place, session)
         return response
 
     async def logout(self, request: Request) -> Response:

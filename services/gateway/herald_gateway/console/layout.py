@@ -16,6 +16,7 @@ from datetime import datetime
 from starlette.responses import HTMLResponse
 
 from herald_gateway.console.markup import Child, Html, document, join, tag
+from herald_gateway.console.scoping import action_scope, may
 
 STATIC = "/console/static"
 SECURITY_HEADERS = {
@@ -100,7 +101,10 @@ def page(
 
 
 def form(action: str, csrf: str, *children: Child, class_: str | None = None, **attrs: str | None) -> Html:
-    """A POST form carrying the session's CSRF token."""
+    """A POST form carrying the session's CSRF token; nothing when the signed-in key may not
+    do what it posts (console.scoping)."""
+    if not may(action_scope(action)):
+        return join([])
     return tag(
         "form",
         tag("input", type="hidden", name="csrf", value=csrf),
@@ -114,7 +118,10 @@ def form(action: str, csrf: str, *children: Child, class_: str | None = None, **
 
 def folded_form(summary: str, action: str, csrf: str, *children: Child) -> Html:
     """A form folded under `summary` (New target, Add a provider, ...), opened with a click, and
-    open already when the page answers this form (refused: its fields hold what was sent)."""
+    open already when the page answers this form (refused: its fields hold what was sent); none
+    where the key may not do what it does."""
+    if not may(action_scope(action)):
+        return join([])
     answering = _SUBMITTED.get()[0] == action
     return tag("details", tag("summary", summary), form(action, csrf, *children, class_="stack"), open=answering)
 

@@ -1,4 +1,4 @@
-"""The operator console's frame: signed in with the operator token, checked by
+"""The operator console's frame: signed in with a named operator's token, checked by
 GET /admin/v1/tenants (a tenant's API key is refused there, as on the API)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ OPERATOR_CONSOLE = Console(
         ("/admin/console/dead-letters", "Dead letters"),
         ("/admin/console/platform-emails", "Platform email log"),
         ("/admin/console/system", "Circuits and streams"),
+        ("/admin/console/audit-log", "Audit log"),
     ],
     home="/admin/console/tenants",
 )

@@ -41,6 +41,8 @@ class Session:
     credential: str
     csrf: str
     expires_at: float
+    # The API key's scopes (tenant sessions); None: not known, the console then hides nothing.
+    scopes: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ class SessionBox:
 
     def seal(self, session: Session) -> str:
         nonce = os.urandom(NONCE_BYTES)
-        body = orjson.dumps({"c": session.credential, "t": session.csrf, "e": session.expires_at})
+        scopes = sorted(session.scopes) if session.scopes is not None else None
+        body = orjson.dumps({"c": session.credential, "t": session.csrf, "e": session.expires_at, "s": scopes})
         sealed = nonce + self._aead.encrypt(nonce, body, f"herald:console:{session.kind}".encode())
         return base64.urlsafe_b64encode(sealed).decode().rstrip("=")
 
@@ -91,7 +94,14 @@ class SessionBox:
             body = orjson.loads(
                 self._aead.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], f"herald:console:{kind}".encode())
             )
-            session = Session(kind, str(body["c"]), str(body["t"]), float(body["e"]))
+            scopes = body.get("s")
+            session = Session(
+                kind,
+                str(body["c"]),
+                str(body["t"]),
+                float(body["e"]),
+                frozenset(str(s) for s in scopes) if isinstance(scopes, list) else None,
+            )
         except (InvalidTag, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
             return None
         return session if session.expires_at > time.time() else None
@@ -101,8 +111,8 @@ class SessionBox:
         return self.open(value, place.kind) if value else None
 
     @staticmethod
-    def new(place: Place, credential: str, seconds: int) -> Session:
-        return Session(place.kind, credential, secrets.token_urlsafe(24), time.time() + seconds)
+    def new(place: Place, credential: str, seconds: int, scopes: frozenset[str] | None = None) -> Session:
+        return Session(place.kind, credential, secrets.token_urlsafe(24), time.time() + seconds, scopes)
 
     def store(self, response: Response, request: Request, place: Place, session: Session) -> None:
         response.set_cookie(

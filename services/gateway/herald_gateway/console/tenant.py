@@ -1,4 +1,5 @@
-"""The tenant console's frame: signed in with an API key, checked by GET /v1/usage."""
+"""The tenant console's frame: signed in with an API key that has the `console` scope, checked by
+GET /v1/api-keys/current (a key without it is refused there with 403, and so at sign-in)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from herald_gateway.console.sessions import TENANT
 
 
 async def check_key(api: ApiClient) -> Answer:
-    return await api.get("/v1/usage")
+    return await api.get("/v1/api-keys/current")
 
 
 TENANT_CONSOLE = Console(
@@ -24,6 +25,7 @@ TENANT_CONSOLE = Console(
         ("/console/email", "Email"),
         ("/console/suppressions", "Suppressions"),
         ("/console/usage", "Usage"),
+        ("/console/audit-log", "Audit log"),
     ],
     home="/console/jobs",
 )

@@ -7,6 +7,7 @@ from datetime import UTC
 from herald.grpcio.context import Context
 from herald.ids import TenantId
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_tenants_pb2
+from herald_gateway.audit import CURRENT_ACTOR
 from herald_gateway.auth import OperatorAuthenticator
 from herald_gateway.errors import Invalid
 from herald_gateway.grpc.errors import answers_errors
@@ -24,14 +25,14 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
     async def CreateTenant(
         self, request: gateway_pb2.AdminServiceCreateTenantRequest, context: Context
     ) -> gateway_pb2.AdminServiceCreateTenantResponse:
-        self.operators.authenticate(authorization(context))
+        await self._operator(context)
         if request.plan == common_pb2.PLAN_UNSPECIFIED or not request.name.strip():
             raise Invalid([("name/plan", "a name and a plan are required")])
         tenant, api_key = await self.operations.create_tenant(request.name, request.plan, request.contact_email)
         return gateway_pb2.AdminServiceCreateTenantResponse(tenant=tenant, api_key=api_key)
 
     async def _operator(self, context: Context) -> None:
-        self.operators.authenticate(authorization(context))
+        CURRENT_ACTOR.set(await self.operators.authenticate(authorization(context)))
 
     # The RPCs that are one operation (`operator_rpc`); the others check or convert first.
 
@@ -83,7 +84,9 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
     ) -> gateway_pb2.AdminServiceCreateApiKeyResponse:
         await self._operator(context)
         await self.operations.get_tenant(request.tenant_id)
-        key, plaintext = await self.operations.create_api_key(request.tenant_id, request.name or "default")
+        key, plaintext = await self.operations.create_api_key(
+            request.tenant_id, request.name or "default", request.scopes
+        )
         return gateway_pb2.AdminServiceCreateApiKeyResponse(key=key, api_key=plaintext)
 
     async def RotateMasterKey(
@@ -142,3 +145,31 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
             request.tenant_id, request.kind, request.page_size or 50, request.cursor
         )
         return gateway_pb2.AdminServiceListPlatformEmailsResponse(entries=entries, next_cursor=cursor)
+
+    # ---- the audit log and named operators ------------------------------
+
+    async def ListAuditLog(
+        self, request: gateway_pb2.AdminServiceListAuditLogRequest, context: Context
+    ) -> gateway_pb2.AdminServiceListAuditLogResponse:
+        await self._operator(context)
+        entries, cursor = await self.operations.auditor.page(request.tenant_id, request.page_size or 50, request.cursor)
+        return gateway_pb2.AdminServiceListAuditLogResponse(entries=entries, next_cursor=cursor)
+
+    async def CreateOperator(
+        self, request: gateway_pb2.AdminServiceCreateOperatorRequest, context: Context
+    ) -> gateway_pb2.AdminServiceCreateOperatorResponse:
+        await self._operator(context)
+        operator, token = await self.operations.create_operator(request.name)
+        return gateway_pb2.AdminServiceCreateOperatorResponse(operator=operator, token=token)
+
+    ListOperators = operator_rpc(
+        lambda operations, _request: operations.list_operators(),
+        gateway_pb2.AdminServiceListOperatorsResponse,
+        "operators",
+    )
+
+    RevokeOperator = operator_rpc(
+        lambda operations, request: operations.revoke_operator(request.name),
+        gateway_pb2.AdminServiceRevokeOperatorResponse,
+        "operator",
+    )

@@ -16,7 +16,9 @@ from grpc_status import rpc_status
 
 from herald.grpcio.context import Context
 from herald.v1 import gateway_pb2
-from herald_gateway.errors import Code, GatewayError, Invalid, NotFound
+from herald_gateway.errors import Code, GatewayError, Invalid, NotFound, OutOfScope
+from herald_gateway.grpc.audit import record_rpc
+from herald_gateway.grpc.metadata import CURRENT_RPC
 
 ServicerT = TypeVar("ServicerT", bound=type)
 
@@ -42,6 +44,8 @@ def _details(error: GatewayError) -> list[Message]:
     if code in (Code.NOT_FOUND, Code.ALREADY_EXISTS):
         what = error.detail.removesuffix(" not found") if isinstance(error, NotFound) else error.detail
         return [error_details_pb2.ResourceInfo(resource_type=what)]
+    if isinstance(error, OutOfScope):
+        return [error_details_pb2.ErrorInfo(reason="MISSING_SCOPE", domain="herald", metadata={"scope": error.scope})]
     if code == Code.UNAUTHENTICATED:
         return [error_details_pb2.ErrorInfo(reason="UNAUTHENTICATED", domain="herald")]
     if code == Code.ABORTED:
@@ -70,20 +74,25 @@ async def abort(context: Context, error: GatewayError) -> None:
     await context.abort_with_status(rpc_status.to_status(status_of(error)))
 
 
-def _unary(method: Callable[..., Any]) -> Callable[..., Any]:
+def _unary(method: Callable[..., Any], service: str, name: str) -> Callable[..., Any]:
     @functools.wraps(method)
     async def answering(self: Any, request: Any, context: Context) -> Any:
+        CURRENT_RPC.set(name)
         try:
-            return await method(self, request, context)
+            response = await method(self, request, context)
         except GatewayError as error:
             await abort(context, error)
+            return None
+        await record_rpc(self, service, name, request, response, context)
+        return response
 
     return answering
 
 
-def _streaming(method: Callable[..., Any]) -> Callable[..., Any]:
+def _streaming(method: Callable[..., Any], service: str, name: str) -> Callable[..., Any]:
     @functools.wraps(method)
     async def answering(self: Any, request: Any, context: Context) -> Any:
+        CURRENT_RPC.set(name)
         try:
             async for answer in method(self, request, context):
                 yield answer
@@ -95,13 +104,15 @@ def _streaming(method: Callable[..., Any]) -> Callable[..., Any]:
 
 def answers_errors(service: str) -> Callable[[ServicerT], ServicerT]:
     """Wraps every method of the servicer that is an RPC of `service` (gateway.proto) so a
-    GatewayError it raises ends the call with `status_of(error)`."""
+    GatewayError it raises ends the call with `status_of(error)`; each records its name
+    (`CURRENT_RPC`) for the scope check, and a unary one that succeeded is recorded in the
+    audit log when it changed configuration (`grpc.audit`)."""
 
     def wrap(cls: ServicerT) -> ServicerT:
         for method in gateway_pb2.DESCRIPTOR.services_by_name[service].methods:
             own = getattr(cls, method.name)
             wrapper = _streaming if inspect.isasyncgenfunction(own) else _unary
-            setattr(cls, method.name, wrapper(own))
+            setattr(cls, method.name, wrapper(own, service, method.name))
         return cls
 
     return wrap

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from herald.grpcio.context import Context
+
+# The RPC being served (set by `grpc.errors.answers_errors` around each method): the name its scope is looked up by.
+CURRENT_RPC: ContextVar[str] = ContextVar("herald_current_rpc", default="")
 
 
 def authorization(context: Context) -> str | None:

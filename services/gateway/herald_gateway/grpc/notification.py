@@ -7,17 +7,19 @@ from __future__ import annotations
 from herald.grpcio.context import Context
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_jobs_pb2
 from herald_gateway.access import rate_headers, refuse_spent, spend
+from herald_gateway.audit import CURRENT_ACTOR, Actor
 from herald_gateway.auth import ApiKeyAuthenticator, Principal
 from herald_gateway.grpc.batch import BatchGrpc
 from herald_gateway.grpc.errors import answers_errors
 from herald_gateway.grpc.events import EventGrpc
-from herald_gateway.grpc.metadata import authorization
+from herald_gateway.grpc.metadata import CURRENT_RPC, authorization
 from herald_gateway.grpc.subscriptions import SubscriptionGrpc
 from herald_gateway.grpc.unary import tenant_rpc
 from herald_gateway.idempotency import check_idempotency_key, request_hash
 from herald_gateway.operations import Operations
 from herald_gateway.operations.submit import WebhookInput
 from herald_gateway.rate_limit import RateLimiter
+from herald_gateway.scopes import require_rpc_scope
 
 
 @answers_errors("NotificationService")
@@ -40,7 +42,11 @@ class NotificationServicer(SubscriptionGrpc, EventGrpc, BatchGrpc, gateway_pb2_g
             refuse_spent(state)
 
     async def _principal(self, context: Context) -> Principal:
-        return await self.tenants.authenticate(authorization(context))
+        """The calling key, which must have the scope this RPC needs (herald_gateway.scopes)."""
+        principal = await self.tenants.authenticate(authorization(context))
+        require_rpc_scope(CURRENT_RPC.get(), principal.scopes)
+        CURRENT_ACTOR.set(Actor("key", principal.key_id, principal.key_name, principal.tenant_id))
+        return principal
 
     async def SendWebhook(
         self, request: gateway_pb2.SendWebhookRequest, context: Context

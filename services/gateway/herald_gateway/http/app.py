@@ -14,11 +14,13 @@ from herald import http_health
 from herald_gateway import console
 from herald_gateway.auth import ApiKeyAuthenticator, OperatorAuthenticator
 from herald_gateway.http import docs_pages, problems
+from herald_gateway.http.audit import AuditTrail
 from herald_gateway.http.lean import LeanSubmitRoutes
 from herald_gateway.http.middleware import GatewayMiddleware
 from herald_gateway.http.routes import (
     admin,
     api_keys,
+    audit,
     batches,
     domains,
     emails,
@@ -82,9 +84,11 @@ def create_app(
         webhook_secret,
         inbound,
         admin,
+        audit,
     ):
         app.include_router(module.router)
     app.include_router(inbound.admin_router)
+    app.include_router(audit.admin_router)
     console.mount(app)
     docs_pages.mount(app, OPENAPI_PATH)
 
@@ -113,5 +117,7 @@ def create_app(
     app.add_middleware(
         LeanSubmitRoutes, api=app, routers=(batches.router, webhooks.router, emails.router, events.router)
     )
+    # Between the two: records configuration changes (submissions pass straight through).
+    app.add_middleware(AuditTrail, api=app)
     app.add_middleware(GatewayMiddleware, tenants=tenants, rate_limiter=rate_limiter, idempotency=idempotency)
     return app

@@ -24,6 +24,7 @@ from herald_gateway.errors import GatewayError
 from herald_gateway.http import problems
 from herald_gateway.idempotency import Idempotency, Replay, request_hash, withheld_secret, without_secret
 from herald_gateway.rate_limit import RateLimiter, RateState
+from herald_gateway.scopes import ALL_SCOPES, path_scope, require
 
 log = logging.getLogger("herald.gateway.http")
 
@@ -113,11 +114,14 @@ class GatewayMiddleware:
                 break
         try:
             principal = await self.tenants.authenticate(_header(scope, b"authorization"))
+            # Before the claim: a replay answers without reaching the route and its scope check.
+            if principal.scopes is not ALL_SCOPES:
+                require(principal.scopes, path_scope(scope["method"], scope["path"]))
             replay = await self.idempotency.begin(
                 principal.tenant_id, key, request_hash(scope["method"], scope["path"], bytes(body))
             )
         except GatewayError as error:
-            await problems.problem(error.status, error.kind, error.title, error.detail)(scope, receive, send)
+            await problems.gateway_problem(error)(scope, receive, send)
             return
         if replay is not None:
             await self._replay(scope, receive, send, replay)

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from herald_gateway.errors import GatewayError, Invalid, RateLimited, Unauthenticated
+from herald_gateway.errors import GatewayError, Invalid, OutOfScope, RateLimited, Unauthenticated
 from herald_gateway.http.schemas.common import PATTERN_MEANINGS
 
 PROBLEM_BASE = "https://herald.dev/problems/"
@@ -37,6 +37,8 @@ def gateway_problem(exc: GatewayError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(exc, Invalid):
         extra["errors"] = [{"field": f, "detail": d} for f, d in exc.violations]
+    if isinstance(exc, OutOfScope):
+        extra["missing_scope"] = exc.scope
     response = problem(exc.status, exc.kind, exc.title, exc.detail, **extra)
     if isinstance(exc, RateLimited):
         response.headers["Retry-After"] = str(exc.retry_after_s)

@@ -9,6 +9,7 @@ from herald_gateway.operations.domains import DomainOperations
 from herald_gateway.operations.events import EventOperations
 from herald_gateway.operations.inbound import InboundOperations
 from herald_gateway.operations.operator import OperatorOperations
+from herald_gateway.operations.operators import OperatorAccountOperations
 from herald_gateway.operations.providers import ProviderOperations
 from herald_gateway.operations.submit import SubmitOperations
 from herald_gateway.operations.subscriptions import SubscriptionOperations
@@ -19,6 +20,7 @@ from herald_gateway.operations.tenants import TenantOperations
 class Operations(
     SubmitOperations,
     OperatorOperations,
+    OperatorAccountOperations,
     TenantOperations,
     DomainOperations,
     ProviderOperations,

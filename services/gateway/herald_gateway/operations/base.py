@@ -9,6 +9,7 @@ from herald.batching import Batcher
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc, webhook_sender_pb2_grpc
+from herald_gateway.audit import Auditor
 from herald_gateway.operations.crud import Crud, ItemT, Resource
 from herald_gateway.target_check import TargetCheck
 
@@ -46,6 +47,8 @@ class OperationsBase:
         self.target_in_flight_max = Settings.model_fields["webhook_target_in_flight_max"].default
         # Tests a target now (set by main; None: the gateway cannot test targets).
         self.webhook_sender: webhook_sender_pb2_grpc.WebhookSenderServiceAsyncStub | None = None
+        # Appends configuration changes to the audit log (herald_gateway.audit).
+        self.auditor = Auditor(ledger)
 
     async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_jobs_pb2.DraftOutcome]:
         response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from herald.crypto import issue_api_key
 from herald.ids import TenantId, parse_id
 from herald.v1 import common_pb2, ledger_tenants_pb2
-from herald_gateway.errors import NotFound, ask
+from herald_gateway.errors import NotFound, OutOfScope, ask, refuse_invalid
 from herald_gateway.operations.base import OperationsBase
 from herald_gateway.operations.crud import Resource
+from herald_gateway.scopes import ALL_SCOPES
 
 API_KEYS: Resource[common_pb2.ApiKey] = Resource("api key", "tenants", "ApiKey", "key", "keys", "key_id")
 
@@ -62,18 +65,33 @@ class TenantOperations(OperationsBase):
         usage: common_pb2.Usage = found.usage
         return usage
 
-    async def create_api_key(self, tenant_id: str, name: str) -> tuple[common_pb2.ApiKey, str]:
-        """A new key for the tenant; its plaintext is returned once and never stored."""
+    async def create_api_key(
+        self, tenant_id: str, name: str, scopes: Iterable[str] = (), granted_by: frozenset[str] = ALL_SCOPES
+    ) -> tuple[common_pb2.ApiKey, str]:
+        """A new key for the tenant; its plaintext is returned once and never stored. `scopes`
+        (empty: every scope) must be scopes `granted_by` (the creating key's) has: a key cannot
+        make a key that may do more than itself."""
+        wanted = frozenset(scopes) or ALL_SCOPES
+        refuse_invalid([("scopes", f"unknown scope {s!r}") for s in sorted(wanted - ALL_SCOPES)])
+        beyond = sorted(wanted - granted_by)
+        if beyond:
+            raise OutOfScope(beyond[0])
         key = issue_api_key()
         created = await ask(
             self.ledger.tenants.CreateApiKey(
                 ledger_tenants_pb2.CreateApiKeyRequest(
-                    tenant_id=tenant_id, name=name, key_hash=key.sha256, public_id=key.public_id
+                    tenant_id=tenant_id,
+                    name=name,
+                    key_hash=key.sha256,
+                    public_id=key.public_id,
+                    scopes=sorted(wanted) if wanted != ALL_SCOPES else [],
                 )
             ),
             "tenant",
         )
-        described = common_pb2.ApiKey(id=created.key_id, tenant_id=tenant_id, name=name, public_id=key.public_id)
+        described = common_pb2.ApiKey(
+            id=created.key_id, tenant_id=tenant_id, name=name, public_id=key.public_id, scopes=created.scopes
+        )
         described.created_at.CopyFrom(created.created_at)
         return described, key.plaintext
 

@@ -69,11 +69,11 @@ class TenantRpcs(Rpcs):
             await abort_invalid(context, [("key_hash", "must be a SHA-256 digest")])
         async with self.engine.begin() as conn:
             row = await tenant_store.create_api_key(
-                conn, tenant_id, request.name or "default", request.key_hash, request.public_id
+                conn, tenant_id, request.name or "default", request.key_hash, request.public_id, list(request.scopes)
             )
             # The tenant hears about every new key (name and prefix, never the secret).
             await queue_key_created(conn, self.platform, tenant_id, row.id, row.name, request.public_id)
-        response = ledger_tenants_pb2.CreateApiKeyResponse(key_id=str(row.id))
+        response = ledger_tenants_pb2.CreateApiKeyResponse(key_id=str(row.id), scopes=row.scopes)
         response.created_at.FromDatetime(row.created_at)
         return response
 
@@ -84,9 +84,13 @@ class TenantRpcs(Rpcs):
             found = await tenant_store.authenticate(conn, request.key_hash)
         if found is None:
             return ledger_tenants_pb2.AuthenticateApiKeyResponse(found=False)
-        row, key_id = found
+        row, key = found
         return ledger_tenants_pb2.AuthenticateApiKeyResponse(
-            found=True, tenant=tenant_to_proto(row), key_id=str(key_id)
+            found=True,
+            tenant=tenant_to_proto(row),
+            key_id=str(key.key_id),
+            key_name=key.key_name,
+            scopes=key.key_scopes,
         )
 
     async def ListTenants(

@@ -30,28 +30,35 @@ async def get_tenant(conn: AsyncConnection, tenant_id: uuid.UUID) -> Row[Any] | 
 
 
 async def create_api_key(
-    conn: AsyncConnection, tenant_id: uuid.UUID, name: str, key_hash: bytes, public_id: str
+    conn: AsyncConnection, tenant_id: uuid.UUID, name: str, key_hash: bytes, public_id: str, scopes: list[str]
 ) -> Row[Any]:
+    """`scopes` empty: the column's default, every scope."""
+    values: dict[str, Any] = {"scopes": scopes} if scopes else {}
     query = (
         insert(api_keys)
-        .values(id=new_id(), tenant_id=tenant_id, name=name, key_hash=key_hash, public_id=public_id)
+        .values(id=new_id(), tenant_id=tenant_id, name=name, key_hash=key_hash, public_id=public_id, **values)
         .returning(*API_KEY_COLUMNS)
     )
     return (await conn.execute(query)).one()
 
 
-async def authenticate(conn: AsyncConnection, key_hash: bytes) -> tuple[Row[Any], uuid.UUID] | None:
-    """The tenant owning an active key with this hash (an exact-match index lookup:
+async def authenticate(conn: AsyncConnection, key_hash: bytes) -> tuple[Row[Any], Row[Any]] | None:
+    """The tenant owning an active key with this hash, and the key (an exact-match index lookup:
     the hash of a random key leaks nothing through timing)."""
     query = (
-        select(tenants, api_keys.c.id.label("key_id"))
+        select(
+            tenants,
+            api_keys.c.id.label("key_id"),
+            api_keys.c.name.label("key_name"),
+            api_keys.c.scopes.label("key_scopes"),
+        )
         .join(api_keys, api_keys.c.tenant_id == tenants.c.id)
         .where(and_(api_keys.c.key_hash == key_hash, api_keys.c.revoked_at.is_(None)))
     )
     row = (await conn.execute(query)).first()
     if row is None:
         return None
-    return row, row.key_id
+    return row, row
 
 
 async def list_tenants(conn: AsyncConnection, page_size: int, after: uuid.UUID | None) -> tuple[list[Row[Any]], str]:

@@ -95,7 +95,7 @@ async def update_tenant(tenant_id: str, body: TenantPatch, operations: Operation
 @router.post("/tenants/{tenant_id}/api-keys", status_code=201, response_model=ApiKeyCreated)
 async def create_api_key(tenant_id: str, body: ApiKeyIn, operations: OperationsDep) -> ApiKeyCreated:
     await operations.get_tenant(tenant_id)
-    key, plaintext = await operations.create_api_key(tenant_id, body.name)
+    key, plaintext = await operations.create_api_key(tenant_id, body.name, body.scopes or ())
     return ApiKeyCreated(**api_key_out(key).model_dump(), api_key=plaintext)
 
 

@@ -6,15 +6,25 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from herald_gateway.http.deps import OperationsDep, Tenant
-from herald_gateway.http.schemas.tenants import ApiKeyCreated, ApiKeyIn, ApiKeyList, api_key_out
+from herald_gateway.http.schemas.tenants import ApiKeyCreated, ApiKeyIn, ApiKeyList, CurrentApiKey, api_key_out
 
 router = APIRouter(prefix="/v1/api-keys", tags=["api keys"])
 
 
 @router.post("", status_code=201, response_model=ApiKeyCreated)
 async def create_api_key(body: ApiKeyIn, principal: Tenant, operations: OperationsDep) -> ApiKeyCreated:
-    key, plaintext = await operations.create_api_key(principal.tenant_id, body.name)
+    """`scopes` limits what the new key may do (none: every scope); a key may grant only the
+    scopes it has itself (403 naming the first one it lacks)."""
+    key, plaintext = await operations.create_api_key(
+        principal.tenant_id, body.name, body.scopes or (), granted_by=principal.scopes
+    )
     return ApiKeyCreated(**api_key_out(key).model_dump(), api_key=plaintext)
+
+
+@router.get("/current", response_model=CurrentApiKey)
+async def current_api_key(principal: Tenant) -> CurrentApiKey:
+    """The key making the call and what it may do: the console's sign-in check (scope `console`)."""
+    return CurrentApiKey(id=principal.key_id, name=principal.key_name, scopes=sorted(principal.scopes))
 
 
 @router.get("", response_model=ApiKeyList)

@@ -89,15 +89,28 @@ class ApiKeyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Text = Field(default="default", min_length=1, max_length=100)
+    scopes: list[Literal["send", "read", "manage", "keys", "console"]] | None = Field(
+        default=None,
+        max_length=5,
+        description="What the key may do: send (submit), read (every GET), manage (configuration), keys "
+        "(API keys), console (sign in). Absent or empty: every scope. A key grants only scopes it has itself.",
+    )
 
 
 class ApiKeyOut(BaseModel):
     id: str
     name: str
     public_id: str = Field(description="Part of the key (hk_live_<public_id>_...): names it without revealing it.")
+    scopes: list[str] = Field(default_factory=list, description="What the key may do.")
     created_at: datetime | None
     revoked_at: datetime | None = None
     last_used_at: datetime | None = None
+
+
+class CurrentApiKey(BaseModel):
+    id: str
+    name: str
+    scopes: list[str]
 
 
 class ApiKeyCreated(ApiKeyOut):
@@ -144,6 +157,7 @@ def api_key_out(key: common_pb2.ApiKey) -> ApiKeyOut:
         id=key.id,
         name=key.name,
         public_id=key.public_id,
+        scopes=list(key.scopes),
         created_at=time_of(key, "created_at"),
         revoked_at=time_of(key, "revoked_at"),
         last_used_at=time_of(key, "last_used_at"),

@@ -2,6 +2,7 @@
 
 from herald_ledger.db.models.api_key import api_keys
 from herald_ledger.db.models.attempt import attempts
+from herald_ledger.db.models.audit_entry import audit_log
 from herald_ledger.db.models.base import metadata
 from herald_ledger.db.models.dead_letter import dead_letters
 from herald_ledger.db.models.event import events
@@ -11,6 +12,7 @@ from herald_ledger.db.models.inbound_config import inbound_configs
 from herald_ledger.db.models.inbound_event import inbound_events
 from herald_ledger.db.models.job import jobs
 from herald_ledger.db.models.job_event import job_events
+from herald_ledger.db.models.operator import operators
 from herald_ledger.db.models.platform_email import platform_emails
 from herald_ledger.db.models.provider_credential import provider_credentials
 from herald_ledger.db.models.sending_domain import sending_domains
@@ -25,6 +27,7 @@ from herald_ledger.db.models.webhook_target import webhook_targets
 __all__ = [
     "api_keys",
     "attempts",
+    "audit_log",
     "dead_letters",
     "event_filters",
     "events",
@@ -34,6 +37,7 @@ __all__ = [
     "job_events",
     "jobs",
     "metadata",
+    "operators",
     "platform_emails",
     "provider_credentials",
     "sending_domains",

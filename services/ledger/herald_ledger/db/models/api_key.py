@@ -1,6 +1,9 @@
-from sqlalchemy import Column, DateTime, LargeBinary, Text
+from sqlalchemy import Column, DateTime, LargeBinary, Text, text
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from herald_ledger.db.models.base import created_at_column, tenant_rows
+
+ALL_SCOPES_SQL = "'{send,read,manage,keys,console}'::text[]"
 
 # Only the SHA-256 of a key is stored; `public_id` names a key without revealing it.
 api_keys = tenant_rows(
@@ -11,5 +14,7 @@ api_keys = tenant_rows(
     created_at_column(),
     Column("revoked_at", DateTime(timezone=True)),
     Column("last_used_at", DateTime(timezone=True)),
+    # What the key may do (herald_gateway.scopes); a key made without naming any has them all.
+    Column("scopes", ARRAY(Text), nullable=False, server_default=text(ALL_SCOPES_SQL)),
     tenant_index=True,
 )

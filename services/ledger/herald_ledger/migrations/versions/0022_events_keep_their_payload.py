@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0022"
-down_revision = "0019"
+down_revision = "0021"
 
 
 def upgrade() -> None:
