@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/admin/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator Audit Log
+         * @description Every change, by tenants' keys and by operators (or one tenant's).
+         */
+        get: operations["operator_audit_log_admin_v1_audit_log_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/circuits": {
         parameters: {
             query?: never;
@@ -102,6 +122,47 @@ export interface paths {
          */
         post: operations["rotate_master_key_admin_v1_master_key_rotate_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Operators */
+        get: operations["list_operators_admin_v1_operators_get"];
+        put?: never;
+        /**
+         * Create Operator
+         * @description A named operator with a token of its own, shown once (only its SHA-256 is stored).
+         */
+        post: operations["create_operator_admin_v1_operators_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Operator
+         * @description The operator's token stops working at once (operators are not cached).
+         */
+        delete: operations["revoke_operator_admin_v1_operators__name__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -326,8 +387,32 @@ export interface paths {
         /** List Api Keys */
         get: operations["list_api_keys_v1_api_keys_get"];
         put?: never;
-        /** Create Api Key */
+        /**
+         * Create Api Key
+         * @description `scopes` limits what the new key may do (none: every scope); a key may grant only the
+         *     scopes it has itself (403 naming the first one it lacks).
+         */
         post: operations["create_api_key_v1_api_keys_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Current Api Key
+         * @description The key making the call and what it may do: the console's sign-in check (scope `console`).
+         */
+        get: operations["current_api_key_v1_api_keys_current_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -349,6 +434,26 @@ export interface paths {
          * @description Revoked keys stop working on every gateway within seconds.
          */
         delete: operations["revoke_api_key_v1_api_keys__key_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tenant Audit Log
+         * @description Who changed the tenant's configuration (targets, keys, providers ...), and when.
+         */
+        get: operations["tenant_audit_log_v1_audit_log_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1194,6 +1299,11 @@ export interface components {
             public_id: string;
             /** Revoked At */
             revoked_at?: string | null;
+            /**
+             * Scopes
+             * @description What the key may do.
+             */
+            scopes?: string[];
         };
         /** ApiKeyIn */
         ApiKeyIn: {
@@ -1202,6 +1312,11 @@ export interface components {
              * @default default
              */
             name?: string;
+            /**
+             * Scopes
+             * @description What the key may do: send (submit), read (every GET), manage (configuration), keys (API keys), console (sign in). Absent or empty: every scope. A key grants only scopes it has itself.
+             */
+            scopes?: ("send" | "read" | "manage" | "keys" | "console")[] | null;
         };
         /** ApiKeyList */
         ApiKeyList: {
@@ -1225,6 +1340,11 @@ export interface components {
             public_id: string;
             /** Revoked At */
             revoked_at?: string | null;
+            /**
+             * Scopes
+             * @description What the key may do.
+             */
+            scopes?: string[];
         };
         /** AttemptOut */
         AttemptOut: {
@@ -1280,6 +1400,54 @@ export interface components {
              * @description Email: which pass over your providers (1, 2, 3).
              */
             walk?: number | null;
+        };
+        /** AuditActor */
+        AuditActor: {
+            /** Id */
+            id: string;
+            /**
+             * Kind
+             * @description key (a tenant's API key) or operator.
+             */
+            kind: string;
+            /** Name */
+            name: string;
+        };
+        /** AuditEntryOut */
+        AuditEntryOut: {
+            /**
+             * Action
+             * @description The route or RPC: "PATCH /v1/webhooks/targets/{target_id}".
+             */
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            /**
+             * Address
+             * @description Where the call came from.
+             */
+            address: string;
+            /** At */
+            at: string | null;
+            /**
+             * Changes
+             * @description The fields the call set; secret values show as "[secret]".
+             */
+            changes: {
+                [key: string]: unknown;
+            };
+            /** Id */
+            id: string;
+            /** Resource Id */
+            resource_id: string;
+            /** Tenant Id */
+            tenant_id: string | null;
+        };
+        /** AuditLog */
+        AuditLog: {
+            /** Data */
+            data: components["schemas"]["AuditEntryOut"][];
+            /** Next Cursor */
+            next_cursor: string | null;
         };
         /** BatchItemResult */
         BatchItemResult: {
@@ -1368,6 +1536,15 @@ export interface components {
             state: string;
             /** Tenant Id */
             tenant_id: string;
+        };
+        /** CurrentApiKey */
+        CurrentApiKey: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Scopes */
+            scopes: string[];
         };
         /** DeadLetterDetail */
         DeadLetterDetail: {
@@ -1916,6 +2093,47 @@ export interface components {
              * @description Rows whose secret did not open (tampered or moved); left as they are.
              */
             unreadable_ids: string[];
+        };
+        /** OperatorCreated */
+        OperatorCreated: {
+            /** Created At */
+            created_at: string | null;
+            /** Id */
+            id: string;
+            /** Last Used At */
+            last_used_at?: string | null;
+            /** Name */
+            name: string;
+            /** Revoked At */
+            revoked_at?: string | null;
+            /**
+             * Token
+             * @description Shown once. Only its SHA-256 is stored.
+             */
+            token: string;
+        };
+        /** OperatorIn */
+        OperatorIn: {
+            /** Name */
+            name: string;
+        };
+        /** OperatorList */
+        OperatorList: {
+            /** Data */
+            data: components["schemas"]["OperatorOut"][];
+        };
+        /** OperatorOut */
+        OperatorOut: {
+            /** Created At */
+            created_at: string | null;
+            /** Id */
+            id: string;
+            /** Last Used At */
+            last_used_at?: string | null;
+            /** Name */
+            name: string;
+            /** Revoked At */
+            revoked_at?: string | null;
         };
         /** PlatformEmailList */
         PlatformEmailList: {
@@ -2665,6 +2883,60 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    operator_audit_log_admin_v1_audit_log_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+                /** @description One tenant's entries only. */
+                tenant_id?: string | null;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLog"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_circuits_admin_v1_circuits_get: {
         parameters: {
             query?: never;
@@ -2891,6 +3163,159 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MasterKeyRotation"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_operators_admin_v1_operators_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorList"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_operator_admin_v1_operators_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorCreated"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revoke_operator_admin_v1_operators__name__delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorOut"];
                 };
             };
             /** @description Invalid request: `errors` lists each field that was wrong and why. */
@@ -3720,6 +4145,55 @@ export interface operations {
             };
         };
     };
+    current_api_key_v1_api_keys_current_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentApiKey"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     revoke_api_key_v1_api_keys__key_id__delete: {
         parameters: {
             query?: never;
@@ -3739,6 +4213,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tenant_audit_log_v1_audit_log_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLog"];
+                };
             };
             /** @description Invalid request: `errors` lists each field that was wrong and why. */
             422: {
