@@ -19,6 +19,8 @@ import pytest
 from herald.cli.embedded.ports import PORT_RANGE_ENV, lane_range
 from herald.cli.stack import Stack
 from herald.cli.stack_config import StackConfig
+from herald.cli.stack_env import write_private
+from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 from tests.standins.alerts import AlertReceiver
 from tests.standins.postmark import PostmarkStandIn
@@ -124,7 +126,14 @@ def infra(work_dir: Path) -> Iterator[dict[str, str]]:
         yield found
 
 
+# The stacks on the run's database share its first operator ("admin", made by the ledger that
+# starts first): one token for all of them, written where each stack reads its own.
+RUN_OPERATOR_TOKEN = new_operator_token()
+
+
 def start_stack(data_dir: Path, infra: dict[str, str], nats_url: str | None = None, **env: str) -> Stack:
+    if not (data_dir / "operator_token").exists():
+        write_private(data_dir / "operator_token", RUN_OPERATOR_TOKEN)
     stack = Stack(
         StackConfig(
             data_dir=data_dir,

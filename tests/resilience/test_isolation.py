@@ -59,12 +59,13 @@ RESOURCE_OF_PARAM = {
     "event_id": "event",
     "tenant_id": "tenant",  # operator routes only
     "provider": "inbound_provider",  # /v1/inbound/{provider}: a name in each tenant's own namespace
+    "name": "operator",  # /admin/v1/operators/{name}: operator routes only
 }
 # Kinds whose value is a name every tenant has its own of (not an identifier): the "missing" control uses
 # the same name, so the check is that B's answer is about B's own, and A's rows stay as they are. An event
 # id is one (B may publish an event under the same id and then read its own): what A's event carries is
 # private instead (no answer to B may hold it).
-NAMESPACE_KINDS = {"inbound_provider", "event"}
+NAMESPACE_KINDS = {"inbound_provider", "event", "operator"}
 # A field (JSON body or protobuf, at any depth) -> the kind of A's resource it names.
 RESOURCE_OF_FIELD = {
     "job_id": "job",
@@ -164,6 +165,7 @@ def world(resilient: Resilient) -> Iterator[World]:
         b_key = remember(sendgrid.add_key(f"SG.isolation-b-{secrets.token_hex(8)}.{secrets.token_hex(12)}"))
         w = World(a, b, receiver, sendgrid, b_key)
         w.resources["tenant"] = a.tenant_id
+        w.resources["operator"] = "admin"  # the stack's first operator: B's key must not reach it
 
         def post(path: str, body: Any = None, expect: int = 201) -> dict[str, Any]:
             response = httpx.post(f"{gateway}{path}", json=body, headers=a.headers, timeout=30)

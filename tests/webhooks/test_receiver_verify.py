@@ -278,7 +278,7 @@ def test_error_messages_reveal_no_secret_or_signature(secret: str) -> None:
 def readme_receiver(secret: str) -> Iterator[str]:
     """The README's example receiver, run as written (with the secret and a free port)."""
     readme = (Path(__file__).parents[2] / "clients/python/README.md").read_text()
-    [code] = re.findall(r"```python\n(.*?)```", readme, re.S)
+    [code] = [block for block in re.findall(r"```python\n(.*?)```", readme, re.S) if "HTTPServer(" in block]
     code = code.replace('"whsec_..."', repr(secret)).replace("HTTPServer(", "server = HTTPServer(")
     code = code.replace(".serve_forever()", "").replace('("127.0.0.1", 8000)', '("127.0.0.1", 0)')
     assert '("127.0.0.1", 0)' in code

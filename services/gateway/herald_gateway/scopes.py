@@ -33,12 +33,19 @@ ROUTE_SCOPES: dict[Route, str] = {
     ("POST", "/v1/emails"): SEND,
     ("POST", "/v1/emails/batch"): SEND,
     ("POST", "/v1/events"): SEND,
+    ("POST", "/v1/events/batch"): SEND,
+    ("POST", "/v1/events/{event_id}/replay"): SEND,
+    ("POST", "/v1/jobs/{job_id}/resend"): SEND,
     # Running jobs again creates work, as a submission does; it changes no configuration.
     ("POST", "/v1/jobs/{job_id}/retry"): SEND,
     ("POST", "/v1/webhooks/targets/{target_id}/recover"): SEND,
     ("POST", "/v1/webhooks/targets"): MANAGE,
     ("PATCH", "/v1/webhooks/targets/{target_id}"): MANAGE,
     ("DELETE", "/v1/webhooks/targets/{target_id}"): MANAGE,
+    # A target's signing secret is read back whole: not for a key that only reads.
+    ("GET", "/v1/webhooks/targets/{target_id}/secret"): MANAGE,
+    ("POST", "/v1/webhooks/targets/{target_id}/secret/rotate"): MANAGE,
+    ("POST", "/v1/webhooks/targets/{target_id}/test"): MANAGE,
     ("PUT", "/v1/webhooks/retry-schedule"): MANAGE,
     ("POST", "/v1/webhooks/filters"): MANAGE,
     ("PATCH", "/v1/webhooks/filters/{filter_id}"): MANAGE,
@@ -98,6 +105,14 @@ RPC_TWINS: dict[str, Route] = {
     "ListDomains": ("GET", "/v1/domains"),
     "GetWebhookRetrySchedule": ("GET", "/v1/webhooks/retry-schedule"),
     "SetWebhookRetrySchedule": ("PUT", "/v1/webhooks/retry-schedule"),
+    "GetWebhookTargetSecret": ("GET", "/v1/webhooks/targets/{target_id}/secret"),
+    "RotateWebhookTargetSecret": ("POST", "/v1/webhooks/targets/{target_id}/secret/rotate"),
+    "TestWebhookTarget": ("POST", "/v1/webhooks/targets/{target_id}/test"),
+    "ListEvents": ("GET", "/v1/events"),
+    "GetEvent": ("GET", "/v1/events/{event_id}"),
+    "PublishEvents": ("POST", "/v1/events/batch"),
+    "ReplayEvent": ("POST", "/v1/events/{event_id}/replay"),
+    "ResendJob": ("POST", "/v1/jobs/{job_id}/resend"),
 }
 
 
