@@ -35,9 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from harness.herald_code import StackConfig
+
 from herald.bus.subjects import lane_of
 from herald.cli.stack import Stack
-from herald.cli.stack_config import StackConfig
 from tests.support.infra import isolated_infra
 
 A_JOBS = int(os.environ.get("A_JOBS", "10000"))

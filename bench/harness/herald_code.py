@@ -15,6 +15,7 @@ import warnings
 from typing import Any
 
 import herald.cli.embedded as embedded
+import herald.cli.stack
 import herald.config
 from harness.config import ROOT
 
@@ -24,6 +25,9 @@ EmbeddedNatsCluster: Any = getattr(embedded, "EmbeddedNatsCluster", None)
 embedded_postgres: Any = sys.modules.get("herald.cli.embedded.postgres", embedded)
 # A server list (a cluster); an older tree runs against one server, whose URL nats-py takes as is.
 nats_servers: Any = getattr(herald.config, "nats_servers", lambda url: url)
+
+# The stack's settings: a module of their own, or (an older tree) beside the stack.
+StackConfig: Any = getattr(herald.cli.stack, "StackConfig")  # noqa: B009 - named once for every tree
 
 # embedded-postgres imports platformdirs, which warns about an unset XDG_RUNTIME_DIR it never uses.
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")

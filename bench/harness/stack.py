@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 
 from harness.config import log
+from harness.herald_code import StackConfig
 from harness.infra import Infra
 from herald.cli.stack import Stack
-from herald.cli.stack_config import StackConfig
 
 # Benchmark tenants get a rate limit the run never reaches, so the limiter runs for every request
 # as it does for a real tenant, and unlimited monthly quotas. With REV=, the base commit's
