@@ -159,7 +159,7 @@ def test_resend_delivers_a_delivered_job_again_and_replay_fans_out_again(
     assert httpx.post(f"{gateway}/v1/jobs/{original}/resend", headers=stranger.headers).status_code == 404
 
     # A job still under way is not resent: 409 with the reason.
-    receiver.behaviour.delay_path = ("/slow", 3.0)
+    receiver.behaviour.delay_path = ("/slow", 1.5)  # under the 3 s timeout: it ends delivered
     slow = subscribe(gateway, tenant, f"{receiver.url}/slow", ["slow.v1"])
     [busy] = publish(gateway, tenant, "slow.v1")["deliveries"]
     assert busy["target_id"] == slow["target"]
