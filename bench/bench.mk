@@ -15,6 +15,21 @@
 #                                           (accept p99 <= 100 ms, accept-to-delivery p99 <= 1 s, all delivered);
 #                                           SERVICE_ENV='HERALD_X=v ...' for Herald's services, VARIANT_ENV= for a
 #                                           second work-tree side with more settings (see bench/harness/steady.py)
+#
+# Every Herald side runs as `herald up` runs its tree: its private nats-server with `sync_interval: always`
+# and a NATS user per service (herald.cli.bus_auth), the services' gRPC over mutual TLS (herald.grpcio.mesh),
+# the private PostgreSQL with a password (a tree from before that gets a trust cluster of its own, so REV= runs
+# it); a tree without one of these runs without it. MODE=steady puts the same tree beside itself with one thing
+# changed: VARIANT adds a work-tree side per space-separated word (switches joined by + make one side),
+# VARIANT_ENV's settings on each (bench/harness/switches.py):
+#   make bench MODE=steady PEER=bullmq VARIANT=sync-default   + the work tree on a nats-server without
+#                                           sync_interval (JetStream's default, a sync every 2 minutes)
+#   make bench MODE=steady VARIANT='plain-bus plain-mesh'     + the work tree on a bus without users, and
+#                                           + one whose services call each other in plaintext
+#   make bench MODE=steady VARIANT=plain-bus+plain-mesh       + one side with neither
+#   make bench MODE=steady REV=f58a3d1 BASE_VARIANT=sync-always BASE_ENV='HERALD_X=v'
+#                                           the REV side's switches (sync-always gives an older tree's NATS
+#                                           sync_interval: always) and its services' own settings
 #   make bench REV=d87b5d9                  + that commit run beside the work tree, round by round, and
 #                                           work-tree/REV ratios per metric and per process
 #   make bench CLUSTER=3 SENDERS=1,2        on a private three-node JetStream cluster (streams at R3), each
@@ -27,7 +42,7 @@
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
 #
 # Other knobs (see bench/run.py): C WORKER_CONCURRENCY WARMUP INFRA=private|machine PG=system|embedded
-# REV=<commit> BASE_RATE=same|unlimited QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
+# REV=<commit> BASE_RATE=same|unlimited BASE_VARIANT BASE_ENV QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
 # HOLD_SENDERS PEERS BENCH_TMP RESULTS. bench-profile installs py-spy into the venv when it is missing.
 # Method, machine and figures: docs/performance.md.
 
@@ -35,7 +50,8 @@ PEERS ?= ../shared/bench/peers
 PY_SPY_VERSION := 0.4.3
 BENCH_VARS := N RUNS PEER MODE BATCH REV BASE_RATE C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
 	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE HOLD_SENDERS ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS \
-	RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_ACCEPT_P99_MS SLO_A2D_P99_MS LIGHT_RATE SERVICE_ENV VARIANT_ENV
+	RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_ACCEPT_P99_MS SLO_A2D_P99_MS LIGHT_RATE SERVICE_ENV VARIANT_ENV \
+	VARIANT BASE_VARIANT BASE_ENV
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 
 .PHONY: bench bench-profile bench-setup

@@ -141,7 +141,7 @@ def email_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any
             "HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc),
             **({"HERALD_EMAIL_BREAKER_FAILURES": "1000000000"} if every_call else {}),
         }
-        stack, endpoints = start_stack(cleanup, run_dir, infra, token, stack_env)
+        stack, endpoints = start_stack(cleanup, run_dir, infra, token, stack_env, cfg.variant)
         gateway = endpoints["gateway_http"]
         pids = {name: stack.services[name].process.pid for name in SERVICES}  # type: ignore[union-attr]
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()

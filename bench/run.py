@@ -38,6 +38,7 @@ Settings come from the environment (bench/bench.mk passes make's variables throu
   the work tree: each round runs the work tree, then REV, then the peer, and the report prints
   work-tree/REV ratios, per process too)  QUIET_BUSY_PCT=25 QUIET_MAX_WAIT=60 E2E_TIMEOUT=240 SAMPLE_INTERVAL=0.5
   BASE_RATE=same|unlimited (the REV side's tenants: the work tree's rate limit, or none)
+  BASE_VARIANT (the REV side's infrastructure switches, harness/switches.py) BASE_ENV (its services' settings)
   RETRY_CONTENDED=0 (run a contended run again, at most this many times)  ALL=1 (medians over
   contended runs too)  PEERS=../shared/bench/peers  BENCH_TMP=/tmp/herald-bench
   RESULTS=bench/results/runs.jsonl
@@ -45,8 +46,9 @@ Settings come from the environment (bench/bench.mk passes make's variables throu
   nodes')  SENDERS=2 or 1,2 (webhook-sender processes; a list runs one of each per round and
   prints them beside each other, with deliveries per sender process)
 MODE=steady: the open loop (bench/openloop.js) rate by rate, each side's SLO capacity; its own
-  settings (RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_* LIGHT_RATE SERVICE_ENV VARIANT_ENV)
-  are in harness/steady.py.
+  settings (RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_* LIGHT_RATE SERVICE_ENV VARIANT
+  VARIANT_ENV) are in harness/steady.py. Every Herald side runs its tree as `herald up` does (NATS
+  users, mTLS between the services, sync_interval: always); VARIANT's switches change one of them.
 `python bench/run.py --report INVOCATION` prints an earlier invocation's report from the records.
 
 This file is only the entry: the harness lives in bench/harness/ (its __init__ lists the rooms).

@@ -8,6 +8,7 @@ it onto REV's tree, and only then imports these modules, which import Herald. Th
   herald_code      the Herald being measured: lookups that tolerate older trees, which commit it is
   machine          the machine description, and the wait for a quiet machine
   db               PostgreSQL: one-off statements, the poll connection, the database's counters
+  switches         what a side's infrastructure may differ in from `herald up`'s (VARIANT, BASE_VARIANT)
   infra            the run's PostgreSQL and NATS (private, or the machine's), and their process roots
   stack            the six services started from the tree being measured, and the benchmark tenants
   polling          waiting for a condition, the sink's JSON over HTTP

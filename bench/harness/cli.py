@@ -24,6 +24,7 @@ from harness.peer_run import ensure_peer_setup, peer_run
 from harness.report import report, report_again, report_senders
 from harness.rev_run import base_run, one_run
 from harness.steady import steady_main
+from harness.switches import check as check_switches
 
 
 def main() -> int:
@@ -38,6 +39,13 @@ def main() -> int:
         return 2
     if cfg.mode not in ("http", "grpc", "batch", "stream", "email", "steady"):
         log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream|email|steady)")
+        return 2
+    problem = check_switches(cfg.variant, cfg.base_variant)
+    if problem is not None:
+        log(f"VARIANT/BASE_VARIANT: {problem}")
+        return 2
+    if (cfg.variant or cfg.variant_env) and cfg.mode != "steady":
+        log("VARIANT= and VARIANT_ENV= add sides to MODE=steady only")
         return 2
     if cfg.mode == "email" and cfg.peer:
         log("MODE=email measures Herald alone (the peers deliver webhooks only)")

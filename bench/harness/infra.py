@@ -21,8 +21,9 @@ import psutil  # type: ignore[import-untyped]
 
 from harness.config import Config, log
 from harness.db import sql, with_database
-from harness.herald_code import EmbeddedNatsCluster, embedded_postgres
+from harness.herald_code import NATS_OWN_SYNC, NATS_TAKES_SYNC, BusUsers, EmbeddedNatsCluster, embedded_postgres
 from harness.machine import pg_bin_dir, version_line
+from harness.switches import Switches
 from herald.cli.embedded import EmbeddedNats, EmbeddedPostgres
 
 
@@ -36,6 +37,17 @@ class Infra:
     roots: dict[str, list[int]]
     shared: bool
     description: str
+    # The NATS users the services connect as (None: the bus takes anyone), herald.cli.bus_auth's.
+    bus_users: Any = None
+    # The nats-server's sync_interval: "always", a duration, or "" (the server's default, 2 minutes).
+    sync_interval: str = ""
+
+    def nats_options(self) -> dict[str, Any]:
+        """nats-py's connect() options for the harness's own look at the bus (the admin user, if any)."""
+        if self.bus_users is None:
+            return {}
+        user, password = self.bus_users.admin()
+        return {"user": user, "password": password}
 
 
 def reachable(host: str, port: int) -> bool:
@@ -66,14 +78,17 @@ def infrastructure(cfg: Config, run_dir: Path, run_token: str) -> Iterator[Infra
                 sql(with_database(server_url, "postgres"), f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
             return
         log("INFRA=machine: NATS or PostgreSQL not reachable on 127.0.0.1; using private embedded servers")
-    bin_dir = pg_bin_dir(cfg)
-    # EmbeddedPostgres drives initdb/pg_ctl/psql from one bin directory; point it at the chosen build.
-    embedded_postgres._postgres_bin_dir = lambda: bin_dir
-    version = version_line([str(bin_dir / "postgres"), "--version"]).split()[-1].split(".")[0]
-    postgres = EmbeddedPostgres(cfg.tmp / f"pg{version}-{cfg.pg}")
+    postgres, version = private_postgres(cfg)
     if cfg.cluster > 1 and EmbeddedNatsCluster is None:
         raise SystemExit("CLUSTER= needs a tree with herald.cli.embedded.EmbeddedNatsCluster")
-    nats: Any = EmbeddedNatsCluster(run_dir / "nats-cluster", cfg.cluster) if cfg.cluster > 1 else EmbeddedNats(run_dir)
+    switches = Switches.parse(cfg.variant)
+    users = bus_users(cfg, run_dir, prefix, switches)
+    options, sync = nats_options(cfg, run_dir, users, switches)
+    nats: Any = (
+        EmbeddedNatsCluster(run_dir / "nats-cluster", cfg.cluster, **options)
+        if cfg.cluster > 1
+        else EmbeddedNats(run_dir, **options)
+    )
     server_url = ""
     try:
         server_url = postgres.start()
@@ -84,12 +99,15 @@ def infrastructure(cfg: Config, run_dir: Path, run_token: str) -> Iterator[Infra
         nats_pids = {f"nats-n{i}": n.pid for i, n in enumerate(nats.nodes)} if cfg.cluster > 1 else {"nats": nats.pid}
         assert postgres.pid is not None and None not in nats_pids.values()
         servers = f"a {cfg.cluster}-node JetStream cluster" if cfg.cluster > 1 else "nats-server"
+        bus = f"sync_interval {sync or 'default'}, {'users per service' if users is not None else 'no users'}"
         yield Infra(
             nats_url,
             with_database(server_url, database),
             {"postgres": [postgres.pid], **{label: [pid] for label, pid in nats_pids.items() if pid is not None}},
             False,
-            f"private PostgreSQL {version} ({cfg.pg} binaries) and {servers}",
+            f"private PostgreSQL {version} ({cfg.pg} binaries) and {servers} ({bus})",
+            users,
+            sync,
         )
     finally:
         nats.stop()
@@ -99,6 +117,46 @@ def infrastructure(cfg: Config, run_dir: Path, run_token: str) -> Iterator[Infra
         postgres.stop()
         shutil.rmtree(run_dir / "nats", ignore_errors=True)
         shutil.rmtree(run_dir / "nats-cluster", ignore_errors=True)
+
+
+def private_postgres(cfg: Config) -> tuple[Any, str]:
+    """The private PostgreSQL cluster (kept under BENCH_TMP across runs; each run makes its own
+    database) and its major version. A tree whose EmbeddedPostgres gives the superuser a password
+    and one from before (trust: its code connects without one, and a cluster that has one refuses
+    it) keep clusters of their own, so REV= runs a tree from either side of that change."""
+    bin_dir = pg_bin_dir(cfg)
+    # EmbeddedPostgres drives initdb/pg_ctl/psql from one bin directory; point it at the chosen build.
+    embedded_postgres._postgres_bin_dir = lambda: bin_dir
+    version = version_line([str(bin_dir / "postgres"), "--version"]).split()[-1].split(".")[0]
+    postgres = EmbeddedPostgres(cfg.tmp / f"pg{version}-{cfg.pg}")
+    if not hasattr(postgres, "password_file"):
+        postgres = EmbeddedPostgres(cfg.tmp / f"pg{version}-{cfg.pg}-trust")
+    return postgres, version
+
+
+def bus_users(cfg: Config, run_dir: Path, prefix: str, switches: Switches) -> Any:
+    """The run's NATS users, as `herald up` makes them (one per service, for the lanes the services
+    are given), unless the side runs `plain-bus` or its tree predates them (None then)."""
+    if BusUsers is None or not switches.bus_users:
+        return None
+    return BusUsers.for_stack(run_dir, prefix, cfg.service_settings())
+
+
+def nats_options(cfg: Config, run_dir: Path, users: Any, switches: Switches) -> tuple[dict[str, Any], str]:
+    """EmbeddedNats's (or the cluster's) arguments for the side's users and sync_interval, and the
+    sync_interval the server runs with. A tree whose EmbeddedNats sets none runs the server's
+    default; `sync-always` gives it one in a configuration file of its own (a single node only)."""
+    options: dict[str, Any] = users.server_options() if users is not None else {}
+    sync = NATS_OWN_SYNC if NATS_TAKES_SYNC else ""
+    if switches.sync is not None and NATS_TAKES_SYNC:
+        options["sync_interval"] = sync = switches.sync
+    elif switches.sync:
+        if cfg.cluster > 1:
+            raise SystemExit("sync-always: this tree's NATS cluster takes no sync_interval")
+        config = run_dir / "nats-sync.conf"
+        config.write_text(f'jetstream {{\n  sync_interval: "{switches.sync}"\n}}\n')
+        options["extra_args"], sync = ["-c", str(config)], switches.sync
+    return options, sync
 
 
 async def _delete_streams(nats_url: str, prefix: str) -> None:

@@ -33,6 +33,10 @@ def base_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, Any]
         "N": str(cfg.n),
         "RATE": str(cfg.rate),
         "VARIANT_ENV": "",
+        # BASE_ENV: settings for the base side's services only (an older tree's defaults turned off).
+        "SERVICE_ENV": f"{cfg.service_env} {env('BASE_ENV', '')}".strip(),
+        # The base side's infrastructure switches (harness/switches.py): BASE_VARIANT, not VARIANT's.
+        "VARIANT": cfg.base_variant,
     }
     child_env.pop("BENCH_REV_SHA", None)
     log(f"base REV={cfg.rev}: one Herald run from that commit's tree")

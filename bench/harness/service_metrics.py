@@ -13,6 +13,7 @@ import asyncio
 import re
 import urllib.request
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.config import log
 from harness.herald_code import nats_servers
@@ -143,12 +144,13 @@ def deliveries_per_sender(stack: Stack) -> dict[str, float]:
     return found
 
 
-def stream_leader(nats_url: str, stream: str) -> str | None:
-    """The node leading `stream` (`n0`...), the one whose CPU a single stream's writes load."""
+def stream_leader(nats_url: str, stream: str, options: dict[str, Any]) -> str | None:
+    """The node leading `stream` (`n0`...), the one whose CPU a single stream's writes load;
+    `options`: the connection's credentials (Infra.nats_options)."""
     import nats
 
     async def ask() -> str | None:
-        nc = await nats.connect(nats_servers(nats_url), connect_timeout=5)
+        nc = await nats.connect(nats_servers(nats_url), connect_timeout=5, **options)
         try:
             info = await nc.jetstream(timeout=10).stream_info(stream)
             return info.cluster.leader if info.cluster else None

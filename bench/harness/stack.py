@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 
 from harness.config import log
-from harness.herald_code import StackConfig
+from harness.herald_code import STACK_FIELDS, StackConfig
 from harness.infra import Infra
+from harness.switches import Switches
 from herald.cli.stack import Stack
 
 # Benchmark tenants get a rate limit the run never reaches, so the limiter runs for every request
@@ -28,10 +29,18 @@ BENCH_RATE_PER_MIN = 1_000_000
 
 
 def start_stack(
-    cleanup: contextlib.ExitStack, run_dir: Path, infra: Infra, token: str, env: dict[str, str]
+    cleanup: contextlib.ExitStack, run_dir: Path, infra: Infra, token: str, env: dict[str, str], variant: str = ""
 ) -> tuple[Stack, Mapping[str, Any]]:
     """The services on the run's servers and bus prefix, with `env` on top of their defaults,
-    stopped with the run; the stack and its endpoints once all are healthy."""
+    stopped with the run; the stack and its endpoints once all are healthy. As `herald up` starts
+    them: each connects to the bus as its own user (when the run's NATS has users) and calls the
+    others over mutual TLS, unless the side's switches (`variant`) say otherwise or the tree has
+    neither."""
+    stack_settings: dict[str, Any] = {}
+    if "bus_users" in STACK_FIELDS:
+        stack_settings["bus_users"] = infra.bus_users
+    if "mesh_tls" in STACK_FIELDS:
+        stack_settings["mesh_tls"] = Switches.parse(variant).mesh_tls
     stack = Stack(
         StackConfig(
             data_dir=run_dir / "stack",
@@ -41,10 +50,16 @@ def start_stack(
             gateway_grpc_port=0,
             bus_prefix=f"bench{token}",
             env=env,
+            **stack_settings,
         )
     )
     cleanup.callback(stack.stop)
     return stack, stack.start()
+
+
+def mesh_on(stack: Stack) -> bool:
+    """Whether the services call each other over mutual TLS (for the record)."""
+    return bool(getattr(stack.config, "mesh_tls", False))
 
 
 def tenant_rate() -> int | str:

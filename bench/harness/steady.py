@@ -1,17 +1,21 @@
 """MODE=steady: the open loop, rate by rate, for every side in one invocation, and the SLO capacity.
 
 Each rate is one run per side (RUNS: more, medians), the sides interleaved within the rate so that
-drifts in the machine's load spread over all of them: the work tree; with VARIANT_ENV the work tree
-with those settings too; with REV that commit; with PEER the peer's own run.sh at each worker
-concurrency of PEER_WC (5 and 50: the peer at its better). A run is the burst mode's run (its own
-servers, warm-up, quiet wait, sampler, summarize.py) with the open loop (bench/openloop.js) at the
-rate for SECONDS, deliveries awaited DRAIN s after it. Rates rise in steps; a side stops PAST rates
-after the first it fails (its SLO capacity is then known), so a run stays short.
+drifts in the machine's load spread over all of them: the work tree as `herald up` runs it; with
+VARIANT the work tree again per group of infrastructure switches (harness/switches.py: sync-default,
+plain-bus, plain-mesh), with VARIANT_ENV's service settings on every such side (VARIANT_ENV alone:
+one side with only those); with REV that commit (BASE_VARIANT: its switches); with PEER the peer's
+own run.sh at each worker concurrency of PEER_WC (5 and 50: the peer at its better). A run is the
+burst mode's run (its own servers, warm-up, quiet wait, sampler, summarize.py) with the open loop
+(bench/openloop.js) at the rate for SECONDS, deliveries awaited DRAIN s after it. Rates rise in
+steps; a side stops PAST rates after the first it fails (its SLO capacity is then known), so a run
+stays short.
 
 Settings (beside the burst mode's): RATES=200,400 (a list) or STEP=100 MAX_RATE=1000 (STEP, 2·STEP,
 ... MAX_RATE); SECONDS=20 per rate; DRAIN=30; PAST=1; PEER_WC=5,50; SLO_ACCEPT_P99_MS=100;
 SLO_A2D_P99_MS=1000; LIGHT_RATE=200 (the rate whose accept-to-delivery p50 is compared);
-SERVICE_ENV='HERALD_X=1 ...' (every Herald side's services); VARIANT_ENV.
+SERVICE_ENV='HERALD_X=1 ...' (every Herald side's services); VARIANT='sync-default plain-bus'
+(a side per group); VARIANT_ENV='HERALD_Y=2 ...'; BASE_VARIANT=sync-always.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from harness.config import Config, env, log
 from harness.cpu import contended
 from harness.machine import describe
 from harness.steady_figures import slo_limits, slo_ok
+from harness.switches import variant_sides
 
 FIGURES = ("accept_p50_ms", "accept_p99_ms", "a2d_p50_ms", "a2d_p99_ms", "a2d_p999_ms")
 COUNTS = ("delivered_jobs", "undelivered_jobs", "sink_duplicates", "accept_errors")
@@ -42,12 +47,14 @@ def steady_rates() -> list[int]:
 
 def steady_sides(cfg: Config) -> list[tuple[str, str, Config]]:
     """(kind, label, settings) of every side of the invocation."""
-    sides = [("herald", "Herald", dataclasses.replace(cfg, variant_env=""))]
-    if cfg.variant_env:
-        variant = dataclasses.replace(cfg, service_env=f"{cfg.service_env} {cfg.variant_env}".strip())
-        sides.append(("herald", f"Herald + {cfg.variant_env}", variant))
+    sides = [("herald", "Herald", dataclasses.replace(cfg, variant_env="", variant=""))]
+    for switches in variant_sides(cfg.variant) or ([""] if cfg.variant_env else []):
+        variant = dataclasses.replace(cfg, service_env=f"{cfg.service_env} {cfg.variant_env}".strip(), variant=switches)
+        label = "Herald" + (f" [{switches}]" if switches else "") + (f" + {cfg.variant_env}" if cfg.variant_env else "")
+        sides.append(("herald", label, variant))
     if cfg.rev:
-        sides.append(("base", f"REV {cfg.rev}", dataclasses.replace(cfg, variant_env="")))
+        label = f"REV {cfg.rev}" + (f" [{cfg.base_variant}]" if cfg.base_variant else "")
+        sides.append(("base", label, dataclasses.replace(cfg, variant_env="", variant="")))
     if cfg.peer:
         for wc in (int(w) for w in env("PEER_WC", "5,50").split(",")):
             sides.append(("peer", f"{cfg.peer} c{wc}", dataclasses.replace(cfg, wc=wc, wc_given=True)))
@@ -153,7 +160,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 by_rate.setdefault(int(r["rate"]), []).append(r)
         sides[label] = {rate: merged(runs) for rate, runs in sorted(by_rate.items())}
     for label, rows in sides.items():
-        print(f"\n-- {label}: SLO capacity {num(capacity(rows))}/s")
+        print(f"\n-- {label}: SLO capacity {num(capacity(rows))}/s{infra_line(next(iter(rows.values())))}")
         print(
             f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} "
             f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  {'other':>5}  "
@@ -170,6 +177,16 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {num(other_cores(r), 2):>5}  {procs}"
             )
     compare(sides)
+
+
+def infra_line(r: dict[str, Any]) -> str:
+    """What a Herald side's infrastructure ran with (harness/switches.py), as its records say."""
+    if r.get("system") != "herald" or "bus_users" not in r:
+        return ""
+    sync = r.get("nats_sync_interval")
+    users = "users per service" if r["bus_users"] else "no users"
+    mesh = "mTLS" if r["mesh_tls"] else "plaintext"
+    return f" (NATS sync_interval {'machine' if sync is None else sync or 'default'}, {users}; gRPC mesh {mesh})"
 
 
 def compare(sides: dict[str, dict[int, dict[str, Any]]]) -> None:
