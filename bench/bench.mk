@@ -30,6 +30,8 @@
 #   make bench MODE=steady REV=f58a3d1 BASE_VARIANT=sync-always BASE_ENV='HERALD_X=v'
 #                                           the REV side's switches (sync-always gives an older tree's NATS
 #                                           sync_interval: always) and its services' own settings
+#   make bench MODE=steady WEBHOOK_HEADER=1  every Herald webhook (all sides; MODE=http too) carries a custom
+#                                           header for its receiver, which Herald seals at rest and opens to call
 #   make bench REV=d87b5d9                  + that commit run beside the work tree, round by round, and
 #                                           work-tree/REV ratios per metric and per process
 #   make bench CLUSTER=3 SENDERS=1,2        on a private three-node JetStream cluster (streams at R3), each
@@ -42,7 +44,7 @@
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
 #
 # Other knobs (see bench/run.py): C WORKER_CONCURRENCY WARMUP INFRA=private|machine PG=system|embedded
-# REV=<commit> BASE_RATE=same|unlimited BASE_VARIANT BASE_ENV QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
+# REV=<commit> BASE_RATE=same|unlimited BASE_VARIANT BASE_ENV WEBHOOK_HEADER QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
 # HOLD_SENDERS PEERS BENCH_TMP RESULTS. bench-profile installs py-spy into the venv when it is missing.
 # Method, machine and figures: docs/performance.md.
 
@@ -51,7 +53,7 @@ PY_SPY_VERSION := 0.4.3
 BENCH_VARS := N RUNS PEER MODE BATCH REV BASE_RATE C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
 	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE HOLD_SENDERS ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS \
 	RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_ACCEPT_P99_MS SLO_A2D_P99_MS LIGHT_RATE SERVICE_ENV VARIANT_ENV \
-	VARIANT BASE_VARIANT BASE_ENV
+	VARIANT BASE_VARIANT BASE_ENV WEBHOOK_HEADER
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 
 .PHONY: bench bench-profile bench-setup

@@ -39,6 +39,7 @@ Settings come from the environment (bench/bench.mk passes make's variables throu
   work-tree/REV ratios, per process too)  QUIET_BUSY_PCT=25 QUIET_MAX_WAIT=60 E2E_TIMEOUT=240 SAMPLE_INTERVAL=0.5
   BASE_RATE=same|unlimited (the REV side's tenants: the work tree's rate limit, or none)
   BASE_VARIANT (the REV side's infrastructure switches, harness/switches.py) BASE_ENV (its services' settings)
+  WEBHOOK_HEADER=1 (MODE=http, steady: each Herald webhook carries a custom header, sealed at rest)
   RETRY_CONTENDED=0 (run a contended run again, at most this many times)  ALL=1 (medians over
   contended runs too)  PEERS=../shared/bench/peers  BENCH_TMP=/tmp/herald-bench
   RESULTS=bench/results/runs.jsonl

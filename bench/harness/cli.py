@@ -47,6 +47,9 @@ def main() -> int:
     if (cfg.variant or cfg.variant_env) and cfg.mode != "steady":
         log("VARIANT= and VARIANT_ENV= add sides to MODE=steady only")
         return 2
+    if cfg.webhook_header and cfg.mode not in ("http", "steady"):
+        log("WEBHOOK_HEADER=1 needs MODE=http or MODE=steady (the preloaded HTTP clients add the header)")
+        return 2
     if cfg.mode == "email" and cfg.peer:
         log("MODE=email measures Herald alone (the peers deliver webhooks only)")
         return 2

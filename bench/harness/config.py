@@ -56,6 +56,9 @@ class Config:
     # A run during which other processes used > 0.3 core (summarize.py's `contended`) is run again,
     # at most this many times; all runs are kept, and the medians leave contended ones out (as medians.py).
     retry_contended: int
+    # WEBHOOK_HEADER=1 (MODE=http, steady): every Herald webhook carries a custom header for its receiver,
+    # which Herald seals at rest and opens for the call (what that costs); the peers' requests carry none.
+    webhook_header: bool
     # REV=<commit>: a base commit measured beside the work tree, interleaved round by round.
     rev: str
     peers: Path
@@ -102,6 +105,7 @@ class Config:
             e2e_timeout=int(env("E2E_TIMEOUT", "240")),
             sample_interval=env("SAMPLE_INTERVAL", "0.5"),
             retry_contended=int(env("RETRY_CONTENDED", "0")),
+            webhook_header=env("WEBHOOK_HEADER", "0") not in ("0", "false", "no"),
             rev=env("REV", ""),
             peers=Path(env("PEERS", str(ROOT.parent / "shared" / "bench" / "peers"))).resolve(),
             tmp=Path(env("BENCH_TMP", DEFAULT_TMP)),

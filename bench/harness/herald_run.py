@@ -60,6 +60,7 @@ def run_tag(cfg: Config) -> str:
         + (f"-cluster{cfg.cluster}" if cfg.cluster > 1 else "")
         + (f"-senders{cfg.senders}" if cfg.senders > 1 or len(cfg.senders_list) > 1 else "")
         + ("-held" if cfg.hold_senders else "")
+        + ("-header" if cfg.webhook_header else "")
     )
 
 
@@ -222,6 +223,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             nats_sync_interval=infra.sync_interval if not infra.shared else None,
             bus_users=infra.bus_users is not None,
             mesh_tls=mesh_on(stack),
+            webhook_header=cfg.webhook_header,
             cpu_s_per_1000_delivered=per_1000_delivered(record["cpu_s"], delivered),
             cpu_s_per_1000_delivered_total=round(record["cpu_s_peer_total"] * 1000 / delivered, 3),
             services_alive_at_end=alive,

@@ -18,6 +18,9 @@ from typing import Any
 from harness.config import BENCH, ROOT, Config
 from harness.tables import percentile, rounded
 
+# WEBHOOK_HEADER=1: the value of the custom `Authorization: Bearer ...` header every webhook carries.
+BENCH_HEADER = "bench-receiver-credential-0123456789abcdef"
+
 
 def loadgen_command(
     cfg: Config, endpoints: Mapping[str, Any], sink_port: int, keys_file: Path, n: int, run_id: str
@@ -49,6 +52,9 @@ def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, c
     each job's accept time goes there (the preload reads the path from the environment, the
     Python clients from --accepts)."""
     child_env = {**os.environ, "HERALD_BENCH_KEYS": str(keys_file)}
+    if cfg.webhook_header:
+        # Not a secret: a credential-shaped value for the preload's custom header (WEBHOOK_HEADER).
+        child_env["HERALD_BENCH_HEADER"] = BENCH_HEADER
     if cfg.mode == "steady":
         # The open loop writes each job's accept and due times itself (its latencies count from due).
         child_env["LOADGEN_RATE"] = str(cfg.rate)

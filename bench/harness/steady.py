@@ -160,7 +160,10 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 by_rate.setdefault(int(r["rate"]), []).append(r)
         sides[label] = {rate: merged(runs) for rate, runs in sorted(by_rate.items())}
     for label, rows in sides.items():
-        print(f"\n-- {label}: SLO capacity {num(capacity(rows))}/s{infra_line(next(iter(rows.values())))}")
+        first = next(iter(rows.values()))
+        print(f"\n-- {label}: SLO capacity {num(capacity(rows))}/s{infra_line(first)}")
+        if first.get("system") == "herald" and first.get("service_env", "") != cfg.service_env:
+            print(f"   its services' settings: {first.get('service_env') or '(none)'}")
         print(
             f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} "
             f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  {'other':>5}  "
@@ -186,7 +189,10 @@ def infra_line(r: dict[str, Any]) -> str:
     sync = r.get("nats_sync_interval")
     users = "users per service" if r["bus_users"] else "no users"
     mesh = "mTLS" if r["mesh_tls"] else "plaintext"
-    return f" (NATS sync_interval {'machine' if sync is None else sync or 'default'}, {users}; gRPC mesh {mesh})"
+    header = "; each webhook with a custom header" if r.get("webhook_header") else ""
+    return (
+        f" (NATS sync_interval {'machine' if sync is None else sync or 'default'}, {users}; gRPC mesh {mesh}{header})"
+    )
 
 
 def compare(sides: dict[str, dict[int, dict[str, Any]]]) -> None:

@@ -12,6 +12,8 @@
 // HERALD_BENCH_ACCEPTS (optional): file written at exit with one "job_id epoch_ms start_epoch_ms" line per
 // 202: when its answer arrived (the accept side of the per-job accept-to-delivery latency) and when the
 // request was started (so the harness can say which requests were the slowest: the first wave or later).
+// HERALD_BENCH_HEADER (optional, WEBHOOK_HEADER=1): a custom header `Authorization: Bearer <that value>` in
+// every webhook's body ({url, headers, payload}), for its receiver: Herald seals it at rest and opens it to call.
 // Exports `reshape` for bench/shims/preload_cost.js, which checks it.
 const http = require('http');
 const fs = require('fs');
@@ -20,6 +22,8 @@ const { performance } = require('perf_hooks');
 const keys = JSON.parse(fs.readFileSync(process.env.HERALD_BENCH_KEYS, 'utf8'));
 if (!Array.isArray(keys) || keys.length === 0) throw new Error('HERALD_BENCH_KEYS: expected a JSON list of API keys');
 const acceptsFile = process.env.HERALD_BENCH_ACCEPTS || '';
+const headers = process.env.HERALD_BENCH_HEADER ? { Authorization: `Bearer ${process.env.HERALD_BENCH_HEADER}` } : null;
+const headersField = headers ? `"headers":${JSON.stringify(headers)},` : '';
 const keyOfTenant = new Map();
 // The accepted requests, kept as raw values and formatted only at exit: the client is one process
 // on a saturated machine, so what this preload spends per request is taken from the client itself.
@@ -48,10 +52,11 @@ function reshape(peerBody) {
   const payload = key < 0 ? -1 : peerBody.indexOf('","payload":', key);
   if (payload < 0) {
     const peer = JSON.parse(peerBody);
-    return { body: JSON.stringify({ url: peer.url, payload: peer.payload }), tenantId: peer.tenant_id, idempotencyKey: peer.idempotency_key };
+    const body = headers ? { url: peer.url, headers, payload: peer.payload } : { url: peer.url, payload: peer.payload };
+    return { body: JSON.stringify(body), tenantId: peer.tenant_id, idempotencyKey: peer.idempotency_key };
   }
   return {
-    body: peerBody.slice(0, method + 1) + peerBody.slice(payload + 1),
+    body: peerBody.slice(0, method + 2) + headersField + peerBody.slice(payload + 2),
     tenantId: peerBody.slice(tenant + TENANT.length, peerBody.indexOf('"', tenant + TENANT.length)),
     idempotencyKey: peerBody.slice(key + KEY.length, payload),
   };
