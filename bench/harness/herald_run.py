@@ -206,7 +206,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             **exact_postgres_fields(record, pg_exact_s, delivered),
             system="herald",
             mode=cfg.mode,
-            infra=infra.description,
+            infra=f"{infra.description}, gRPC mesh {'mTLS' if mesh_on(stack) else 'plaintext'}",
             shared_infra=infra.shared,
             profiled=cfg.profile,
             held_senders=cfg.hold_senders,
