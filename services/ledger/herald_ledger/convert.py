@@ -82,7 +82,7 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         origin_job_id=str(mapping["origin_job_id"]) if mapping.get("origin_job_id") else "",
     )
     if row.status == JobStatus.QUEUED.value and mapping.get("next_attempt_at") is not None:
-        job.next_attempt_at.CopyFrom(timestamp(mapping["next_attempt_at"]))
+        job.next_attempt_at.FromDatetime(mapping["next_attempt_at"].astimezone(UTC))
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))
     if "request" not in mapping and mapping.get("url") and row.channel == "webhook":
