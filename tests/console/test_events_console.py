@@ -14,6 +14,7 @@ from playwright.async_api import Page, expect
 from tests.console.conftest import shot, sign_in, unlabelled_controls
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
+from tests.test_subscriptions import subscribe
 
 SCRIPT = "<script>window.pwned=1</script>"
 EVENT_ID = "order-42"
@@ -25,20 +26,11 @@ def api(gateway: str, tenant: TenantKey, method: str, path: str, body: Any = Non
     return answer.json() if answer.content else None
 
 
-def subscribed(gateway: str, tenant: TenantKey, url: str, enabled: bool) -> str:
-    """A target at `url` subscribed to orders.*; returns its id."""
-    target = api(gateway, tenant, "POST", "/v1/webhooks/targets", {"url": url, "enabled": enabled})
-    kind = api(gateway, tenant, "POST", "/v1/webhooks/filters", {"event_types": ["orders.*"]})
-    body = {"target_id": target["id"], "filter_id": kind["id"], "active": True}
-    api(gateway, tenant, "POST", "/v1/webhooks/subscriptions", body)
-    return str(target["id"])
-
-
 async def test_events_page_lists_opens_and_replays_an_event(
     page: Page, gateway: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
-    live = subscribed(gateway, tenant, f"{receiver.url}/live", enabled=True)
-    subscribed(gateway, tenant, f"{receiver.url}/off", enabled=False)
+    live = subscribe(gateway, tenant, f"{receiver.url}/live", ["orders.*"])["target"]
+    subscribe(gateway, tenant, f"{receiver.url}/off", ["orders.*"], enabled=False)
     published = api(
         gateway,
         tenant,
@@ -93,20 +85,24 @@ async def test_events_page_lists_opens_and_replays_an_event(
     replays = api(gateway, tenant, "GET", f"/v1/jobs?target_id={live}&limit=10")["data"]
     assert len(replays) == 3
 
+    # Enabled again, the target's page offers to recover what it missed: the skipped deliveries.
+    await page.get_by_role("link", name=f"{receiver.url}/off").first.click()
+    await expect(page.locator("#target-health")).to_contain_text("disabled")
+    await page.get_by_role("button", name="Enable").click()
+    await expect(page.get_by_role("status")).to_contain_text("Target enabled. Recover below")
+    await page.get_by_label("Failed since (UTC)").fill("2026-01-01T00:00:00")
+    await page.get_by_role("button", name="Recover").click()
+    await expect(page.get_by_role("status")).to_contain_text("Recovering")
+    event = api(gateway, tenant, "GET", f"/v1/events/{EVENT_ID}")
+    missed = [d["job_id"] for d in event["deliveries"] if d["target_id"] != live]
+    assert missed and all(len(receiver.wait_for(job_id)) == 1 for job_id in missed)
+
 
 async def test_job_page_shows_what_was_sent_and_resends_it(
     page: Page, gateway: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
-    target = api(
-        gateway,
-        tenant,
-        "POST",
-        "/v1/webhooks/targets",
-        {"url": f"{receiver.url}/orders", "headers": {"Authorization": "Bearer sk_live_abcdef123456"}},
-    )
-    kind = api(gateway, tenant, "POST", "/v1/webhooks/filters", {"event_types": ["orders.*"]})
-    body = {"target_id": target["id"], "filter_id": kind["id"], "active": True}
-    api(gateway, tenant, "POST", "/v1/webhooks/subscriptions", body)
+    headers = {"Authorization": "Bearer sk_live_abcdef123456"}
+    subscribe(gateway, tenant, f"{receiver.url}/orders", ["orders.*"], headers=headers)
     published = api(
         gateway, tenant, "POST", "/v1/events", {"event_type": "orders.paid.v1", "payload": {"note": SCRIPT}}
     )
@@ -120,8 +116,7 @@ async def test_job_page_shows_what_was_sent_and_resends_it(
     await expect(facts).to_contain_text("orders.paid.v1")
     await expect(facts.get_by_role("link", name=published["event_id"])).to_be_visible()
     # The headers as the API reads them back: the credential masked, never in the page.
-    headers = page.locator("#sent-headers")
-    await expect(headers).to_contain_text("Authorization")
+    await expect(page.locator("#sent-headers")).to_contain_text("Authorization")
     assert "sk_live_abcdef123456" not in await page.content()
     await expect(page.locator("#sent-payload")).to_contain_text(SCRIPT)
     assert await page.evaluate("window.pwned") is None
@@ -164,7 +159,7 @@ async def test_a_retry_shows_when_it_is_due(page: Page, gateway: str, tenant: Te
 async def test_test_event_from_the_webhooks_page(
     page: Page, gateway: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
-    subscribed(gateway, tenant, f"{receiver.url}/hooks", enabled=True)
+    subscribe(gateway, tenant, f"{receiver.url}/hooks", ["orders.*"])
     receiver.behaviour.body = f"pong {SCRIPT}".encode()
     await sign_in(page, gateway, tenant.api_key)
     await page.goto(f"{gateway}/console/webhooks")

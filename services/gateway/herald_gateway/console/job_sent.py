@@ -18,12 +18,18 @@ from herald_gateway.console.markup import Html, join, tag
 from herald_gateway.console.payloads import payload_block
 
 RESENDABLE = frozenset({"delivered", "failed"})
-SIGNING = (
-    "Each attempt is signed afresh right before its call; the signature headers are not recorded. "
-    "webhook-signature is Standard Webhooks: v1,<base64 HMAC-SHA256 of id.timestamp.body> for each of the "
-    "target's own keys (v1a,<Ed25519 signature> for a key pair), space-separated; a direct webhook is signed "
-    "with your signing secret, which also adds X-Webhook-Timestamp and X-Webhook-Signature (hex HMAC-SHA256 "
-    "of timestamp.body). Nothing is signed without a key."
+SIGNED_AFRESH = "Each attempt is signed afresh right before its call; the signature headers are not recorded. "
+# How webhook-signature is made, by whose keys the job is signed.
+TARGET_SIGNING = (
+    "webhook-signature (Standard Webhooks) carries v1,<base64 HMAC-SHA256 of id.timestamp.body> for each of "
+    "the target's own keys that signs (its current key, and rotated-out ones until their end) and "
+    "v1a,<Ed25519 signature> for a key pair, space-separated (a target from before targets had keys is signed "
+    "with your signing secret too, until its first rotation); GET /v1/webhooks/targets/{id}/secret reads the key."
+)
+DIRECT_SIGNING = (
+    "With your signing secret, webhook-signature carries v1,<base64 HMAC-SHA256 of id.timestamp.body> and "
+    "X-Webhook-Timestamp / X-Webhook-Signature (hex HMAC-SHA256 of timestamp.body) come beside it; without "
+    "one the webhook goes out unsigned."
 )
 
 
@@ -90,7 +96,7 @@ async def sent_view(visit: Visit, job: dict[str, Any]) -> Html | None:
             id="sent-headers",
         ),
         signature_rows(job),
-        tag("p", SIGNING, class_="muted"),
+        tag("p", SIGNED_AFRESH, TARGET_SIGNING if job.get("target_id") else DIRECT_SIGNING, class_="muted"),
         tag("h3", "Payload"),
         payload_block(job, "sent-payload"),
     )

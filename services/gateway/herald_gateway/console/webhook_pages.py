@@ -170,8 +170,13 @@ async def update(visit: Visit, path: str, done: str) -> Response:
         patch = patch_of(visit)
     except (FormError, ValueError) as error:
         return await show(visit, error=str(error), status=422)
-    # The target's own page sends `back`: it is shown again, the list otherwise.
-    return await act(visit, target_view if visit.value("back") else show, "PATCH", path, done, patch)
+    # The target's own page sends `back`: it is shown again, the list otherwise. A target enabled
+    # again goes to its page, which offers to recover what it missed while disabled.
+    enabled_again = path.startswith("/v1/webhooks/targets/") and patch.get("enabled") is True
+    if enabled_again:
+        done = "Target enabled. Recover below what failed or was skipped while it was disabled."
+    page = target_view if visit.value("back") or enabled_again else show
+    return await act(visit, page, "PATCH", path, done, patch)
 
 
 async def update_target(request: Request) -> Response:
