@@ -277,9 +277,11 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         await self._changed(tenant_id)
         return kind.response("Create")(**{kind.what: kind.to_proto(row)})
 
-    async def shown(self: SubscriptionRpcs, tenant_id: uuid.UUID, found: list[Row[Any]]) -> list[Message]:
+    async def shown(
+        self: SubscriptionRpcs, tenant_id: uuid.UUID, found: list[Row[Any]], decorated: bool = True
+    ) -> list[Message]:
         protos = [kind.to_proto(r) for r in found]
-        if kind.decorate is not None:
+        if kind.decorate is not None and decorated:
             await kind.decorate(self, tenant_id, protos)
         return protos
 
@@ -294,7 +296,7 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         row = await self.one(
             context, kind.what, tenant_id, getattr(request, f"{kind.what}_id"), "read", rows.get, kind.table
         )
-        (item,) = await shown(self, tenant_id, [row])
+        (item,) = await shown(self, tenant_id, [row], getattr(request, "with_breaker", False))
         return kind.response("Get")(**{kind.what: item})
 
     async def update(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
@@ -304,7 +306,8 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         async with kind.referencing(context):
             row = await self.one(context, kind.what, tenant_id, row_id, "write", rows.update_row, kind.table, values)
         await self._changed(tenant_id)
-        return kind.response("Update")(**{kind.what: kind.to_proto(row)})
+        (item,) = await shown(self, tenant_id, [row])
+        return kind.response("Update")(**{kind.what: item})
 
     async def delete(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
