@@ -52,7 +52,7 @@ async def show(visit: Visit, notice: str | None = None, error: str | None = None
                         f"/console/targets/{t['id']}", csrf, t["enabled"], "enabled", "Edit / recover", "this target"
                     ),
                     value_form(
-                        f"/console/targets/{t['id']}/test", csrf, "from", "webhooks", "Send test", class_="small"
+                        f"/console/targets/{t['id']}/test", csrf, "from", "webhooks", "Send test", class_="small quiet"
                     ),
                 ]
             ),
