@@ -167,6 +167,17 @@ def test_the_console_shows_only_what_the_key_may_do(gateway: str, tenant: Tenant
     assert 'action="/console/jobs/send"' not in console_page(gateway, reader, "/console/jobs")
     sender = scoped_key(gateway, tenant, "console", "read", "send")
     assert 'action="/console/jobs/send"' in console_page(gateway, sender, "/console/jobs")
+    # The event log and the audit log are reads; replaying an event is a send, testing a target manage.
+    assert 'href="/console/events"' in read_only and 'href="/console/audit-log"' in read_only
+    event = httpx.post(f"{gateway}/v1/events", json={"event_type": "scoped.v1", "payload": {}}, headers=tenant.headers)
+    assert event.status_code == 202, event.text
+    event_page = f"/console/events/view?id={event.json()['event_id']}"
+    assert 'action="/console/events/replay"' not in console_page(gateway, reader, event_page)
+    assert 'action="/console/events/replay"' in console_page(gateway, sender, event_page)
+    target = httpx.post(f"{gateway}/v1/webhooks/targets", json={"url": "https://example.com/t"}, headers=tenant.headers)
+    target_page = f"/console/targets/{target.json()['id']}"
+    assert "/test" not in console_page(gateway, sender, target_page)
+    assert f'action="{target_page}/test"' in console_page(gateway, tenant, target_page)
 
 
 def test_a_replayed_answer_is_refused_to_a_key_without_the_scope(gateway: str, tenant: TenantKey) -> None:

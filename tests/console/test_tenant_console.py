@@ -241,7 +241,7 @@ async def test_main_pages(page: Page, gateway: str, tenant: TenantKey, receiver:
     await page.get_by_role("button", name="Recover").click()
     await expect(page.get_by_role("status")).to_contain_text("Recovering 0 deliveries")
     await page.get_by_role("button", name="Send a test event").click()
-    await expect(page.get_by_role("status")).to_contain_text("The receiver answered 200")
+    await expect(page.get_by_role("status")).to_contain_text("the receiver answered 200")
     # Saved from the form as shown (masked), the header kept its value: the ping carried it.
     pings = [r for r in receiver.requests if r.headers.get("x-herald-event-type") == "herald.ping"]
     assert [r.headers.get("x-note") for r in pings] == [IMAGE]

@@ -81,6 +81,8 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         event_id=mapping.get("event_id") or "",
         origin_job_id=str(mapping["origin_job_id"]) if mapping.get("origin_job_id") else "",
     )
+    if row.status == JobStatus.QUEUED.value and mapping.get("next_attempt_at") is not None:
+        job.next_attempt_at.FromDatetime(mapping["next_attempt_at"].astimezone(UTC))
     if "request" in mapping and row.channel in ("email", "platform_email"):
         job.email.CopyFrom(json_format.ParseDict(row.request, common_pb2.EmailRequest()))
     if "request" not in mapping and mapping.get("url") and row.channel == "webhook":
@@ -230,4 +232,51 @@ def webhook_secret_status(row: Row[Any] | None) -> common_pb2.WebhookSecretStatu
         created_at=timestamp(row.created_at),
         rotated_at=timestamp(row.rotated_at),
         previous_expires_at=timestamp(row.previous_expires_at),
+    )
+
+
+def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
+    target = common_pb2.WebhookTarget(
+        id=str(row.id),
+        tenant_id=str(row.tenant_id),
+        url=row.url,
+        description=row.description,
+        headers=row.headers or {},
+        sealed_headers=row.sealed_headers or b"",
+        enabled=row.enabled,
+        disabled_reason=row.disabled_reason or "",
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+        breaker="closed",
+    )
+    if row.rate_limit_per_min is not None:
+        target.rate_limit_per_min = row.rate_limit_per_min
+    if getattr(row, "max_in_flight", None) is not None:
+        target.max_in_flight = row.max_in_flight
+    failing_since = timestamp(getattr(row, "failing_since", None))
+    if failing_since is not None:
+        target.failing_since.CopyFrom(failing_since)
+    return target
+
+
+def filter_to_proto(row: Row[Any]) -> common_pb2.EventFilter:
+    return common_pb2.EventFilter(
+        id=str(row.id),
+        tenant_id=str(row.tenant_id),
+        description=row.description,
+        event_types=list(row.event_types),
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+    )
+
+
+def subscription_to_proto(row: Row[Any]) -> common_pb2.Subscription:
+    return common_pb2.Subscription(
+        id=str(row.id),
+        tenant_id=str(row.tenant_id),
+        target_id=str(row.target_id),
+        filter_id=str(row.filter_id),
+        active=row.active,
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
     )

@@ -26,12 +26,14 @@ class CreateWebhookTargetResponse(_message.Message):
     def __init__(self, target: _Optional[_Union[_common_pb2.WebhookTarget, _Mapping]] = ...) -> None: ...
 
 class GetWebhookTargetRequest(_message.Message):
-    __slots__ = ("tenant_id", "target_id")
+    __slots__ = ("tenant_id", "target_id", "with_breaker")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    WITH_BREAKER_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     target_id: str
-    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ...) -> None: ...
+    with_breaker: bool
+    def __init__(self, tenant_id: _Optional[str] = ..., target_id: _Optional[str] = ..., with_breaker: _Optional[bool] = ...) -> None: ...
 
 class GetWebhookTargetResponse(_message.Message):
     __slots__ = ("target",)

@@ -15,9 +15,11 @@ from starlette.staticfiles import StaticFiles
 from herald.config import get_settings
 from herald_gateway.console import (
     audit_pages,
+    events_pages,
     jobs_pages,
     operator_pages,
     settings_pages,
+    target_pages,
     tenant_admin_pages,
     webhook_pages,
 )
@@ -32,6 +34,15 @@ def mount(app: FastAPI, session_key: str | None = None) -> None:
     app.state.console_sessions = SessionBox.from_setting(key)
     for console in (TENANT_CONSOLE, OPERATOR_CONSOLE):
         console.routes(app.router)
-    for module in (jobs_pages, webhook_pages, settings_pages, operator_pages, tenant_admin_pages, audit_pages):
+    for module in (
+        jobs_pages,
+        events_pages,
+        webhook_pages,
+        settings_pages,
+        target_pages,
+        operator_pages,
+        tenant_admin_pages,
+        audit_pages,
+    ):
         app.include_router(module.router)
     app.mount("/console/static", StaticFiles(directory=Path(__file__).with_name("static")), name="console-static")

@@ -44,3 +44,8 @@ def utc_time(raw: str) -> str:
 def word_list(raw: str) -> list[str]:
     """Comma- or line-separated words."""
     return [part.strip() for part in raw.replace("\n", ",").split(",") if part.strip()]
+
+
+def header_text(headers: dict[str, str]) -> str:
+    """Headers as `header_lines` reads them: the text an edit form starts from."""
+    return "\n".join(f"{k}: {v}" for k, v in headers.items())

@@ -1,5 +1,5 @@
-"""Tenant console: jobs (search, live updates), one job's attempts, retry, dead letters,
-and a form that sends a webhook. All of it through /v1/jobs and /v1/webhooks."""
+"""Tenant console: jobs (search, live updates), one job's attempts and what it sent, retry,
+resend, dead letters, and a form that sends a webhook. All of it through /v1/jobs and /v1/webhooks."""
 
 from __future__ import annotations
 
@@ -9,16 +9,19 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from herald_gateway.console.base import Visit, act, page_at
+from herald_gateway.console.base import Visit, act, flash_redirect, page_at
 from herald_gateway.console.forms import FormError, header_lines, json_value, utc_time
+from herald_gateway.console.job_sent import resend_button, sent_view
 from herald_gateway.console.layout import (
     area,
     badge,
     choice,
+    facts,
     field,
     folded_form,
     form,
     respond,
+    search_form,
     section,
     stamp,
     submit,
@@ -107,18 +110,13 @@ async def jobs_page(request: Request) -> Response:
 async def show_jobs(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
     jobs, next_cursor, problem = await find_jobs(visit)
     query = query_of(visit)
-    search = tag(
-        "form",
+    search = search_form(
+        "/console/jobs",
         choice("Status", "status", [("", "any"), *((s, s) for s in STATUSES)], visit.value("status")),
         choice("Channel", "channel", [("", "any"), *((c, c) for c in CHANNELS)], visit.value("channel")),
         field("Created after (UTC)", "created_after", visit.value("created_after"), type="datetime-local"),
         field("Created before (UTC)", "created_before", visit.value("created_before"), type="datetime-local"),
         field("Target URL", "target", visit.value("target"), type="url"),
-        submit("Search"),
-        method="get",
-        action="/console/jobs",
-        class_="filters",
-        role="search",
     )
     send = folded_form(
         "Send a webhook",
@@ -167,7 +165,7 @@ async def send_webhook(request: Request) -> Response:
 
 def attempt_view(attempt: dict[str, Any]) -> Html:
     headers = attempt.get("response_headers") or {}
-    facts = [
+    pairs = [
         ("Outcome", badge(attempt.get("outcome", ""))),
         ("Status code", attempt.get("status_code") if attempt.get("status_code") is not None else "—"),
         ("Duration", f"{attempt.get('duration_ms', 0)} ms"),
@@ -179,7 +177,7 @@ def attempt_view(attempt: dict[str, Any]) -> Html:
     return tag(
         "article",
         tag("h3", f"Attempt {attempt.get('number')}"),
-        tag("dl", [join([tag("dt", k), tag("dd", v)]) for k, v in facts], class_="facts"),
+        facts(pairs),
         table("Receiver headers", ["Name", "Value"], [[tag("span", k, class_="mono"), v] for k, v in headers.items()]),
         tag("h4", "Receiver body excerpt"),
         tag("pre", attempt.get("response_excerpt") or "(none)", class_="excerpt"),
@@ -189,7 +187,7 @@ def attempt_view(attempt: dict[str, Any]) -> Html:
 
 
 def job_view(job: dict[str, Any], csrf: str) -> Html:
-    facts = [
+    pairs = [
         ("Status", badge(job.get("status", ""))),
         ("Channel", job.get("channel")),
         ("Priority", job.get("priority")),
@@ -198,13 +196,16 @@ def job_view(job: dict[str, Any], csrf: str) -> Html:
         ("Explicit retries", job.get("run")),
         ("Created", stamp(job.get("created_at"))),
         ("Updated", stamp(job.get("updated_at"))),
+        ("Next attempt", stamp(job.get("next_attempt_at"))),
+        ("Waiting", job.get("waiting_reason") or "—"),
         ("Last error", job.get("last_error") or "—"),
     ]
     attempts = job.get("attempts") or []
     return join(
         [
-            tag("dl", [join([tag("dt", k), tag("dd", v)]) for k, v in facts], class_="facts"),
+            facts(pairs, id="job-facts"),
             retry_button(job, csrf),
+            resend_button(job, csrf),
             section("Attempts", [attempt_view(a) for a in attempts] or tag("p", "No attempt yet.", class_="empty")),
         ]
     )
@@ -236,7 +237,7 @@ async def show_job(visit: Visit, notice: str | None = None, error: str | None = 
     return CONSOLE.show(
         visit,
         f"Job {job_id}",
-        [live, tag("a", "Back to jobs", href="/console/jobs")],
+        [live, await sent_view(visit, job), tag("a", "Back to jobs", href="/console/jobs")],
         notice=notice,
         error=error,
         status=status,
@@ -259,6 +260,18 @@ async def retry_job(request: Request) -> Response:
     return await act(visit, show_job, "POST", path, lambda job: f"Retrying: the job is {job['status']} again.")
 
 
+async def resend_job(request: Request) -> Response:
+    """A new job sending this one again; its page comes next (it links the original)."""
+    visit = await CONSOLE.visit(request)
+    job_id = request.path_params["job_id"]
+    async with visit.api() as api:
+        answer = await api.call("POST", f"/v1/jobs/{job_id}/resend")
+    if not answer.ok:
+        return await show_job(visit, error=answer.problem, status=answer.status)
+    new = answer.body
+    return flash_redirect(visit, f"/console/jobs/{new['id']}", f"Resent as this job ({new['status']}).")
+
+
 async def dead_letters(request: Request) -> Response:
     """A tenant's dead letters are its failed jobs: each can be run again with Retry."""
     visit = await CONSOLE.visit(request)
@@ -277,6 +290,7 @@ PAGES = (
     ("/console/jobs/{job_id}", job_page, "GET"),
     ("/console/jobs/{job_id}/live", job_live, "GET"),
     ("/console/jobs/{job_id}/retry", retry_job, "POST"),
+    ("/console/jobs/{job_id}/resend", resend_job, "POST"),
     ("/console/dead-letters", dead_letters, "GET"),
 )
 CONSOLE.add_pages(router, PAGES)

@@ -219,6 +219,16 @@ def secret_once(text: str, ident: str) -> Html:
     )
 
 
+def search_form(action: str, *fields: Child) -> Html:
+    """A list page's filters: a GET form of `fields` and its Search button."""
+    return tag("form", fields, submit("Search"), method="get", action=action, class_="filters", role="search")
+
+
+def facts(pairs: Iterable[tuple[str, Child]], **attrs: str | None) -> Html:
+    """A term/value list (a job's status, an event's type, ...)."""
+    return tag("dl", [join([tag("dt", k), tag("dd", v)]) for k, v in pairs], class_="facts", **attrs)
+
+
 def section(title: str, *children: Child) -> Html:
     return tag("section", tag("h2", title), children)
 

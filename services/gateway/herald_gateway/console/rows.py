@@ -1,4 +1,5 @@
-"""Pieces of a list page: a row's one-button form, and the link to the list's next page."""
+"""Pieces of a list page: a row's one-button forms (a switch, delete) and actions, and the link
+to the list's next page."""
 
 from __future__ import annotations
 
@@ -18,3 +19,23 @@ def more_link(listing: dict[str, Any], path: str) -> Html | None:
     """The link to the next page of a cursor-paginated list (`path` again with its cursor), if any."""
     more = listing.get("next_cursor")
     return tag("a", "More", href=f"{path}?cursor={more}") if more else None
+
+
+def toggle(action: str, csrf: str, enabled: bool, field_name: str) -> Html:
+    value = "false" if enabled else "true"
+    return value_form(action, csrf, field_name, value, "Disable" if enabled else "Enable", class_="small quiet")
+
+
+def delete_button(action: str, csrf: str, what: str) -> Html:
+    return form(action, csrf, submit("Delete", class_="small danger"), class_="inline", data_confirm=f"Delete {what}?")
+
+
+def row_actions(path: str, csrf: str, on: bool, field_name: str, edit: str, what: str) -> Html:
+    """A row's switch, edit link and delete button, for the resource at `path` (its page)."""
+    return tag(
+        "div",
+        toggle(f"{path}/update", csrf, on, field_name),
+        tag("a", edit, href=path),
+        delete_button(f"{path}/delete", csrf, what),
+        class_="actions",
+    )

@@ -1,7 +1,8 @@
 """The tenant console shows only what the signed-in key may do: its scopes (from the sign-in
 check, GET /v1/api-keys/current, kept in the sealed session) decide which pages the navigation
-lists (every page reads: `read`) and which forms a page shows (sending a webhook, retrying a job
-and recovering a target are `send`; every other form changes configuration: `manage`). The API
+lists (every page reads: `read`) and which forms a page shows (sending a webhook, retrying or
+resending a job, replaying an event and recovering a target are `send`; every other form, the
+test event to a target included, is `manage`). The API
 refuses anything beyond the scopes anyway (herald_gateway.scopes); this only leaves out of the
 page what would be refused."""
 
@@ -14,7 +15,7 @@ from herald_gateway.scopes import MANAGE, READ, SEND
 # The scopes of the key behind the page being rendered; None: a console without scopes (operators').
 CONSOLE_SCOPES: ContextVar[frozenset[str] | None] = ContextVar("herald_console_scopes", default=None)
 SEND_ACTIONS = ("/console/jobs/send",)
-SEND_SUFFIXES = ("/retry", "/recover")
+SEND_SUFFIXES = ("/retry", "/recover", "/resend", "/replay")
 
 
 def action_scope(action: str) -> str | None:

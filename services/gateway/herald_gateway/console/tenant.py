@@ -19,6 +19,7 @@ TENANT_CONSOLE = Console(
     check=check_key,
     nav=[
         ("/console/jobs", "Jobs"),
+        ("/console/events", "Events"),
         ("/console/dead-letters", "Dead letters"),
         ("/console/webhooks", "Webhooks"),
         ("/console/secret", "Signing secret"),

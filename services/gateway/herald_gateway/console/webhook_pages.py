@@ -1,6 +1,6 @@
-"""Tenant console: webhook targets, filters and subscriptions (create, edit, enable,
-disable, delete, recover a target since a time), through /v1/targets, /v1/filters and
-/v1/subscriptions."""
+"""Tenant console: webhook targets (with their health, and a test event each), filters and
+subscriptions (create, edit, enable, disable, delete), through /v1/webhooks/targets,
+/v1/webhooks/filters and /v1/webhooks/subscriptions. A target's own page: target_pages."""
 
 from __future__ import annotations
 
@@ -10,37 +10,14 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from herald_gateway.console.base import Visit, act, page_at
-from herald_gateway.console.forms import FormError, header_lines, utc_time, word_list
+from herald_gateway.console.forms import FormError, header_lines, header_text, word_list
 from herald_gateway.console.layout import area, badge, choice, field, folded_form, form, section, stamp, submit, table
-from herald_gateway.console.markup import Html, join, tag
-from herald_gateway.console.rows import value_form
+from herald_gateway.console.markup import join, tag
+from herald_gateway.console.rows import delete_button, row_actions, value_form
+from herald_gateway.console.target_pages import breaker_of, state_of, target_view
 from herald_gateway.console.tenant import TENANT_CONSOLE as CONSOLE
 
 router = APIRouter(include_in_schema=False)
-
-
-def header_text(headers: dict[str, str]) -> str:
-    return "\n".join(f"{k}: {v}" for k, v in headers.items())
-
-
-def toggle(action: str, csrf: str, enabled: bool, field_name: str) -> Html:
-    value = "false" if enabled else "true"
-    return value_form(action, csrf, field_name, value, "Disable" if enabled else "Enable", class_="small quiet")
-
-
-def delete_button(action: str, csrf: str, what: str) -> Html:
-    return form(action, csrf, submit("Delete", class_="small danger"), class_="inline", data_confirm=f"Delete {what}?")
-
-
-def row_actions(path: str, csrf: str, on: bool, field_name: str, edit: str, what: str) -> Html:
-    """A row's switch, edit link and delete button, for the resource at `path` (its page)."""
-    return tag(
-        "div",
-        toggle(f"{path}/update", csrf, on, field_name),
-        tag("a", edit, href=path),
-        delete_button(f"{path}/delete", csrf, what),
-        class_="actions",
-    )
 
 
 async def listing(visit: Visit) -> tuple[list[Any], list[Any], list[Any], str | None]:
@@ -66,9 +43,19 @@ async def show(visit: Visit, notice: str | None = None, error: str | None = None
             tag("a", t["url"], href=f"/console/targets/{t['id']}", class_="mono wrap"),
             t.get("description"),
             tag("pre", header_text(t.get("headers") or {}), class_="excerpt") if t.get("headers") else "—",
-            join([badge("enabled" if t["enabled"] else "disabled"), " ", t.get("disabled_reason") or ""]),
+            state_of(t),
             stamp(t.get("failing_since")),
-            row_actions(f"/console/targets/{t['id']}", csrf, t["enabled"], "enabled", "Edit / recover", "this target"),
+            breaker_of(t),
+            join(
+                [
+                    row_actions(
+                        f"/console/targets/{t['id']}", csrf, t["enabled"], "enabled", "Edit / recover", "this target"
+                    ),
+                    value_form(
+                        f"/console/targets/{t['id']}/test", csrf, "from", "webhooks", "Send test", class_="small quiet"
+                    ),
+                ]
+            ),
         ]
         for t in targets
     ]
@@ -93,7 +80,7 @@ async def show(visit: Visit, notice: str | None = None, error: str | None = None
     body = [
         section(
             "Targets",
-            table("Targets", ["URL", "Description", "Headers", "State", "Failing since", ""], target_rows),
+            table("Targets", ["URL", "Description", "Headers", "State", "Failing since", "Breaker", ""], target_rows),
             folded_form(
                 "New target",
                 "/console/targets",
@@ -183,8 +170,13 @@ async def update(visit: Visit, path: str, done: str) -> Response:
         patch = patch_of(visit)
     except (FormError, ValueError) as error:
         return await show(visit, error=str(error), status=422)
-    # The target's own page sends `back`: it is shown again, the list otherwise.
-    return await act(visit, target_view if visit.value("back") else show, "PATCH", path, done, patch)
+    # The target's own page sends `back`: it is shown again, the list otherwise. A target enabled
+    # again goes to its page, which offers to recover what it missed while disabled.
+    enabled_again = path.startswith("/v1/webhooks/targets/") and patch.get("enabled") is True
+    if enabled_again:
+        done = "Target enabled. Recover below what failed or was skipped while it was disabled."
+    page = target_view if visit.value("back") or enabled_again else show
+    return await act(visit, page, "PATCH", path, done, patch)
 
 
 async def update_target(request: Request) -> Response:
@@ -226,80 +218,24 @@ def deleter(kind: str, label: str) -> Any:
     return delete
 
 
-@page_at("/console/targets/{item_id}")
-async def target_view(visit: Visit, notice: str | None = None, error: str | None = None, status: int = 200) -> Response:
-    target_id, t = await CONSOLE.fetch_item(visit, "Target", "/v1/webhooks/targets/{}")
-    csrf = visit.session.csrf
-    body = [
-        tag("p", badge("enabled" if t["enabled"] else "disabled"), " ", t.get("disabled_reason") or ""),
-        toggle(f"/console/targets/{target_id}/update", csrf, t["enabled"], "enabled"),
-        section(
-            "Edit",
-            form(
-                f"/console/targets/{target_id}/update",
-                csrf,
-                tag("input", type="hidden", name="back", value="1"),
-                field("URL", "url", t["url"], required=True, type="url"),
-                field("Description", "description", t.get("description") or ""),
-                area(
-                    "Headers",
-                    "headers",
-                    header_text(t.get("headers") or {}),
-                    hint="One 'Name: value' per line. Values show masked; one left as shown keeps its value.",
-                ),
-                field(
-                    "Rate limit per minute",
-                    "rate_limit_per_min",
-                    str(t["rate_limit_per_min"]) if t.get("rate_limit_per_min") else "",
-                    type="number",
-                    min="1",
-                ),
-                submit("Save"),
-                class_="stack",
-            ),
-        ),
-        section(
-            "Test",
-            tag("p", "Sends a signed herald.ping event to this target now and shows what it answered."),
-            form(f"/console/targets/{target_id}/test", csrf, submit("Send a test event"), class_="stack"),
-        ),
-        section(
-            "Recover",
-            tag("p", "Runs again every delivery to this target that failed at or after this time."),
-            form(
-                f"/console/targets/{target_id}/recover",
-                csrf,
-                field("Failed since (UTC)", "since", required=True, type="datetime-local", step="1"),
-                submit("Recover"),
-                class_="stack",
-            ),
-        ),
-        tag("a", "Back to webhooks", href="/console/webhooks"),
-    ]
-    return CONSOLE.show(visit, f"Target {t['url']}", body, notice=notice, error=error, status=status)
-
-
-async def target_page(request: Request) -> Response:
-    return await target_view(await CONSOLE.visit(request))
-
-
-async def recover_target(request: Request) -> Response:
-    visit = await CONSOLE.visit(request)
-    path = f"/v1/webhooks/targets/{request.path_params['item_id']}/recover"
-    body = {"since": utc_time(visit.value("since"))}
-    return await act(visit, target_view, "POST", path, lambda out: f"Recovering {out['recovered']} deliveries.", body)
-
-
 def tested(answer: dict[str, Any]) -> str:
+    """A test event's outcome as one notice: when, the status or why none, and the answer's start."""
+    sent = (answer.get("sent_at") or "")[:19].replace("T", " ")
     if answer.get("status_code") is None:
-        return f"No answer after {answer['duration_ms']} ms: {answer.get('error') or 'unknown'}."
+        why = answer.get("error") or "unknown"
+        return f"Test event sent {sent} UTC: no answer after {answer['duration_ms']} ms: {why}."
     excerpt = (answer.get("response_excerpt") or "")[:200]
-    return f"The receiver answered {answer['status_code']} in {answer['duration_ms']} ms: {excerpt or '(empty)'}"
+    return (
+        f"Test event sent {sent} UTC: the receiver answered {answer['status_code']} in {answer['duration_ms']} ms: "
+        f"{excerpt or '(empty)'}"
+    )
 
 
 async def test_target(request: Request) -> Response:
+    """From the webhooks page (`from=webhooks`) the outcome shows there, from the target's page on it."""
     visit = await CONSOLE.visit(request)
-    return await act(visit, target_view, "POST", f"/v1/webhooks/targets/{request.path_params['item_id']}/test", tested)
+    back = show if visit.value("from") == "webhooks" else target_view
+    return await act(visit, back, "POST", f"/v1/webhooks/targets/{request.path_params['item_id']}/test", tested)
 
 
 async def subscription_page(request: Request) -> Response:
@@ -347,9 +283,7 @@ async def filter_page(request: Request) -> Response:
 PAGES = (
     ("/console/webhooks", webhooks_page, "GET"),
     ("/console/targets", create_target, "POST"),
-    ("/console/targets/{item_id}", target_page, "GET"),
     ("/console/targets/{item_id}/update", update_target, "POST"),
-    ("/console/targets/{item_id}/recover", recover_target, "POST"),
     ("/console/targets/{item_id}/test", test_target, "POST"),
     ("/console/targets/{item_id}/delete", deleter("targets", "Target"), "POST"),
     ("/console/filters", create_filter, "POST"),

@@ -28,6 +28,8 @@ class Resource(Generic[ItemT]):
     field: str  # the message field that holds one: "target"
     plural: str  # the list answer's field: "targets"
     id_field: str  # the request field naming one: "target_id"
+    # What a get asks for besides the id (a target's breaker state: `with_breaker`).
+    get_fields: tuple[tuple[str, Any], ...] = ()
 
 
 class Crud(Generic[ItemT]):
@@ -57,7 +59,9 @@ class Crud(Generic[ItemT]):
 
     async def get(self, tenant_id: TenantId, item_id: str) -> ItemT:
         self._check(item_id)
-        answer = await self._ask("Get", tenant_id=tenant_id, **{self.resource.id_field: item_id})
+        answer = await self._ask(
+            "Get", tenant_id=tenant_id, **{self.resource.id_field: item_id}, **dict(self.resource.get_fields)
+        )
         found: ItemT = getattr(answer, self.resource.field)
         return found
 

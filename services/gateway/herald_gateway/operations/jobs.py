@@ -33,8 +33,9 @@ class JobOperations(OperationsBase):
             self.ledger.jobs.ListAttempts(ledger_jobs_pb2.ListAttemptsRequest(tenant_id=tenant_id, job_id=job_id)),
             "job",
         )
+        # The headers' sealed values are the senders' business; the masked ones are shown.
         if job.job.HasField("webhook"):
-            job.job.webhook.body = b""
+            job.job.webhook.ClearField("sealed_headers")
         return job.job, list(attempts.attempts)
 
     async def list_jobs(self, principal: Principal, request: ledger_jobs_pb2.ListJobsRequest) -> JobPage:

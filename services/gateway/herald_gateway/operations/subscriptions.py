@@ -22,7 +22,7 @@ from herald_gateway.operations.crud import Resource
 from herald_gateway.operations.validation import MAX_BODY_BYTES, keys_problems, webhook_problems
 
 TARGETS: Resource[common_pb2.WebhookTarget] = Resource(
-    "target", "subscriptions", "WebhookTarget", "target", "targets", "target_id"
+    "target", "subscriptions", "WebhookTarget", "target", "targets", "target_id", (("with_breaker", True),)
 )
 FILTERS: Resource[common_pb2.EventFilter] = Resource(
     "filter", "subscriptions", "EventFilter", "filter", "filters", "filter_id"

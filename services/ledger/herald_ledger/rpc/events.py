@@ -14,12 +14,12 @@ from herald.ids import parse_id
 from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_pb2, ledger_subscriptions_pb2
 from herald.webhooks.sealed_headers import seal_request
-from herald_ledger.convert import from_timestamp, timestamp, webhook_request_to_row
+from herald_ledger.convert import from_timestamp, target_to_proto, timestamp, webhook_request_to_row
 from herald_ledger.inflight import Committing
 from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, work_job
 from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size, tenant_list_rpc
-from herald_ledger.rpc.subscriptions import MAX_TEXT, target_to_proto
+from herald_ledger.rpc.subscriptions import MAX_TEXT
 from herald_ledger.store import event_log, job_creation
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.codes import PRIORITY_FROM_PROTO, STATUS_TO_PROTO

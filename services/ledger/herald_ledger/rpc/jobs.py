@@ -256,6 +256,7 @@ class JobRpcs(Rpcs):
         seen = self.inflight.status(row.id, JobStatus(row.status), row.attempt_count)
         if seen is not JobStatus(row.status):
             job.status = STATUS_TO_PROTO[seen]  # type: ignore[assignment]
+            job.ClearField("next_attempt_at")  # the attempt it waited for is under way
         return job
 
     async def ListJobs(

@@ -23,65 +23,19 @@ from herald.ids import parse_id
 from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_subscriptions_pb2
 from herald.webhooks.sealed_headers import open_headers, seal_headers
-from herald_ledger.convert import timestamp
+from herald_ledger.convert import filter_to_proto, subscription_to_proto, target_to_proto
 from herald_ledger.db.models import event_filters, subscriptions, webhook_targets
 from herald_ledger.inflight import Committing
 from herald_ledger.notifications import SUBSCRIPTIONS, Notifier
 from herald_ledger.outbox import Outbox
-from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id, row_rpc
-from herald_ledger.store import rows, target_keys
+from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id
+from herald_ledger.store import rows, target_health, target_keys
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.platform_email import PlatformMail
 from herald_ledger.store.rows import Table
 
 MAX_EVENT_TYPES = 100
 MAX_TEXT = 255
-
-
-def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
-    target = common_pb2.WebhookTarget(
-        id=str(row.id),
-        tenant_id=str(row.tenant_id),
-        url=row.url,
-        description=row.description,
-        headers=row.headers or {},
-        sealed_headers=row.sealed_headers or b"",
-        enabled=row.enabled,
-        disabled_reason=row.disabled_reason or "",
-        created_at=timestamp(row.created_at),
-        updated_at=timestamp(row.updated_at),
-    )
-    if row.rate_limit_per_min is not None:
-        target.rate_limit_per_min = row.rate_limit_per_min
-    if getattr(row, "max_in_flight", None) is not None:
-        target.max_in_flight = row.max_in_flight
-    failing_since = timestamp(getattr(row, "failing_since", None))
-    if failing_since is not None:
-        target.failing_since.CopyFrom(failing_since)
-    return target
-
-
-def filter_to_proto(row: Row[Any]) -> common_pb2.EventFilter:
-    return common_pb2.EventFilter(
-        id=str(row.id),
-        tenant_id=str(row.tenant_id),
-        description=row.description,
-        event_types=list(row.event_types),
-        created_at=timestamp(row.created_at),
-        updated_at=timestamp(row.updated_at),
-    )
-
-
-def subscription_to_proto(row: Row[Any]) -> common_pb2.Subscription:
-    return common_pb2.Subscription(
-        id=str(row.id),
-        tenant_id=str(row.tenant_id),
-        target_id=str(row.target_id),
-        filter_id=str(row.filter_id),
-        active=row.active,
-        created_at=timestamp(row.created_at),
-        updated_at=timestamp(row.updated_at),
-    )
 
 
 def _event_type_problems(types: list[str]) -> list[tuple[str, str]]:
@@ -95,6 +49,8 @@ def _event_type_problems(types: list[str]) -> list[tuple[str, str]]:
 Values = Callable[["SubscriptionRpcs", Context, Any, uuid.UUID], Awaitable[dict[str, Any]]]
 # (rpcs, context, create request, values) -> the row written.
 Insert = Callable[["SubscriptionRpcs", Context, Any, dict[str, Any]], Awaitable[Row[Any]]]
+# (rpcs, tenant_id, protos) -> None: fills in read-only fields of the protos read back.
+Decorate = Callable[["SubscriptionRpcs", uuid.UUID, list[Any]], Awaitable[None]]
 
 
 async def _target_created(
@@ -256,6 +212,8 @@ class Kind:
     references: str | None = None
     # Writes a new row from the create request and its checked values (None: the plain insert).
     insert: Insert | None = None
+    # Adds what the rows alone do not say to the protos read back (None: nothing).
+    decorate: Decorate | None = None
 
     def response(self, verb: str) -> type[Message]:
         plural = "s" if verb == "List" else ""
@@ -273,6 +231,12 @@ class Kind:
             await abort_not_found(context, self.references)
 
 
+async def _breakers(rpcs: SubscriptionRpcs, tenant_id: uuid.UUID, targets: list[common_pb2.WebhookTarget]) -> None:
+    held = await rpcs.read(target_health.open_breakers, tenant_id, [uuid.UUID(t.id) for t in targets])
+    for target in targets:
+        target.breaker = "open" if uuid.UUID(target.id) in held else "closed"
+
+
 TARGET_ROWS = Kind(
     webhook_targets,
     "WebhookTarget",
@@ -282,6 +246,7 @@ TARGET_ROWS = Kind(
     _target_created,
     _target_changed,
     insert=_target_inserted,
+    decorate=_breakers,
 )
 FILTER_ROWS = Kind(event_filters, "EventFilter", "filter", "filters", filter_to_proto, _filter_created, _filter_changed)
 SUBSCRIPTION_ROWS = Kind(
@@ -312,11 +277,27 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         await self._changed(tenant_id)
         return kind.response("Create")(**{kind.what: kind.to_proto(row)})
 
+    async def shown(
+        self: SubscriptionRpcs, tenant_id: uuid.UUID, found: list[Row[Any]], decorated: bool = True
+    ) -> list[Message]:
+        protos = [kind.to_proto(r) for r in found]
+        if kind.decorate is not None and decorated:
+            await kind.decorate(self, tenant_id, protos)
+        return protos
+
     async def list_(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         size, after = await id_page(context, request.page_size, request.cursor)
         found, next_cursor = await self.read(store.list_page, kind.table, tenant_id, size, after)
-        return kind.response("List")(**{kind.plural: [kind.to_proto(r) for r in found], "next_cursor": next_cursor})
+        return kind.response("List")(**{kind.plural: await shown(self, tenant_id, found), "next_cursor": next_cursor})
+
+    async def get(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        row = await self.one(
+            context, kind.what, tenant_id, getattr(request, f"{kind.what}_id"), "read", rows.get, kind.table
+        )
+        (item,) = await shown(self, tenant_id, [row], getattr(request, "with_breaker", False))
+        return kind.response("Get")(**{kind.what: item})
 
     async def update(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
@@ -325,7 +306,8 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         async with kind.referencing(context):
             row = await self.one(context, kind.what, tenant_id, row_id, "write", rows.update_row, kind.table, values)
         await self._changed(tenant_id)
-        return kind.response("Update")(**{kind.what: kind.to_proto(row)})
+        (item,) = await shown(self, tenant_id, [row])
+        return kind.response("Update")(**{kind.what: item})
 
     async def delete(self: SubscriptionRpcs, request: Any, context: Context) -> Message:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
@@ -334,7 +316,6 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         await self._changed(tenant_id)
         return kind.response("Delete")()
 
-    get = row_rpc(kind.what, "read", rows.get, kind.response("Get"), kind.what, kind.to_proto, (kind.table,))
     methods = {"Create": create, "Get": get, "Update": update, "Delete": delete}
     named = {f"{verb}{kind.rpc}": method for verb, method in methods.items()}
     return {**named, f"List{kind.rpc}s": list_}

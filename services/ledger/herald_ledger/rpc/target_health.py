@@ -9,10 +9,9 @@ from datetime import UTC
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
 from herald.ids import parse_id
 from herald.v1 import ledger_subscriptions_pb2
-from herald_ledger.convert import from_timestamp
+from herald_ledger.convert import from_timestamp, target_to_proto
 from herald_ledger.notifications import SUBSCRIPTIONS, WEBHOOK_SETTINGS, Notifier
 from herald_ledger.rpc.common import Context, Rpcs, found, require_id, tenant_get_rpc
-from herald_ledger.rpc.subscriptions import target_to_proto
 from herald_ledger.store import target_health as store
 
 MAX_OUTCOMES = 1000

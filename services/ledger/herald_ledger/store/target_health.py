@@ -22,6 +22,7 @@ from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from herald.sender.waiting import CIRCUIT_OPEN
 from herald_ledger.db.models import jobs, tenants, webhook_targets
 
 
@@ -113,6 +114,30 @@ async def failed_deliveries(
         .limit(limit)
     )
     return [row.id for row in (await conn.execute(query)).all()]
+
+
+async def open_breakers(conn: AsyncConnection, tenant_id: uuid.UUID, target_ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
+    """Of these targets, those whose circuit breaker a sender holds deliveries back for: a QUEUED
+    delivery of theirs noted held by it, with no attempt recorded since (Job.waiting_reason's
+    rule). Breakers live in the senders' memory; this is what they told the ledger. Only
+    unsettled jobs are read (the reconciler's partial index covers them)."""
+    if not target_ids:
+        return set()
+    query = (
+        select(jobs.c.target_id)
+        .where(
+            and_(
+                jobs.c.status.in_(("QUEUED", "DELIVERING")),
+                jobs.c.status == "QUEUED",
+                jobs.c.tenant_id == tenant_id,
+                jobs.c.target_id.in_(list(target_ids)),
+                jobs.c.waiting_reason == CIRCUIT_OPEN,
+                jobs.c.waiting_noted_at >= jobs.c.updated_at,
+            )
+        )
+        .distinct()
+    )
+    return {row.target_id for row in (await conn.execute(query)).all()}
 
 
 async def get_target(conn: AsyncConnection, tenant_id: uuid.UUID, target_id: uuid.UUID) -> Row[Any] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime
 from typing import Annotated, Generic, Literal, TypeVar
 
@@ -47,6 +48,18 @@ def compact_json(payload: JsonValue) -> bytes:
         return orjson.dumps(payload)
     except orjson.JSONEncodeError as error:
         raise Invalid([("payload", f"cannot be delivered as JSON: {error}")]) from error
+
+
+def payload_views(raw: bytes, content_type: str) -> tuple[JsonValue, str]:
+    """A payload as the API reads it back: parsed when its content type is JSON (None when it
+    is not, or does not parse), and its bytes as sent, base64."""
+    parsed: JsonValue = None
+    if "json" in content_type:
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            parsed = None
+    return parsed, base64.b64encode(raw).decode()
 
 
 def time_of(message: Message, field: str) -> datetime | None:

@@ -3,16 +3,14 @@ of events, and what a replay takes and answers."""
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from herald.names import STATUS_NAMES
 from herald.v1 import common_pb2
 from herald_gateway.http.schemas.batch import ItemProblem
-from herald_gateway.http.schemas.common import Page, Text, time_of
+from herald_gateway.http.schemas.common import Page, Text, payload_views, time_of
 from herald_gateway.http.schemas.submit import EventDeliveryOut, EventIn
 from herald_gateway.operations.batch import MAX_BATCH_ITEMS
 
@@ -62,12 +60,7 @@ def event_out(event: common_pb2.Event, full: bool = False) -> EventOut:
     )
     if not full:
         return out
-    out.payload_base64 = base64.b64encode(event.payload).decode()
-    if "json" in event.content_type:
-        try:
-            out.payload = orjson.loads(event.payload)
-        except orjson.JSONDecodeError:
-            out.payload = None
+    out.payload, out.payload_base64 = payload_views(event.payload, event.content_type)
     out.deliveries = [
         EventDeliveryView(
             job_id=d.job_id,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from herald.names import (
     CHANNEL_NAMES,
@@ -13,7 +13,7 @@ from herald.names import (
     STATUS_NAMES,
 )
 from herald.v1 import common_pb2
-from herald_gateway.http.schemas.common import Page, time_of
+from herald_gateway.http.schemas.common import Page, payload_views, time_of
 
 
 class AttemptOut(BaseModel):
@@ -75,6 +75,23 @@ class JobOut(BaseModel):
     event_id: str | None = Field(default=None, description="The event this job delivers (GET /v1/events/{id}).")
     target_id: str | None = Field(default=None, description="The subscription target an event sent it to.")
     origin_job_id: str | None = Field(default=None, description="A resend: the job it sends again.")
+    next_attempt_at: datetime | None = Field(
+        default=None, description="Queued after a failed attempt: when the next attempt is due."
+    )
+    headers: dict[str, str] | None = Field(
+        default=None,
+        description="Webhooks, GET /v1/jobs/{id} only: the request's headers, values masked ('Bearer ****3c9a'). "
+        "Each attempt adds content-type, user-agent, webhook-id (the job id) and, when signed, webhook-timestamp "
+        "and webhook-signature (and X-Webhook-Timestamp / X-Webhook-Signature with a tenant secret), signed "
+        "afresh right before the call; those are not recorded.",
+    )
+    content_type: str | None = Field(default=None, description="Webhooks, GET /v1/jobs/{id} only: as sent.")
+    payload: JsonValue = Field(
+        default=None, description="Webhooks, GET /v1/jobs/{id} only: the payload, when it is JSON."
+    )
+    payload_base64: str | None = Field(
+        default=None, description="Webhooks, GET /v1/jobs/{id} only: the payload as sent, base64."
+    )
 
 
 class JobList(Page[JobOut]):
@@ -100,6 +117,16 @@ def attempt_out(attempt: common_pb2.Attempt) -> AttemptOut:
 
 
 def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = None) -> JobOut:
+    """A job; with its `attempts` (GET one), a webhook's request too: what was sent."""
+    out = _summary(job, attempts)
+    if attempts is not None and job.HasField("webhook"):
+        out.headers = dict(job.webhook.headers)
+        out.content_type = job.webhook.content_type or None
+        out.payload, out.payload_base64 = payload_views(job.webhook.body, job.webhook.content_type)
+    return out
+
+
+def _summary(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None) -> JobOut:
     return JobOut(
         id=job.id,
         channel=CHANNEL_NAMES.get(job.channel, "unknown"),
@@ -121,4 +148,5 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         event_id=job.event_id or None,
         target_id=job.target_id or None,
         origin_job_id=job.origin_job_id or None,
+        next_attempt_at=time_of(job, "next_attempt_at"),
     )

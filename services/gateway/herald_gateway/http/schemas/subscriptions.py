@@ -75,6 +75,12 @@ class TargetOut(BaseModel):
     failing_since: datetime | None = Field(
         default=None, description="The first failed delivery since the last success; null when not failing."
     )
+    breaker: Literal["open", "closed"] = Field(
+        default="closed",
+        description="open: a webhook-sender holds this target's deliveries back (no call, no attempt spent) "
+        "because its circuit breaker opened after repeated outages (timeouts, failed connections, 5xx); one "
+        "probe goes through when the cool-down ends. As the senders last noted it on a waiting delivery.",
+    )
 
 
 class TargetList(Page[TargetOut]):
@@ -94,6 +100,7 @@ def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
         created_at=time_of(target, "created_at"),
         updated_at=time_of(target, "updated_at"),
         failing_since=time_of(target, "failing_since"),
+        breaker="open" if target.breaker == "open" else "closed",
     )
 
 
