@@ -58,7 +58,7 @@ OPERATOR_EMAILS = "operator_emails"
 _FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
 
 
-def tenant_hash(tenant_id: uuid.UUID) -> str:
+def tenant_hash(tenant_id: uuid.UUID | str) -> str:
     """How the audit log names an erased tenant: whoever holds the id (the tenant, a backup)
     can find the erasure's entry; the entry alone does not give the id back (a UUIDv7 holds
     74 random bits)."""
