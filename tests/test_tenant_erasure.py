@@ -16,10 +16,11 @@ import grpc
 import httpx
 import pytest
 from herald_ledger.store.erasure import JOB_TABLES, TENANT_TABLES, tenant_hash
+from herald_ledger.store.platform_email import PLATFORM_TENANT_ID
 
 from herald.cli.stack import Stack
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
-from tests.support.api import TenantKey, create_tenant, remember_secret
+from tests.support.api import TenantKey, create_tenant, remember_secret, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Receiver
 from tests.support.traces import bus_messages_with, dump_lines_with
@@ -37,6 +38,9 @@ TABLES_OF_JOBS = """
     SELECT DISTINCT conrelid::regclass::text AS relname FROM pg_constraint
     WHERE contype = 'f' AND confrelid = 'jobs'::regclass
 """
+
+# The operators' mail (jobs of the platform tenant) that names a tenant.
+ALERTS_NAMING = "SELECT id FROM jobs WHERE tenant_id = $1 AND strpos(request::text, $2) > 0"
 
 
 def test_the_erasure_covers_every_table_that_holds_a_tenants_rows(stack: Stack, infra: dict[str, str]) -> None:
@@ -92,7 +96,17 @@ def test_erasure_over_http_leaves_no_row_and_no_message(
     for n in range(4):
         publish(gateway, tenant, "orders.created", payload={"n": n})
     receiver.wait_for(sent["id"])
-    jobs = jobs_of(gateway, tenant, 5)
+    # A webhook nobody answers: dead-lettered, and the operators' alert mail names the tenant.
+    doomed = httpx.post(
+        f"{gateway}/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "payload": {"order": 2}}, headers=tenant.headers
+    )
+    assert doomed.status_code == 202, doomed.text
+    wait_for_status(gateway, tenant, doomed.json()["id"], {"failed"})
+    deadline = time.monotonic() + 30
+    while not query(infra["database_url"], ALERTS_NAMING, PLATFORM_TENANT_ID, tenant.tenant_id):
+        assert time.monotonic() < deadline, "no dead-letter alert mail names the tenant"
+        time.sleep(0.2)
+    jobs = jobs_of(gateway, tenant, 6)
 
     erased = httpx.delete(f"{gateway}/admin/v1/tenants/{tenant.tenant_id}", headers=operator(operator_token))
     assert erased.status_code == 200, erased.text
@@ -103,7 +117,9 @@ def test_erasure_over_http_leaves_no_row_and_no_message(
     assert (rows["webhook_targets"], rows["event_filters"], rows["subscriptions"]) == (1, 1, 1)
     assert rows["suppressions"] == 1 and rows["webhook_secrets"] == 1 and rows["idempotency_keys"] == 1
     assert rows["audit_log"] >= 4 and rows["attempts"] >= 2
-    assert receipt["bus"]["work_messages"] >= 1 and receipt["bus"]["pacing_state"] == 1
+    assert rows["dead_letters"] == 1 and rows["operator_emails"] >= 1
+    bus = receipt["bus"]
+    assert bus["work_messages"] >= 1 and bus["pacing_state"] == 1 and bus["dead_letter_messages"] >= 1
 
     # Its keys are refused; its id and its jobs are 404 for operators and every tenant.
     for key in (tenant.api_key, second["api_key"]):
