@@ -6,6 +6,7 @@ private nats-server started with the configuration `herald up` writes (herald.cl
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import nats
@@ -14,8 +15,10 @@ from nats.aio.client import Client
 from nats.errors import Error as NatsError
 
 from herald.bus.connection import close, connect
+from herald.bus.erasure import erase_tenant
 from herald.bus.payloads import PayloadStore
 from herald.bus.permissions import ADMIN_USER, INTAKE_USER, SERVICES, USERS, inbox_prefix
+from herald.bus.streams import ensure_streams
 from herald.cli.bus_auth import BusUsers
 from herald.cli.embedded import EmbeddedNats
 from herald.config import Settings
@@ -165,3 +168,31 @@ async def test_a_large_body_travels_through_the_object_store_under_the_permissio
     assert await stored.get("job-1") == b"x" * 300_000
     await stored.delete("job-1")
     assert ledger.refusals == sender.refusals == []
+
+
+async def test_the_ledger_erases_a_tenants_bus_state_under_the_permissions(
+    as_user: object, secured: tuple[str, BusUsers]
+) -> None:
+    """A tenant's erasure (herald.bus.erasure, run by the ledger): its work, its large bodies, its
+    rate window (the gateway's bucket) and its targets' pacing (the webhook-sender's) all go."""
+    ledger: Watched = await as_user("ledger")  # type: ignore[operator]
+    gateway: Watched = await as_user("gateway")  # type: ignore[operator]
+    sender: Watched = await as_user("webhook-sender")  # type: ignore[operator]
+    assert ledger.nc is not None and gateway.nc is not None and sender.nc is not None
+    settings = Settings(nats_url=secured[0], bus_prefix=PREFIX)
+    js = ledger.nc.jetstream(timeout=5)
+    await ensure_streams(js, settings)
+    job_id, target_id = uuid.uuid4(), uuid.uuid4()
+    await js.publish(f"{PREFIX}.work.webhook.normal.0.{TENANT}", b"work", timeout=5)
+    payloads = PayloadStore(js, settings.payload_bucket)
+    await payloads.put(str(job_id), b"x" * 300_000)
+    rate = await gateway.nc.jetstream(timeout=5).create_key_value(bucket=settings.stream_name("rate"))
+    await rate.put(TENANT, b"window")
+    pace = await sender.nc.jetstream(timeout=5).create_key_value(bucket=settings.stream_name("target_pace"))
+    await pace.put(str(target_id), b"next")
+
+    counts, failed = await erase_tenant(ledger.nc, settings, payloads, uuid.UUID(TENANT), [job_id], [target_id])
+    assert failed == [] and ledger.refusals == []
+    assert counts["work_messages"] == counts["rate_limit_state"] == counts["pacing_state"] == 1
+    assert counts["payload_objects"] == 1 and counts["intake_messages"] == 0  # no intake stream here
+    assert await payloads.names() == set()

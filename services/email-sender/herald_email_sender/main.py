@@ -24,6 +24,7 @@ from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort
 from herald.links import open_links
 from herald.names import PROVIDER_NAMES
 from herald.secrets import SecretUnavailable
+from herald.sender.erased import ErasedTenants
 from herald.service import ServiceRuntime, run_service
 from herald.v1 import common_pb2, email_sender_pb2, email_sender_pb2_grpc
 from herald.webhooks.receiver_client import ReceiverClient
@@ -226,6 +227,8 @@ async def build(runtime: ServiceRuntime) -> None:
         return platform
 
     workers = []
+    erased = ErasedTenants()
+    await nc.subscribe(settings.subjects().control("tenants"), cb=erased.on_notice)
     for work_class, config, lookup, class_senders in (
         (
             WorkClass.EMAIL,
@@ -257,6 +260,7 @@ async def build(runtime: ServiceRuntime) -> None:
         worker = EmailWorker(
             config, fetcher, ledger, lookup, class_senders, breakers, js, settings.subjects(), alerter, counters
         )
+        worker.erased = erased
         workers.append(worker)
         runtime.add_loop(lambda worker=worker: worker.run(runtime.stopping))  # type: ignore[misc]
 

@@ -43,6 +43,12 @@ class Actor:
     tenant_id: str = ""
 
 
+# Changes the ledger records itself, in the change's own transaction: a tenant's erasure, whose
+# entry names the tenant only by hash (herald_ledger.store.erasure). The gateway hands it the
+# entry's actor, action and address (`entry_by`) and records nothing after.
+SELF_RECORDED_ROUTES = frozenset({("DELETE", "/admin/v1/tenants/{tenant_id}")})
+SELF_RECORDED_RPCS = frozenset({"EraseTenant"})
+
 # Who the current call is (set where it is authenticated), for the gRPC surface's recording.
 CURRENT_ACTOR: ContextVar[Actor | None] = ContextVar("herald_current_actor", default=None)
 
@@ -82,7 +88,7 @@ def redacted(value: Any, name: str = "") -> Any:
 
 def audited_route(method: str, path: str) -> bool:
     """Whether a call to this route (its template) is a change the log records."""
-    if method in ("GET", "HEAD", "OPTIONS"):
+    if method in ("GET", "HEAD", "OPTIONS") or (method, path) in SELF_RECORDED_ROUTES:
         return False
     if path.startswith("/admin/v1/"):
         return True
@@ -98,7 +104,14 @@ def audited_rpc(service: str, rpc: str) -> bool:
     if service == "NotificationService":
         twin = RPC_TWINS.get(rpc)
         return twin is not None and audited_route(*twin)
-    return service == "AdminService" and not rpc.startswith(("Get", "List"))
+    return service == "AdminService" and not rpc.startswith(("Get", "List")) and rpc not in SELF_RECORDED_RPCS
+
+
+def entry_by(actor: Actor, action: str, address: str) -> common_pb2.AuditEntry:
+    """The who, what and where of a change the ledger records itself (SELF_RECORDED_*)."""
+    return common_pb2.AuditEntry(
+        actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name, action=action, address=address
+    )
 
 
 class Auditor:

@@ -57,12 +57,19 @@ class ApiKeyAuthenticator:
         self.ttl_s = ttl_s
         self._cache: ExpiringCache[bytes, Principal | None] = ExpiringCache(ttl_s, MAX_CACHED)
         self._uses: dict[str, float] = {}
+        # Tenants erased while this gateway runs: a lookup answered just before the erasure
+        # committed is not cached (nor believed) after it.
+        self._erased: set[str] = set()
 
     def forget_key(self, key_id: str) -> None:
         self._cache.forget_where(lambda _digest, principal: principal is not None and principal.key_id == key_id)
 
     def forget_tenant(self, tenant_id: str) -> None:
         self._cache.forget_where(lambda _digest, principal: principal is not None and principal.tenant_id == tenant_id)
+
+    def forget_erased(self, tenant_id: str) -> None:
+        self._erased.add(tenant_id)
+        self.forget_tenant(tenant_id)
 
     async def flush_uses(self) -> None:
         uses, self._uses = self._uses, {}
@@ -86,6 +93,8 @@ class ApiKeyAuthenticator:
         principal = self._cache.get(digest)
         if principal is MISSING:
             principal = await self._lookup(digest)
+            if principal is not None and principal.tenant_id in self._erased:
+                principal = None
             self._cache.put(digest, principal, None if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S))
         if principal is None:
             raise Unauthenticated("unknown or revoked API key")

@@ -79,7 +79,12 @@ async def follow_changes(
 
     async def on_tenant(message: Msg) -> None:
         fields = orjson.loads(message.data)
-        tenants.forget_tenant(str(fields.get("tenant_id", "")))
+        tenant_id = str(fields.get("tenant_id", ""))
+        if fields.get("erased"):  # herald_ledger.rpc.erasure
+            tenants.forget_erased(tenant_id)
+            limiter.forget(tenant_id)
+        else:
+            tenants.forget_tenant(tenant_id)
 
     await nc.subscribe(subjects.control("apikeys"), cb=on_key)
     await nc.subscribe(subjects.control("tenants"), cb=on_tenant)

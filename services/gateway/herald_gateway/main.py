@@ -48,6 +48,7 @@ async def build(runtime: ServiceRuntime) -> None:
     tenants = ApiKeyAuthenticator(ledger, settings.auth_cache_ttl_s)
     operators = OperatorAuthenticator(ledger)
     rate_limiter = RateLimiter(fail_open=settings.rate_limit_fail_open)
+    operations.on_erased = (tenants.forget_erased, rate_limiter.forget)
     idempotency = Idempotency(ledger)
 
     gateway_pb2_grpc.add_NotificationServiceServicer_to_server(

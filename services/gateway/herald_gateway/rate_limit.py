@@ -123,6 +123,11 @@ class RateLimiter:
         self._known: dict[str, tuple[bytes | None, int | None]] = {}
         self._shared_until: dict[str, float] = {}
 
+    def forget(self, tenant_id: str) -> None:
+        """An erased tenant: what this replica holds of its window (the shared one the ledger purges)."""
+        for held in (self._leases, self._known, self._shared_until, self._locks):
+            held.pop(tenant_id, None)
+
     @staticmethod
     def _state(limit: int, charged: int, oldest: int | None, now_ms: int, allowed: bool, granted: int) -> RateState:
         wait_ms = (oldest + BUCKETS) * 1000 - now_ms if oldest is not None else 0

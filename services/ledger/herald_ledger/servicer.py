@@ -28,6 +28,7 @@ from herald_ledger.outbox import Outbox
 from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.rpc.deliveries import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
+from herald_ledger.rpc.erasure import ErasureRpcs
 from herald_ledger.rpc.events import EventRpcs
 from herald_ledger.rpc.idempotency import IdempotencyRpcs
 from herald_ledger.rpc.inbound import InboundRpcs
@@ -72,7 +73,7 @@ class JobsServicer(Servicing, JobRpcs, DeliveryRpcs, IdempotencyRpcs, ledger_job
 
 
 class TenantsServicer(
-    Servicing, TenantRpcs, LimitRpcs, AccessRpcs, ledger_tenants_pb2_grpc.LedgerTenantsServiceServicer
+    Servicing, TenantRpcs, LimitRpcs, AccessRpcs, ErasureRpcs, ledger_tenants_pb2_grpc.LedgerTenantsServiceServicer
 ):
     pass
 

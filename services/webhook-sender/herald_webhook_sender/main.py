@@ -82,6 +82,7 @@ async def build(runtime: ServiceRuntime) -> None:
 
     for topic in ("subscriptions", "webhook_settings"):
         await nc.subscribe(Subjects(settings.bus_prefix).control(topic), cb=on_config_change)
+    await nc.subscribe(Subjects(settings.bus_prefix).control("tenants"), cb=worker.erased.on_notice)
     webhook_sender_pb2_grpc.add_WebhookSenderServiceServicer_to_server(
         WebhookSenderServicer(worker), runtime.grpc.server
     )

@@ -45,6 +45,14 @@ class PayloadStore:
         result = await (await self._open()).get(name)
         return bytes(result.data or b"")
 
+    async def names(self) -> set[str]:
+        """The objects stored now (deleted ones left out)."""
+        try:
+            found = await (await self._open()).list(ignore_deletes=True)
+        except NotFoundError:  # the store is empty
+            return set()
+        return {info.name for info in found if info.name}
+
     async def delete(self, name: str) -> None:
         """Best effort: a payload left behind costs space, not correctness (it is rewritten
         under the same name if the job runs again)."""

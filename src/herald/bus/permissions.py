@@ -15,7 +15,8 @@ The grants are written from what the code does, by kind:
 - a KV bucket or object store it owns: every API subject naming its stream, its flow control
   and acknowledgements, and its data subjects (`$KV.<bucket>.>`, `$O.<bucket>.>`);
 - core subjects: the work, dead-letter, inbound and intake subjects it publishes, the control
-  topics it follows or announces.
+  topics it follows or announces;
+- the ledger alone may purge streams and the rate and pacing buckets, for a tenant's erasure.
 
 `herald up` writes these into its embedded nats-server's configuration; the Kubernetes NATS
 values (deploy/k8s/nats-values.yaml) hold the same, generated from here (`herald nats-permissions`)
@@ -121,6 +122,8 @@ def permissions(prefix: str = "herald", lanes: int = 16) -> dict[str, Grants]:
             f"{control}.>",
             f"{API}.STREAM.MSG.DELETE.{dlq}",  # a dead letter retried leaves the stream
             *_owns_bucket(f"OBJ_{payloads}", f"$O.{payloads}.>"),
+            # A tenant's erasure purges its subjects (herald.bus.erasure), nothing else of these.
+            *(f"{API}.STREAM.PURGE.{s}" for s in (work, dlq, inbound, intake, f"KV_{rate}", f"KV_{pace}")),
         ],
         [f"{control}.deliveries"],
     )
@@ -152,7 +155,10 @@ def permissions(prefix: str = "herald", lanes: int = 16) -> dict[str, Grants]:
             *_owns_bucket(f"KV_{pace}", f"$KV.{pace}.>"),
             *_owns_bucket(f"OBJ_{payloads}", f"$O.{payloads}.>"),
         ],
-        [f"{control}.{topic}" for topic in ("webhook_secrets", "subscriptions", "webhook_settings", "intake")],
+        [
+            f"{control}.{topic}"
+            for topic in ("webhook_secrets", "subscriptions", "webhook_settings", "intake", "tenants")
+        ],
     )
     email_classes = (WorkClass.EMAIL, WorkClass.PLATFORM_EMAIL)
     grants["email-sender"].add(
@@ -161,7 +167,7 @@ def permissions(prefix: str = "herald", lanes: int = 16) -> dict[str, Grants]:
             *(s for c in email_classes for durable in _lanes(c, lanes) for s in _consumes(work, durable)),
             *(f"{prefix}.dlq.{c}.*" for c in email_classes),
         ],
-        [f"{control}.providers", f"{control}.intake"],
+        [f"{control}.providers", f"{control}.intake", f"{control}.tenants"],
     )
     grants["verifier"].add([*shared_streams, f"{prefix}.inbound.>"], [f"{control}.inbound"])
     grants[INTAKE_USER].add([f"{prefix}.intake.events.*"])

@@ -140,6 +140,37 @@ def tenant_disable(tenant_id: str, enable: bool, as_json: bool, data_dir: Path) 
     emit(_tenant_dict(AdminClient(data_dir).call("UpdateTenant", request).tenant), as_json)
 
 
+@tenant.command("erase")
+@click.argument("tenant_id")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@data_dir_option
+def tenant_erase(tenant_id: str, yes: bool, as_json: bool, data_dir: Path) -> None:
+    """Erase a tenant: every row of it (jobs, events, configuration, keys, usage, audit entries),
+    its work waiting on the bus and its rate-limit state go, for good. Prints the receipt."""
+    from google.protobuf.json_format import MessageToDict
+
+    from herald.v1 import gateway_pb2
+
+    if not yes:
+        click.confirm(f"Erase tenant {tenant_id} and everything of it? This cannot be undone", abort=True)
+    request = gateway_pb2.AdminServiceEraseTenantRequest(tenant_id=tenant_id)
+    receipt = AdminClient(data_dir).call("EraseTenant", request).receipt
+    if as_json:
+        click.echo(json.dumps(MessageToDict(receipt, preserving_proto_field_name=True)))
+        return
+    click.echo(f"erased:      {receipt.tenant_id} at {stamp(receipt, 'erased_at')}")
+    click.echo(f"audit names: {receipt.tenant_hash}")
+    for title, counts in (("rows", receipt.rows), ("bus", receipt.bus)):
+        click.echo(f"{title}:")
+        for kind, count in sorted(counts.items()):
+            click.echo(f"  {kind:<24} {count}")
+    if receipt.deliveries_unfinished:
+        click.echo(f"deliveries whose end was not heard: {receipt.deliveries_unfinished} (see the runbook)")
+    if receipt.bus_not_removed:
+        click.echo(f"not removed from the bus: {', '.join(receipt.bus_not_removed)} (see the runbook)")
+
+
 def _limit_value(value: str | None, name: str) -> int | None:
     if value is None:
         return None

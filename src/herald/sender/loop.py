@@ -1,16 +1,15 @@
 """The delivery loop every sender runs; a sender supplies only its delivery.
 
-Take the next message in fair order (`herald.bus.fair`) while the window of started jobs has
-room; ask the ledger whether the job may start (coalesced with concurrent asks and with the
-records of finished jobs into one `advance` call: a redelivered job that already ended is
-acknowledged and skipped, one held back by its ordering key goes back for a moment); then the
-named phases:
+Take the next message in fair order (`herald.bus.fair`) while the window of started jobs has room;
+ask the ledger whether the job may start (coalesced with concurrent asks and with the records of
+finished jobs into one `advance` call: a redelivered job that already ended is acknowledged and
+skipped, one held back by its ordering key goes back for a moment); then the named phases:
 
 - **prepare** (the sender's): what the call needs, fetched before a slot is taken (a large
   body, secrets, provider settings); `HandBack` gives the message back for later;
-- **call** (the sender's): the outbound call, holding one of `concurrency` slots and nothing
-  else, taken in fair order across (tenant, target) lanes under their bounds
-  (`herald.sender.slots`; a job held back says why in its record, `herald.sender.waiting`);
+- **call** (the sender's): the outbound call, holding one of `concurrency` slots and nothing else,
+  taken in fair order across (tenant, target) lanes under their bounds (`herald.sender.slots`; a
+  job held back says why, `herald.sender.waiting`); none once its tenant is erased (`.erased`);
 - **conclude** (the sender's): the ledger record of the attempt and what happens next;
 - **record success** / **record failure**: a last failed attempt goes to the dead-letter
   stream first; the record goes to the ledger; only after the ledger committed it is the
@@ -20,14 +19,13 @@ named phases:
 
 From its pull to its ack or NAK a message is kept in progress by the fetcher, so a slow call,
 a long wait for a slot or a slow ledger never lets AckWait run out under a live sender.
-A crash at any point leaves the message unacknowledged and JetStream redelivers it after
-AckWait; the ledger's start then says whether it already ended (so a committed delivery is never
-made again) and the duplicates a crash can cause are at most the window of started jobs
-(`herald.sender.slots.window_size`) whose call was made and whose record was not yet committed.
-Acknowledgements are not waited for: the ledger's commit is the guarantee, a lost ack costs
-a redelivery that the start skips. A bug in a delivery costs its message a redelivery, never
-the loop. On stop, buffered messages are handed back at once and started ones are finished.
-"""
+A crash at any point leaves the message unacknowledged and JetStream redelivers it after AckWait;
+the ledger's start then says whether it already ended (so a committed delivery is never made again)
+and the duplicates a crash can cause are at most the window of started jobs (`herald.sender.slots.
+window_size`) whose call was made and whose record was not yet committed.
+Acknowledgements are not waited for: the ledger's commit is the guarantee, a lost ack costs a
+redelivery that the start skips. A bug in a delivery costs its message a redelivery, never the
+loop. On stop, buffered messages are handed back at once and started ones are finished."""
 
 from __future__ import annotations
 
@@ -46,6 +44,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
+from herald.sender.erased import ErasedTenants
 from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
     HAND_BACK_S,
@@ -133,6 +132,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         self._stopped: asyncio.Future[None] | None = None
         # Jobs in hand from start to settling: a copy of one waits instead of a second call.
         self._jobs_in_hand: set[str] = set()
+        self.erased = ErasedTenants()  # main may share one between its workers
 
     # -- what a sender supplies -------------------------------------------------------------
 
@@ -327,22 +327,22 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         """The call, made by one of the `concurrency` callers when its lane and tenant are under
         their bounds (`herald.sender.slots`; the fetcher keeps the message in progress
         meanwhile). A call still waiting when the sender stops is handed back (HandBack, no
-        delay), so another replica takes it at once."""
+        delay), so another replica takes it at once; one whose tenant was erased meanwhile too."""
         if self._stopped is not None and self._stopped.done():
             raise HandBack("the sender is stopping", delay_s=0.0, level=logging.INFO)
         assert job.place is not None
         if self.waiting is not None:
             self.waiting.note(job.identity.job_id, self.slots.holding_back(job.place.lane))
-        if not tracing.exporting():
-            return await self.slots.call(job.place, lambda: self.call(job, prepared))
-        # The job's span goes with its call, which runs in a caller's task.
-        span = trace.get_current_span()
+        span = trace.get_current_span() if tracing.exporting() else None  # it goes with the call
 
-        async def traced() -> Called:
+        async def calling() -> Called:
+            self.erased.refuse(job.identity.tenant_id)  # erased while the job waited for its slot
+            if span is None:
+                return await self.call(job, prepared)
             with trace.use_span(span, end_on_exit=False):
                 return await self.call(job, prepared)
 
-        return await self.slots.call(job.place, traced)
+        return await self.slots.call(job.place, calling)
 
     async def record_success(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
         return await self._record(job, conclusion, None)

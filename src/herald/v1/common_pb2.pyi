@@ -630,6 +630,40 @@ class TargetPing(_message.Message):
     error: str
     def __init__(self, ping_id: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_code: _Optional[int] = ..., duration_ms: _Optional[int] = ..., response_excerpt: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
 
+class ErasureReceipt(_message.Message):
+    __slots__ = ("tenant_id", "tenant_hash", "erased_at", "rows", "bus", "deliveries_awaited", "deliveries_unfinished", "bus_not_removed")
+    class RowsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class BusEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TENANT_HASH_FIELD_NUMBER: _ClassVar[int]
+    ERASED_AT_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    BUS_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_AWAITED_FIELD_NUMBER: _ClassVar[int]
+    DELIVERIES_UNFINISHED_FIELD_NUMBER: _ClassVar[int]
+    BUS_NOT_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    tenant_hash: str
+    erased_at: _timestamp_pb2.Timestamp
+    rows: _containers.ScalarMap[str, int]
+    bus: _containers.ScalarMap[str, int]
+    deliveries_awaited: int
+    deliveries_unfinished: int
+    bus_not_removed: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tenant_id: _Optional[str] = ..., tenant_hash: _Optional[str] = ..., erased_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rows: _Optional[_Mapping[str, int]] = ..., bus: _Optional[_Mapping[str, int]] = ..., deliveries_awaited: _Optional[int] = ..., deliveries_unfinished: _Optional[int] = ..., bus_not_removed: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class AuditEntry(_message.Message):
     __slots__ = ("id", "tenant_id", "at", "actor_kind", "actor_id", "actor_name", "action", "resource_id", "changes_json", "address")
     ID_FIELD_NUMBER: _ClassVar[int]

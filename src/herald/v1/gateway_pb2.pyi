@@ -514,6 +514,18 @@ class NotificationServiceDeleteSubscriptionResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class AdminServiceEraseTenantRequest(_message.Message):
+    __slots__ = ("tenant_id",)
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    def __init__(self, tenant_id: _Optional[str] = ...) -> None: ...
+
+class AdminServiceEraseTenantResponse(_message.Message):
+    __slots__ = ("receipt",)
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
+    receipt: _common_pb2.ErasureReceipt
+    def __init__(self, receipt: _Optional[_Union[_common_pb2.ErasureReceipt, _Mapping]] = ...) -> None: ...
+
 class AdminServiceListAuditLogRequest(_message.Message):
     __slots__ = ("tenant_id", "page_size", "cursor")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -1818,6 +1818,11 @@ class AdminServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorResponse.FromString,
                 _registered_method=True)
+        self.EraseTenant = channel.unary_unary(
+                '/herald.v1.AdminService/EraseTenant',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceEraseTenantRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceEraseTenantResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -1940,6 +1945,14 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseTenant(self, request, context):
+        """Removes the tenant and everything of it (rows, queued work, rate and pacing state); answers
+        with the receipt. NOT_FOUND for an unknown or already erased tenant.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -2032,6 +2045,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.RevokeOperator,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorResponse.SerializeToString,
+            ),
+            'EraseTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseTenant,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.AdminServiceEraseTenantRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.AdminServiceEraseTenantResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -2522,6 +2540,33 @@ class AdminService:
             '/herald.v1.AdminService/RevokeOperator',
             herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.AdminServiceRevokeOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.AdminService/EraseTenant',
+            herald_dot_v1_dot_gateway__pb2.AdminServiceEraseTenantRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.AdminServiceEraseTenantResponse.FromString,
             options,
             channel_credentials,
             insecure,

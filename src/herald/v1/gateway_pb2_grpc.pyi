@@ -517,6 +517,10 @@ class AdminServiceStub:
     """Named operators (each with a token of its own, shown once)."""
     ListOperators: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListOperatorsRequest, _gateway_pb2.AdminServiceListOperatorsResponse]
     RevokeOperator: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeOperatorRequest, _gateway_pb2.AdminServiceRevokeOperatorResponse]
+    EraseTenant: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceEraseTenantRequest, _gateway_pb2.AdminServiceEraseTenantResponse]
+    """Removes the tenant and everything of it (rows, queued work, rate and pacing state); answers
+    with the receipt. NOT_FOUND for an unknown or already erased tenant.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -550,6 +554,10 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """Named operators (each with a token of its own, shown once)."""
     ListOperators: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceListOperatorsRequest, _gateway_pb2.AdminServiceListOperatorsResponse]  # type: ignore[assignment]
     RevokeOperator: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceRevokeOperatorRequest, _gateway_pb2.AdminServiceRevokeOperatorResponse]  # type: ignore[assignment]
+    EraseTenant: _aio.UnaryUnaryMultiCallable[_gateway_pb2.AdminServiceEraseTenantRequest, _gateway_pb2.AdminServiceEraseTenantResponse]  # type: ignore[assignment]
+    """Removes the tenant and everything of it (rows, queued work, rate and pacing state); answers
+    with the receipt. NOT_FOUND for an unknown or already erased tenant.
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """The operators' API. Calls carry `authorization: Bearer <operator token>`;
@@ -688,5 +696,15 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _gateway_pb2.AdminServiceRevokeOperatorRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_pb2.AdminServiceRevokeOperatorResponse, _abc.Awaitable[_gateway_pb2.AdminServiceRevokeOperatorResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def EraseTenant(
+        self,
+        request: _gateway_pb2.AdminServiceEraseTenantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.AdminServiceEraseTenantResponse, _abc.Awaitable[_gateway_pb2.AdminServiceEraseTenantResponse]]:
+        """Removes the tenant and everything of it (rows, queued work, rate and pacing state); answers
+        with the receipt. NOT_FOUND for an unknown or already erased tenant.
+        """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -10,6 +10,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class EraseTenantRequest(_message.Message):
+    __slots__ = ("tenant_id", "erased_by")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    ERASED_BY_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    erased_by: _common_pb2.AuditEntry
+    def __init__(self, tenant_id: _Optional[str] = ..., erased_by: _Optional[_Union[_common_pb2.AuditEntry, _Mapping]] = ...) -> None: ...
+
+class EraseTenantResponse(_message.Message):
+    __slots__ = ("receipt",)
+    RECEIPT_FIELD_NUMBER: _ClassVar[int]
+    receipt: _common_pb2.ErasureReceipt
+    def __init__(self, receipt: _Optional[_Union[_common_pb2.ErasureReceipt, _Mapping]] = ...) -> None: ...
+
 class AppendAuditEntryRequest(_message.Message):
     __slots__ = ("entry",)
     ENTRY_FIELD_NUMBER: _ClassVar[int]

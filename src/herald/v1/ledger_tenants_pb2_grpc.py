@@ -135,6 +135,11 @@ class LedgerTenantsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorResponse.FromString,
                 _registered_method=True)
+        self.EraseTenant = channel.unary_unary(
+                '/herald.v1.LedgerTenantsService/EraseTenant',
+                request_serializer=herald_dot_v1_dot_ledger__tenants__pb2.EraseTenantRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.EraseTenantResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerTenantsServiceServicer:
@@ -266,6 +271,14 @@ class LedgerTenantsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseTenant(self, request, context):
+        """Removes every row of a tenant, its messages waiting on the bus and its shared rate and pacing
+        state, and records the erasure in the operators' audit log (naming the tenant by hash only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerTenantsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -368,6 +381,11 @@ def add_LedgerTenantsServiceServicer_to_server(servicer, server):
                     servicer.AuthenticateOperator,
                     request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorResponse.SerializeToString,
+            ),
+            'EraseTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseTenant,
+                    request_deserializer=herald_dot_v1_dot_ledger__tenants__pb2.EraseTenantRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__tenants__pb2.EraseTenantResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -911,6 +929,33 @@ class LedgerTenantsService:
             '/herald.v1.LedgerTenantsService/AuthenticateOperator',
             herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorRequest.SerializeToString,
             herald_dot_v1_dot_ledger__tenants__pb2.AuthenticateOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerTenantsService/EraseTenant',
+            herald_dot_v1_dot_ledger__tenants__pb2.EraseTenantRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__tenants__pb2.EraseTenantResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -58,6 +58,10 @@ class LedgerTenantsServiceStub:
     ListOperators: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListOperatorsRequest, _ledger_tenants_pb2.ListOperatorsResponse]
     RevokeOperator: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.RevokeOperatorRequest, _ledger_tenants_pb2.RevokeOperatorResponse]
     AuthenticateOperator: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AuthenticateOperatorRequest, _ledger_tenants_pb2.AuthenticateOperatorResponse]
+    EraseTenant: _grpc.UnaryUnaryMultiCallable[_ledger_tenants_pb2.EraseTenantRequest, _ledger_tenants_pb2.EraseTenantResponse]
+    """Removes every row of a tenant, its messages waiting on the bus and its shared rate and pacing
+    state, and records the erasure in the operators' audit log (naming the tenant by hash only).
+    """
 
 @_typing.type_check_only
 class LedgerTenantsServiceAsyncStub(LedgerTenantsServiceStub):
@@ -89,6 +93,10 @@ class LedgerTenantsServiceAsyncStub(LedgerTenantsServiceStub):
     ListOperators: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.ListOperatorsRequest, _ledger_tenants_pb2.ListOperatorsResponse]  # type: ignore[assignment]
     RevokeOperator: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.RevokeOperatorRequest, _ledger_tenants_pb2.RevokeOperatorResponse]  # type: ignore[assignment]
     AuthenticateOperator: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.AuthenticateOperatorRequest, _ledger_tenants_pb2.AuthenticateOperatorResponse]  # type: ignore[assignment]
+    EraseTenant: _aio.UnaryUnaryMultiCallable[_ledger_tenants_pb2.EraseTenantRequest, _ledger_tenants_pb2.EraseTenantResponse]  # type: ignore[assignment]
+    """Removes every row of a tenant, its messages waiting on the bus and its shared rate and pacing
+    state, and records the erasure in the operators' audit log (naming the tenant by hash only).
+    """
 
 class LedgerTenantsServiceServicer(metaclass=_abc_1.ABCMeta):
     """Tenants and their access: API keys, plans and limits, usage, the email suppression list."""
@@ -237,5 +245,15 @@ class LedgerTenantsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_tenants_pb2.AuthenticateOperatorRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_tenants_pb2.AuthenticateOperatorResponse, _abc.Awaitable[_ledger_tenants_pb2.AuthenticateOperatorResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def EraseTenant(
+        self,
+        request: _ledger_tenants_pb2.EraseTenantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_tenants_pb2.EraseTenantResponse, _abc.Awaitable[_ledger_tenants_pb2.EraseTenantResponse]]:
+        """Removes every row of a tenant, its messages waiting on the bus and its shared rate and pacing
+        state, and records the erasure in the operators' audit log (naming the tenant by hash only).
+        """
 
 def add_LedgerTenantsServiceServicer_to_server(servicer: LedgerTenantsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -7,7 +7,7 @@ from datetime import UTC
 from herald.grpcio.context import Context
 from herald.ids import TenantId
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_tenants_pb2
-from herald_gateway.audit import CURRENT_ACTOR
+from herald_gateway.audit import CURRENT_ACTOR, entry_by
 from herald_gateway.auth import OperatorAuthenticator
 from herald_gateway.errors import Invalid
 from herald_gateway.grpc.errors import answers_errors
@@ -88,6 +88,17 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
             request.tenant_id, request.name or "default", request.scopes
         )
         return gateway_pb2.AdminServiceCreateApiKeyResponse(key=key, api_key=plaintext)
+
+    async def EraseTenant(
+        self, request: gateway_pb2.AdminServiceEraseTenantRequest, context: Context
+    ) -> gateway_pb2.AdminServiceEraseTenantResponse:
+        await self._operator(context)
+        operator = CURRENT_ACTOR.get()
+        assert operator is not None
+        erased_by = entry_by(operator, "grpc AdminService/EraseTenant", context.peer() or "")
+        return gateway_pb2.AdminServiceEraseTenantResponse(
+            receipt=await self.operations.erase_tenant(request.tenant_id, erased_by)
+        )
 
     async def RotateMasterKey(
         self, request: gateway_pb2.RotateMasterKeyRequest, context: Context

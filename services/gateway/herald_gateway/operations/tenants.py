@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from herald.crypto import issue_api_key
 from herald.ids import TenantId, parse_id
@@ -16,6 +16,10 @@ API_KEYS: Resource[common_pb2.ApiKey] = Resource("api key", "tenants", "ApiKey",
 
 
 class TenantOperations(OperationsBase):
+    # What this gateway forgets of an erased tenant as soon as the ledger answers (its cached
+    # keys, its rate-limit window; set by main); the other gateways hear the ledger's notice.
+    on_erased: tuple[Callable[[str], None], ...] = ()
+
     async def create_tenant(self, name: str, plan: int, contact_email: str = "") -> tuple[common_pb2.Tenant, str]:
         """Creates the tenant and its first API key; the key is returned once, never stored."""
         request = ledger_tenants_pb2.CreateTenantRequest(name=name, plan=plan, contact_email=contact_email)  # type: ignore[arg-type]
@@ -94,6 +98,22 @@ class TenantOperations(OperationsBase):
         )
         described.created_at.CopyFrom(created.created_at)
         return described, key.plaintext
+
+    async def erase_tenant(self, tenant_id: str, erased_by: common_pb2.AuditEntry) -> common_pb2.ErasureReceipt:
+        """Removes the tenant and everything of it (herald_ledger.rpc.erasure); `erased_by`: who,
+        from where, by which route or RPC (the ledger records it with the erasure)."""
+        if parse_id(tenant_id) is None:
+            raise NotFound("tenant not found")
+        erased = await ask(
+            self.ledger.tenants.EraseTenant(
+                ledger_tenants_pb2.EraseTenantRequest(tenant_id=tenant_id, erased_by=erased_by)
+            ),
+            "tenant",
+        )
+        for forget in self.on_erased:
+            forget(tenant_id)
+        receipt: common_pb2.ErasureReceipt = erased.receipt
+        return receipt
 
     async def list_api_keys(self, tenant_id: TenantId) -> list[common_pb2.ApiKey]:
         return await self.crud(API_KEYS).all(tenant_id)

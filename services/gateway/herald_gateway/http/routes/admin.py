@@ -13,6 +13,7 @@ from starlette.responses import Response
 from herald.ids import TenantId
 from herald.names import PLAN_NAMES, PLAN_VALUES, STATUS_NAMES
 from herald.v1 import common_pb2, email_sender_pb2, ledger_tenants_pb2, webhook_sender_pb2
+from herald_gateway.audit import Actor, entry_by
 from herald_gateway.errors import Invalid, Unavailable
 from herald_gateway.http.crud import Limit
 from herald_gateway.http.deps import OperationsDep, Operator
@@ -36,6 +37,7 @@ from herald_gateway.http.schemas.tenants import (
     ApiKeyCreated,
     ApiKeyIn,
     ApiKeyList,
+    ErasureReceipt,
     LimitsPatch,
     MasterKeyRotation,
     TenantCreated,
@@ -45,6 +47,7 @@ from herald_gateway.http.schemas.tenants import (
     TenantPatch,
     UsageOut,
     api_key_out,
+    erasure_receipt_out,
     tenant_out,
     usage_out,
 )
@@ -90,6 +93,17 @@ async def get_tenant(tenant_id: str, operations: OperationsDep) -> TenantOut:
 async def update_tenant(tenant_id: str, body: TenantPatch, operations: OperationsDep) -> TenantOut:
     plan = PLAN_VALUES[body.plan] if body.plan else 0
     return tenant_out(await operations.update_tenant(tenant_id, plan, body.disabled, contact(body.contact_email)))
+
+
+@router.delete("/tenants/{tenant_id}", response_model=ErasureReceipt)
+async def erase_tenant(tenant_id: str, request: Request, operations: OperationsDep) -> ErasureReceipt:
+    """Removes the tenant and everything of it: every row (jobs, attempts, events, configuration,
+    keys, usage, audit entries), its work waiting on the bus, its rate-limit and pacing state.
+    Answers with what went; its keys are refused and its id is 404 from then on."""
+    operator: Actor = request.state.operator
+    address = request.client.host if request.client else ""
+    erased_by = entry_by(operator, "DELETE /admin/v1/tenants/{tenant_id}", address)
+    return erasure_receipt_out(await operations.erase_tenant(tenant_id, erased_by))
 
 
 @router.post("/tenants/{tenant_id}/api-keys", status_code=201, response_model=ApiKeyCreated)

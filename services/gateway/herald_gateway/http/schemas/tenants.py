@@ -179,3 +179,31 @@ def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
         limits=limits,
         contact_email=tenant.contact_email or None,
     )
+
+
+class ErasureReceipt(BaseModel):
+    """What a tenant's erasure removed (DELETE /admin/v1/tenants/{tenant_id})."""
+
+    tenant_id: str
+    tenant_hash: str = Field(description='"sha256:<hex>" of the tenant id: how the audit log names the erasure.')
+    erased_at: datetime | None
+    rows: dict[str, int] = Field(description="Rows removed, per table.")
+    bus: dict[str, int] = Field(description="Bus messages and entries removed, per kind.")
+    deliveries_awaited: int = Field(description="Deliveries under way at the erasure that ended before this answer.")
+    deliveries_unfinished: int = Field(
+        description="Started deliveries whose end was not heard before the wait gave up (see the runbook)."
+    )
+    bus_not_removed: list[str] = Field(description="Kinds of bus state that could not be removed (see the runbook).")
+
+
+def erasure_receipt_out(receipt: common_pb2.ErasureReceipt) -> ErasureReceipt:
+    return ErasureReceipt(
+        tenant_id=receipt.tenant_id,
+        tenant_hash=receipt.tenant_hash,
+        erased_at=time_of(receipt, "erased_at"),
+        rows=dict(receipt.rows),
+        bus=dict(receipt.bus),
+        deliveries_awaited=receipt.deliveries_awaited,
+        deliveries_unfinished=receipt.deliveries_unfinished,
+        bus_not_removed=list(receipt.bus_not_removed),
+    )
