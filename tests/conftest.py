@@ -23,6 +23,7 @@ from herald.cli.stack_env import write_private
 from herald.crypto import new_operator_token
 from herald.secrets import new_master_key
 from tests.standins.alerts import AlertReceiver
+from tests.standins.otlp import Collector as OtlpCollector
 from tests.standins.postmark import PostmarkStandIn
 from tests.standins.resend import ResendStandIn
 from tests.standins.sendgrid import SendGridStandIn
@@ -181,6 +182,33 @@ def stack(
         HERALD_PLATFORM_EMAIL_BASE_URL=platform_mail.base_url,
         HERALD_PLATFORM_EMAIL_FROM=PLATFORM_FROM,
         HERALD_ALERT_EMAIL_TO=", ".join(ALERT_EMAIL_TO),
+    )
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def collector() -> Iterator[OtlpCollector]:
+    """Where the patient stack's services export their spans (OTLP)."""
+    running = OtlpCollector()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def patient_stack(work_dir: Path, infra: dict[str, str], collector: OtlpCollector) -> Iterator[Stack]:
+    """A second stack, shared by the files that need these settings (one start instead of one per
+    file): a call to a receiver may hang for 10 minutes (tests/test_delivery_isolation.py keeps its
+    calls to a silent receiver open), and every service exports its spans to `collector`
+    (tests/test_trace_propagation.py)."""
+    running = start_stack(
+        work_dir / "patient-stack",
+        infra,
+        prefix_suffix="p",
+        HERALD_WEBHOOK_TIMEOUT_S="600",
+        HERALD_WEBHOOK_ACK_WAIT_S="900",
+        OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY="100",
     )
     yield running
     running.stop()

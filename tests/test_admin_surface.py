@@ -12,10 +12,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 
 from herald.cli.stack import SERVICES, Stack
+from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
 from tests.support.api import TenantKey, openapi_document, remember_secret
 
 PLACEHOLDER = "00000000-0000-7000-8000-000000000000"
@@ -116,3 +118,56 @@ def test_run_help_lists_the_services() -> None:
 @pytest.mark.parametrize("path", ["/admin/v1/tenants", "/admin/v1/master-key/rotate"])
 def test_admin_surface_without_token_is_401(gateway: str, path: str) -> None:
     assert httpx.post(f"{gateway}{path}", json={}).status_code == 401
+
+
+def test_a_second_tenant_of_one_name_is_refused_unless_asked_for(
+    stack: Stack, gateway: str, operator_token: str
+) -> None:
+    """Names are for people: a name another tenant has is 409 (HTTP) or ALREADY_EXISTS (gRPC), naming
+    that tenant, and nothing is created; asked for (`allow_duplicate_name`), the second one is made."""
+    admin = {"authorization": f"Bearer {operator_token}"}
+    name = f"Twice Ltd {os.getpid()}-{time.monotonic_ns()}"
+    first = httpx.post(f"{gateway}/admin/v1/tenants", json={"name": name, "plan": "indie"}, headers=admin)
+    assert first.status_code == 201, first.text
+    remember_secret(first.json()["api_key"])
+    first_id = first.json()["tenant_id"]
+
+    again = httpx.post(f"{gateway}/admin/v1/tenants", json={"name": name, "plan": "startup"}, headers=admin)
+    assert again.status_code == 409 and again.headers["content-type"] == "application/problem+json", again.text
+    assert name in again.json()["detail"] and first_id in again.json()["detail"]
+    with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
+        api = gateway_pb2_grpc.AdminServiceStub(channel)
+        metadata = (("authorization", f"Bearer {operator_token}"),)
+        with pytest.raises(grpc.RpcError) as refused:
+            api.CreateTenant(
+                gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=common_pb2.PLAN_STARTUP),
+                metadata=metadata,
+                timeout=30,
+            )
+        assert refused.value.code() == grpc.StatusCode.ALREADY_EXISTS  # type: ignore[attr-defined]
+        assert first_id in refused.value.details()  # type: ignore[attr-defined]
+        listed = httpx.get(f"{gateway}/admin/v1/tenants", params={"limit": 200}, headers=admin).json()
+        named = [t["id"] for t in listed["data"] if t["name"] == name]
+        while listed.get("next_cursor"):
+            listed = httpx.get(
+                f"{gateway}/admin/v1/tenants", params={"limit": 200, "cursor": listed["next_cursor"]}, headers=admin
+            ).json()
+            named += [t["id"] for t in listed["data"] if t["name"] == name]
+        assert named == [first_id], "a refused creation made a tenant"
+
+        second = api.CreateTenant(
+            gateway_pb2.AdminServiceCreateTenantRequest(
+                name=name, plan=common_pb2.PLAN_STARTUP, allow_duplicate_name=True
+            ),
+            metadata=metadata,
+            timeout=30,
+        )
+    remember_secret(second.api_key)
+    assert second.tenant.name == name and second.tenant.id != first_id
+    third = httpx.post(
+        f"{gateway}/admin/v1/tenants",
+        json={"name": name, "plan": "free", "allow_duplicate_name": True},
+        headers=admin,
+    )
+    assert third.status_code == 201, third.text
+    remember_secret(third.json()["api_key"])

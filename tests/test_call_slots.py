@@ -17,7 +17,10 @@ class Calls:
         self.made: list[str] = []
         self.hang = asyncio.Event()
 
-    def call(self, slots: CallSlots, lane: CallLane, name: str, *, hang: bool) -> asyncio.Task[str]:
+    def call(
+        self, slots: CallSlots, lane: CallLane, name: str, *, hang: bool, told: list[Refusal | None] | None = None
+    ) -> asyncio.Task[str]:
+        """`told` gets what the sender would note as the job's waiting reason when it queues its call."""
         place = slots.admit(lane)
         assert isinstance(place, Place), place
 
@@ -33,6 +36,8 @@ class Calls:
 
         async def job() -> str:
             try:
+                if told is not None:
+                    told.append(slots.holding_back(lane))
                 return await slots.call(place, run)
             finally:
                 slots.release(place)
@@ -99,6 +104,30 @@ def test_a_crowded_sender_turns_a_stalled_lanes_jobs_away_before_they_start() ->
         assert await calls.call(slots, CallLane("y", "fast", bound=1), "y", hang=False) == "y"
         calls.hang.set()
         await asyncio.gather(*admitted)
+        await slots.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_burst_says_which_of_its_calls_wait_behind_the_bound() -> None:
+    """A burst reaches its lane before any caller has run (nothing in flight yet): the calls beyond
+    the bound are told they wait behind it, as the ones that come after a full lane are."""
+
+    async def scenario() -> None:
+        slots = CallSlots(concurrency=8)
+        slots.start()
+        calls = Calls()
+        told: list[Refusal | None] = []
+        silent = CallLane("x", "silent", bound=2)
+        hanging = [calls.call(slots, silent, f"x{n}", hang=True, told=told) for n in range(6)]
+        await settle()
+        later: list[Refusal | None] = []
+        hanging.append(calls.call(slots, silent, "x6", hang=True, told=later))
+        await settle()
+        assert calls.running["silent"] == 2
+        assert told == [None, None] + [Refusal.TARGET] * 4 and later == [Refusal.TARGET]
+        calls.hang.set()
+        await asyncio.gather(*hanging)
         await slots.stop()
 
     asyncio.run(scenario())

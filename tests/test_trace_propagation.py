@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -20,7 +20,6 @@ from herald.bus.publisher import AckPipeline, OutgoingMessage
 from herald.cli.stack import Stack
 from herald.config import nats_servers
 from herald.telemetry.propagation import extract_context
-from tests.conftest import start_stack
 from tests.standins.otlp import Collector, ReceivedSpan
 from tests.support.api import create_tenant, wait_for_status
 from tests.support.receiver import Receiver
@@ -48,30 +47,24 @@ async def test_trace_context_survives_the_bus(infra: dict[str, str]) -> None:
         await nc.close()
 
 
-@pytest.fixture(scope="module")
-def collector() -> Iterator[Collector]:
-    running = Collector()
-    yield running
-    running.close()
+@pytest.fixture
+def traced_stack(patient_stack: Stack) -> Stack:
+    """The run's patient stack, whose services export their spans (OTLP, from the standard variables)
+    to `collector` (tests/conftest.py); other files' traffic goes there too, so each test reads only
+    the spans that arrive after it began (`since`)."""
+    return patient_stack
 
 
-@pytest.fixture(scope="module")
-def traced_stack(work_dir: Path, infra: dict[str, str], collector: Collector) -> Iterator[Stack]:
-    """A stack whose services export their spans (OTLP, from the standard variables) to the collector."""
-    stack = start_stack(
-        work_dir / "traced-stack",
-        infra,
-        prefix_suffix="t",
-        OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint,
-        OTEL_BSP_SCHEDULE_DELAY="100",
-    )
-    yield stack
-    stack.stop()
+def since(collector: Collector) -> Callable[[], list[ReceivedSpan]]:
+    """The spans the collector receives from now on."""
+    start = len(collector.spans)
+    return lambda: collector.spans[start:]
 
 
 def test_one_trace_runs_from_the_http_request_to_the_delivery_and_the_ledger_update(
     traced_stack: Stack, collector: Collector, receiver: Receiver
 ) -> None:
+    fresh = since(collector)
     gateway = traced_stack.endpoints["gateway_http"]
     token = Path(traced_stack.endpoints["operator_token_file"]).read_text().strip()
     tenant = create_tenant(gateway, token, "traced")
@@ -87,9 +80,7 @@ def test_one_trace_runs_from_the_http_request_to_the_delivery_and_the_ledger_upd
     assert wait_for_status(gateway, tenant, sent.json()["id"])["status"] == "delivered"
 
     def request_span() -> ReceivedSpan | None:
-        return next(
-            (s for s in collector.spans if s.service == "herald-gateway" and s.name == "POST /v1/webhooks"), None
-        )
+        return next((s for s in fresh() if s.service == "herald-gateway" and s.name == "POST /v1/webhooks"), None)
 
     def whole_trace() -> list[ReceivedSpan]:
         root = request_span()
@@ -104,14 +95,14 @@ def test_one_trace_runs_from_the_http_request_to_the_delivery_and_the_ledger_upd
 
     deadline = time.monotonic() + 15
     while not (spans := whole_trace()):
-        assert time.monotonic() < deadline, f"no complete trace: {[(s.service, s.name) for s in collector.spans]}"
+        assert time.monotonic() < deadline, f"no complete trace: {[(s.service, s.name) for s in fresh()]}"
         time.sleep(0.1)
 
     root = request_span()
     assert root is not None and root.is_server
     assert root.parent_span_id == ""
     assert root.trace_id != "ab" * 16  # the HTTP span is the trace's root, whatever the caller sent
-    assert [s.name for s in collector.spans if s.service == "herald-gateway" and s.name.startswith("fastapi.")] == []
+    assert [s.name for s in fresh() if s.service == "herald-gateway" and s.name.startswith("fastapi.")] == []
     assert root.attributes == {
         "http.request.method": "POST",
         "http.route": "/v1/webhooks",
@@ -146,12 +137,13 @@ def test_one_trace_runs_from_the_http_request_to_the_delivery_and_the_ledger_upd
 
 
 def test_the_verifiers_receivers_start_a_trace_named_by_route(traced_stack: Stack, collector: Collector) -> None:
+    fresh = since(collector)
     verifier = traced_stack.endpoints["verifier_http"]
     refused = httpx.post(f"{verifier}/inbound/resend/{uuid.uuid4()}", content=b"{}", timeout=10)
     assert refused.status_code == 401
 
     def receiver_span() -> ReceivedSpan | None:
-        return next((s for s in collector.spans if s.service == "herald-verifier" and s.name.startswith("POST")), None)
+        return next((s for s in fresh() if s.service == "herald-verifier" and s.name.startswith("POST")), None)
 
     deadline = time.monotonic() + 15
     while (span := receiver_span()) is None:

@@ -38,6 +38,10 @@ def test_exhausted_webhook_is_dead_lettered_alerted_and_retried_by_hand(
     admin = {"authorization": f"Bearer {operator_token}"}
     listed = httpx.get(f"{gateway}/admin/v1/dead-letters", headers=admin).json()["data"]
     assert job_id in [entry["job_id"] for entry in listed]
+    # A cursor no list gave is a 4xx, never a 5xx: "¹" passes str.isdigit() but is no number (found by the fuzzer).
+    for odd in ("\u00b9", "9" * 40):
+        refused = httpx.get(f"{gateway}/admin/v1/dead-letters", params={"cursor": odd}, headers=admin)
+        assert refused.status_code == 422 and refused.headers["content-type"] == "application/problem+json", odd
     # The operator sees the work message with the header value masked, never the value.
     detail = httpx.get(f"{gateway}/admin/v1/dead-letters/{job_id}", headers=admin)
     assert detail.json()["payload"]["request"]["headers"] == {"Authorization": f"Bearer ****{credential[-4:]}"}

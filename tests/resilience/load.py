@@ -77,8 +77,16 @@ class LoadGenerator:
         self.finished_at = 0.0
         # Set when the faults are over: the rest of the jobs go out without pacing.
         self.faults_done = threading.Event()
+        # How many jobs may have gone out so far (`release`): each fault gets its share as it starts,
+        # so every fault meets traffic however long the ones before it took (restarts are slow on a
+        # busy machine, and load paced on an estimate was spent before the later faults began).
+        self._released = 0
         self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), name="load", daemon=True)
         self.error: BaseException | None = None
+
+    def release(self, count: int) -> None:
+        """`count` more jobs may go out (paced at the rate), from now."""
+        self._released += count
 
     def start(self) -> None:
         self.started_at = time.monotonic()
@@ -99,7 +107,10 @@ class LoadGenerator:
                 workers = [asyncio.create_task(self._worker(client, queue)) for _ in range(self.workers)]
                 interval = 1.0 / self.rate_per_s
                 next_at = time.monotonic()
-                for job in self.jobs:
+                for sent, job in enumerate(self.jobs):
+                    while sent >= self._released and not self.faults_done.is_set():
+                        await asyncio.sleep(0.05)
+                        next_at = time.monotonic()
                     if not self.faults_done.is_set():
                         delay = next_at - time.monotonic()
                         if delay > 0:

@@ -45,9 +45,11 @@ def openapi_document(gateway_http: str) -> dict[str, Any]:
 
 
 def create_tenant(gateway_http: str, operator_token: str, name: str, plan: str = "startup") -> TenantKey:
+    """A tenant of this name, whether or not one exists already: the stacks of a run share its
+    database, and a test's name (the `tenant` fixture's) may recur in another file."""
     response = httpx.post(
         f"{gateway_http}/admin/v1/tenants",
-        json={"name": name, "plan": plan},
+        json={"name": name, "plan": plan, "allow_duplicate_name": True},
         headers={"authorization": f"Bearer {operator_token}"},
         timeout=10,
     )

@@ -203,7 +203,9 @@ class Receivers:
     async def _body(self, request: Request) -> bytes | None:
         """The raw body, or None when it is larger than allowed (declared or actual)."""
         declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body_bytes):
+        if declared is not None and (
+            not (declared.isascii() and declared.isdigit()) or int(declared) > self.max_body_bytes
+        ):
             return None
         chunks: list[bytes] = []
         size = 0

@@ -65,7 +65,12 @@ def tenant_create(
             )
     created = client.call(
         "CreateTenant",
-        gateway_pb2.AdminServiceCreateTenantRequest(name=name, plan=PLAN_VALUES[plan], contact_email=contact_email),  # type: ignore[arg-type]
+        gateway_pb2.AdminServiceCreateTenantRequest(
+            name=name,
+            plan=PLAN_VALUES[plan],  # type: ignore[arg-type]
+            contact_email=contact_email,
+            allow_duplicate_name=allow_duplicate_name,
+        ),
     )
     if as_json:
         click.echo(json.dumps({"tenant_id": created.tenant.id, "api_key": created.api_key}))

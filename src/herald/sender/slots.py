@@ -287,20 +287,26 @@ class CallSlots:
                     full = state.in_flight >= state.bound
                     at_bound += full
                     if full or self._tenant_in_flight.get(tenant, 0) >= self.tenant_bound:
-                        held += sum(1 for w in list(state.queue) if not w.made.done())
+                        held += self._queued(state)
                 return in_flight, held, at_bound
             except RuntimeError:
                 continue
         return 0, 0, 0
 
     def holding_back(self, lane: CallLane) -> Refusal | None:
-        """Which bound would keep a call in this lane waiting now, if any."""
+        """Which bound would keep a call queued in this lane now waiting, if any. The calls queued
+        ahead of it count as taken: they get the lane's free units first (a burst reaches its lane
+        before any caller has run, with nothing in flight yet, and all but `bound` of it waits)."""
         state = self._lanes.get((lane.tenant, lane.target))
-        if state is not None and state.in_flight >= state.bound:
+        if state is not None and state.in_flight + self._queued(state) >= state.bound:
             return Refusal.TARGET
         if self._tenant_in_flight.get(lane.tenant, 0) >= self.tenant_bound:
             return Refusal.TENANT
         return None
+
+    @staticmethod
+    def _queued(state: _LaneState) -> int:
+        return sum(1 for w in list(state.queue) if not w.made.done())
 
     def lane_reading(self, lane: CallLane) -> tuple[int, int]:
         """(calls in flight, jobs admitted and waiting) of one lane."""

@@ -633,14 +633,16 @@ class RetryDeadLettersResponse(_message.Message):
     def __init__(self, outcomes: _Optional[_Iterable[_Union[_ledger_jobs_pb2.RetryOutcome, _Mapping]]] = ...) -> None: ...
 
 class AdminServiceCreateTenantRequest(_message.Message):
-    __slots__ = ("name", "plan", "contact_email")
+    __slots__ = ("name", "plan", "contact_email", "allow_duplicate_name")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
     CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_DUPLICATE_NAME_FIELD_NUMBER: _ClassVar[int]
     name: str
     plan: _common_pb2.Plan
     contact_email: str
-    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., contact_email: _Optional[str] = ...) -> None: ...
+    allow_duplicate_name: bool
+    def __init__(self, name: _Optional[str] = ..., plan: _Optional[_Union[_common_pb2.Plan, str]] = ..., contact_email: _Optional[str] = ..., allow_duplicate_name: _Optional[bool] = ...) -> None: ...
 
 class AdminServiceCreateTenantResponse(_message.Message):
     __slots__ = ("tenant", "api_key")

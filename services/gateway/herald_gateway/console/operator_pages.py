@@ -95,6 +95,7 @@ async def create_tenant(request: Request) -> Response:
         "name": visit.value("name"),
         "plan": visit.value("plan"),
         "contact_email": visit.value("contact_email") or None,
+        "allow_duplicate_name": bool(visit.value("allow_duplicate")),
     }
     if not visit.value("allow_duplicate"):
         same = await named(visit, str(body["name"]))

@@ -28,7 +28,9 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
         await self._operator(context)
         if request.plan == common_pb2.PLAN_UNSPECIFIED or not request.name.strip():
             raise Invalid([("name/plan", "a name and a plan are required")])
-        tenant, api_key = await self.operations.create_tenant(request.name, request.plan, request.contact_email)
+        tenant, api_key = await self.operations.create_tenant(
+            request.name, request.plan, request.contact_email, request.allow_duplicate_name
+        )
         return gateway_pb2.AdminServiceCreateTenantResponse(tenant=tenant, api_key=api_key)
 
     async def _operator(self, context: Context) -> None:

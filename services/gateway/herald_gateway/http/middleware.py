@@ -57,7 +57,9 @@ class GatewayMiddleware:
         started = time.perf_counter()
         status = 500
         declared = _header(scope, b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_REQUEST_BYTES):
+        if declared is not None and (
+            not (declared.isascii() and declared.isdigit()) or int(declared) > MAX_REQUEST_BYTES
+        ):
             detail = body_too_large_detail(MAX_REQUEST_BYTES)
             too_large = problems.problem(413, "payload-too-large", "Payload too large", detail)
             await too_large(scope, receive, send)

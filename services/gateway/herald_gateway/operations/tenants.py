@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import grpc
+
 from herald.crypto import issue_api_key
 from herald.ids import TenantId, parse_id
 from herald.v1 import common_pb2, ledger_tenants_pb2
-from herald_gateway.errors import NotFound, OutOfScope, ask, refuse_invalid
+from herald_gateway.errors import Conflict, NotFound, OutOfScope, Overrides, ask, refuse_invalid
 from herald_gateway.operations.base import OperationsBase
 from herald_gateway.operations.crud import Resource
 from herald_gateway.scopes import ALL_SCOPES
 
+NAME_TAKEN: Overrides = {grpc.StatusCode.ALREADY_EXISTS: lambda e: Conflict(e.details() or "tenant already exists")}
 API_KEYS: Resource[common_pb2.ApiKey] = Resource("api key", "tenants", "ApiKey", "key", "keys", "key_id")
 
 
@@ -20,10 +23,19 @@ class TenantOperations(OperationsBase):
     # keys, its rate-limit window; set by main); the other gateways hear the ledger's notice.
     on_erased: tuple[Callable[[str], None], ...] = ()
 
-    async def create_tenant(self, name: str, plan: int, contact_email: str = "") -> tuple[common_pb2.Tenant, str]:
-        """Creates the tenant and its first API key; the key is returned once, never stored."""
-        request = ledger_tenants_pb2.CreateTenantRequest(name=name, plan=plan, contact_email=contact_email)  # type: ignore[arg-type]
-        tenant: common_pb2.Tenant = (await ask(self.ledger.tenants.CreateTenant(request), "tenant")).tenant
+    async def create_tenant(
+        self, name: str, plan: int, contact_email: str = "", allow_duplicate_name: bool = False
+    ) -> tuple[common_pb2.Tenant, str]:
+        """Creates the tenant and its first API key; the key is returned once, never stored. A name
+        another tenant has is a Conflict naming that tenant, unless `allow_duplicate_name`."""
+        request = ledger_tenants_pb2.CreateTenantRequest(
+            name=name,
+            plan=plan,  # type: ignore[arg-type]
+            contact_email=contact_email,
+            allow_duplicate_name=allow_duplicate_name,
+        )
+        created = await ask(self.ledger.tenants.CreateTenant(request), "tenant", NAME_TAKEN)
+        tenant: common_pb2.Tenant = created.tenant
         _key, plaintext = await self.create_api_key(tenant.id, "initial")
         return tenant, plaintext
 

@@ -243,7 +243,8 @@ class DeliveryRpcs:
         page_size = await require_page_size(context, request.page_size)
         before = None
         if request.cursor:
-            if not request.cursor.isdigit():
+            # ASCII digits only: str.isdigit() takes "¹" too, which int() refuses; a bigint at most.
+            if not (request.cursor.isascii() and request.cursor.isdigit() and len(request.cursor) <= 18):
                 await abort_invalid(context, [("cursor", "is not a cursor this API returned")])
             before = int(request.cursor)
         async with self.engine.connect() as conn:

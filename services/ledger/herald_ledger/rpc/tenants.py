@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from datetime import UTC
 from typing import Any, TypeVar
@@ -9,7 +10,7 @@ from typing import Any, TypeVar
 from google.protobuf.message import Message
 from sqlalchemy.engine import Row
 
-from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.grpcio.errors import abort_already_exists, abort_invalid, abort_not_found
 from herald.ids import parse_id
 from herald.v1 import ledger_tenants_pb2
 from herald_ledger.convert import api_key_to_proto, tenant_to_proto
@@ -54,7 +55,9 @@ class TenantRpcs(Rpcs):
         contact = request.contact_email.strip()
         if contact and not valid_contact(contact):
             await abort_invalid(context, [("contact_email", "must be an email address")])
-        row = await self.write(tenant_store.create_tenant, name, plan, contact or None)
+        row = await self.write(tenant_store.create_tenant, name, plan, contact or None, request.allow_duplicate_name)
+        if isinstance(row, uuid.UUID):
+            await abort_already_exists(context, f"a tenant named {name!r} ({row})")
         return ledger_tenants_pb2.CreateTenantResponse(tenant=tenant_to_proto(row))
 
     GetTenant = tenant_get_rpc(tenant_store.get_tenant, ledger_tenants_pb2.GetTenantResponse, "tenant", tenant_to_proto)

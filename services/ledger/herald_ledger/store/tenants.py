@@ -15,9 +15,22 @@ from herald_ledger.db.models import api_keys, tenants
 from herald_ledger.store.platform_email import PLATFORM_TENANT_ID
 
 API_KEY_COLUMNS = [c for c in api_keys.c if c.name != "key_hash"]
+# The first key of the advisory locks on tenant names (the second is the name's hash).
+NAME_LOCK = 0x7E4A
 
 
-async def create_tenant(conn: AsyncConnection, name: str, plan: str, contact_email: str | None = None) -> Row[Any]:
+async def create_tenant(
+    conn: AsyncConnection, name: str, plan: str, contact_email: str | None = None, allow_duplicate_name: bool = False
+) -> Row[Any] | uuid.UUID:
+    """The new tenant's row; or, unless `allow_duplicate_name`, the id of a tenant with this name
+    already (names are for people: two alike are told apart by id only). A transaction-scoped lock
+    on the name makes the look and the insert one step for creations of the same name at once."""
+    if not allow_duplicate_name:
+        await conn.execute(select(func.pg_advisory_xact_lock(NAME_LOCK, func.hashtext(name))))
+        same = select(tenants.c.id).where(tenants.c.name == name, tenants.c.id != PLATFORM_TENANT_ID).limit(1)
+        existing: uuid.UUID | None = (await conn.execute(same)).scalar()
+        if existing is not None:
+            return existing
     query = insert(tenants).values(id=new_id(), name=name, plan=plan, contact_email=contact_email).returning(*tenants.c)
     return (await conn.execute(query)).one()
 

@@ -69,7 +69,7 @@ def contact(value: str | None) -> str | None:
 @router.post("/tenants", status_code=201, response_model=TenantCreated)
 async def create_tenant(body: TenantIn, operations: OperationsDep) -> TenantCreated:
     tenant, api_key = await operations.create_tenant(
-        body.name, PLAN_VALUES[body.plan], contact(body.contact_email) or ""
+        body.name, PLAN_VALUES[body.plan], contact(body.contact_email) or "", body.allow_duplicate_name
     )
     return TenantCreated(tenant_id=tenant.id, name=tenant.name, plan=PLAN_NAMES[tenant.plan], api_key=api_key)
 

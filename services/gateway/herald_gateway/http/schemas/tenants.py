@@ -76,6 +76,9 @@ class TenantIn(BaseModel):
     contact_email: Text | None = Field(
         default=None, max_length=320, description="Where Herald's own mail (quota warnings, key-created notices) goes."
     )
+    allow_duplicate_name: bool = Field(
+        default=False, description="Create it even if another tenant has this name (otherwise 409, naming that tenant)."
+    )
 
 
 class TenantCreated(BaseModel):
