@@ -21,7 +21,7 @@
 #                                           accepted events/s, deliveries/s (unique arrivals / first 202 to last
 #                                           arrival), accept-to-delivery p50/p99 per delivery, event-to-last-delivery
 #                                           p50/p99, CPU per delivery per process (bench/harness/fanout.py)
-#   make bench MODE=fanout RATES=25,50,100 SECONDS=15   the same events in the open loop, rate by rate as
+#   make bench MODE=fanout RATES=25,50,75,100 SECONDS=15   the same events in the open loop, rate by rate as
 #                                           MODE=steady (STEP, MAX_RATE, DRAIN, PAST, SLO_*): per rate accept p99,
 #                                           events/s, deliveries/s, per-delivery and event-to-last-delivery p99
 #
