@@ -15,6 +15,15 @@
 #                                           (accept p99 <= 100 ms, accept-to-delivery p99 <= 1 s, all delivered);
 #                                           SERVICE_ENV='HERALD_X=v ...' for Herald's services, VARIANT_ENV= for a
 #                                           second work-tree side with more settings (see bench/harness/steady.py)
+#   make bench MODE=fanout N=1000           events fanned out: one tenant with FANOUT=10 webhook targets at the sink
+#                                           (each its own signing secret) and a subscription each, matching the one
+#                                           event type; N POST /v1/events over C connections (closed loop):
+#                                           accepted events/s, deliveries/s (unique arrivals / first 202 to last
+#                                           arrival), accept-to-delivery p50/p99 per delivery, event-to-last-delivery
+#                                           p50/p99, CPU per delivery per process (bench/harness/fanout.py)
+#   make bench MODE=fanout RATES=25,50,75,100 SECONDS=15   the same events in the open loop, rate by rate as
+#                                           MODE=steady (STEP, MAX_RATE, DRAIN, PAST, SLO_*): per rate accept p99,
+#                                           events/s, deliveries/s, per-delivery and event-to-last-delivery p99
 #
 # Every Herald side runs as `herald up` runs its tree: its private nats-server with `sync_interval: always`
 # and a NATS user per service (herald.cli.bus_auth), the services' gRPC over mutual TLS (herald.grpcio.mesh),
@@ -44,7 +53,7 @@
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
 #
 # Other knobs (see bench/run.py): C WORKER_CONCURRENCY WARMUP INFRA=private|machine PG=system|embedded
-# REV=<commit> BASE_RATE=same|unlimited BASE_VARIANT BASE_ENV WEBHOOK_HEADER QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
+# REV=<commit> BASE_RATE=same|unlimited BASE_VARIANT BASE_ENV WEBHOOK_HEADER FANOUT QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
 # HOLD_SENDERS PEERS BENCH_TMP RESULTS. bench-profile installs py-spy into the venv when it is missing.
 # Method, machine and figures: docs/performance.md.
 
@@ -53,7 +62,7 @@ PY_SPY_VERSION := 0.4.3
 BENCH_VARS := N RUNS PEER MODE BATCH REV BASE_RATE C WORKER_CONCURRENCY WARMUP INFRA PG PROFILE QUIET_BUSY_PCT QUIET_MAX_WAIT \
 	E2E_TIMEOUT SAMPLE_INTERVAL RETRY_CONTENDED PROFILE_NATIVE HOLD_SENDERS ALL PEERS BENCH_TMP RESULTS FALLBACK CLUSTER SENDERS \
 	RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_ACCEPT_P99_MS SLO_A2D_P99_MS LIGHT_RATE SERVICE_ENV VARIANT_ENV \
-	VARIANT BASE_VARIANT BASE_ENV WEBHOOK_HEADER
+	VARIANT BASE_VARIANT BASE_ENV WEBHOOK_HEADER FANOUT
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 
 .PHONY: bench bench-profile bench-setup

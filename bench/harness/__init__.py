@@ -23,6 +23,7 @@ it onto REV's tree, and only then imports these modules, which import Herald. Th
   report           the printed report of an invocation (also again from the records)
   steady           MODE=steady: the open loop rate by rate, the SLO capacity, its report
   steady_figures   MODE=steady's figures of one run (Herald's or a peer's) and the SLO test
+  fanout           MODE=fanout: the tenant's targets and subscriptions, its accepts, its figures
   cli              main: the checks, the lock, the interleaved rounds and the records
 
 Nothing here is imported from outside bench/; the modules are split by what they hold, not to

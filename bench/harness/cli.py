@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.config import Config, log
+from harness.config import Config, env, log
 from harness.herald_run import herald_run
 from harness.machine import describe, machine_description
 from harness.peer_run import ensure_peer_setup, peer_run
@@ -37,8 +37,11 @@ def main() -> int:
     if cfg.peer not in ("", "bullmq", "celery"):
         log(f"unknown PEER={cfg.peer} (bullmq|celery)")
         return 2
-    if cfg.mode not in ("http", "grpc", "batch", "stream", "email", "steady"):
-        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream|email|steady)")
+    if cfg.mode not in ("http", "grpc", "batch", "stream", "email", "steady", "fanout"):
+        log(f"unknown MODE={cfg.mode} (http|grpc|batch|stream|email|steady|fanout)")
+        return 2
+    if cfg.mode == "fanout" and (cfg.peer or cfg.rev or len(cfg.senders_list) > 1):
+        log("MODE=fanout measures the work tree alone (no PEER, REV or SENDERS list): the peers have no fan-out")
         return 2
     problem = check_switches(cfg.variant, cfg.base_variant)
     if problem is not None:
@@ -75,7 +78,8 @@ def main() -> int:
     print("== " + describe(machine), flush=True)
     if cfg.peer:
         ensure_peer_setup(cfg)
-    if cfg.mode == "steady":  # the open loop, rate by rate (harness/steady.py)
+    # The open loop, rate by rate (harness/steady.py); MODE=fanout's too when given rates.
+    if cfg.mode == "steady" or (cfg.mode == "fanout" and any(env(v, "") for v in ("RATES", "STEP", "MAX_RATE"))):
         return steady_main(cfg, machine, {"herald": herald_run, "base": base_run, "peer": peer_run})
     runs: dict[str, list[dict[str, Any]]] = {"herald": [], "base": [], "peer": []}
     # SENDERS=1,2: one Herald run per sender count in every round.

@@ -83,6 +83,13 @@ class Config:
     base_variant: str = ""
     wc_given: bool = False
     drain_s: int = 30
+    # MODE=fanout (harness/fanout.py): the subscriptions (and targets) each event is fanned out to.
+    fanout: int = 10
+
+    @property
+    def open_loop(self) -> bool:
+        """Whether the load is the open loop at `rate` (MODE=steady; MODE=fanout with RATES= or STEP=)."""
+        return self.mode == "steady" or (self.mode == "fanout" and self.rate > 0)
 
     @classmethod
     def from_env(cls) -> Config:
@@ -121,6 +128,7 @@ class Config:
             base_variant=env("BASE_VARIANT", ""),
             wc_given=env("WORKER_CONCURRENCY", "") != "",
             drain_s=int(env("DRAIN", "30")),
+            fanout=int(env("FANOUT", "10")),
         )
 
     def service_settings(self) -> dict[str, str]:

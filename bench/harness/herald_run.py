@@ -6,8 +6,8 @@ the peers' summarize.py; this module adds what only Herald's side can tell (per-
 exact PostgreSQL CPU, gRPC calls per job, database work per job, sessions opened).
 """
 
-# A harness: it starts local processes by design.
-# ruff: noqa: S607
+# A harness: it starts local processes by design; its SQL conditions are its own constants.
+# ruff: noqa: S607, S608
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import email_bench  # bench/email_bench.py: MODE=email
 from harness.config import Config, log
 from harness.cpu import CLK_TCK, exact_postgres_fields, per_1000_delivered, tree_cpu_ticks
 from harness.db import Db, db_counters, db_sessions
+from harness.fanout import deliveries_of, fanout_fields, job_spans, read_event_accepts, subscribe_targets, warmup_events
 from harness.herald_code import code_identity
 from harness.infra import infrastructure, shared_server_roots
 from harness.load import first_wave_of_slowest, loadgen_command, read_accept_spans, run_load
@@ -50,11 +51,17 @@ from harness.waiting import stop_process, wait_until
 SENDERS = ("webhook-sender", "email-sender")
 
 
+def wc_set(cfg: Config) -> bool:
+    """Whether the run sets the senders' worker concurrency (MODE=steady, fanout: Herald's own default
+    unless WORKER_CONCURRENCY is given; the burst modes: 5, the peers' setting)."""
+    return cfg.mode not in ("steady", "fanout") or cfg.wc_given
+
+
 def run_tag(cfg: Config) -> str:
     """The record's `tag`: the mode, worker concurrency and what differs from a default run."""
     return (
         f"herald{'' if cfg.mode == 'http' else '-' + cfg.mode}"
-        + (f"-c{cfg.wc}" if cfg.mode != "steady" or cfg.wc_given else "")
+        + (f"-c{cfg.wc}" if wc_set(cfg) else "")
         + ("-variant" if cfg.variant_env or cfg.variant else "")
         + ("-machineinfra" if cfg.infra == "machine" and cfg.cluster == 1 else "")
         + (f"-cluster{cfg.cluster}" if cfg.cluster > 1 else "")
@@ -85,6 +92,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
     if cfg.mode == "email":  # the email path: bench/email_bench.py
         return email_bench.email_run(cfg, index, machine)
     token = secrets.token_hex(3)
+    fanout = cfg.mode == "fanout"
     run_dir = cfg.tmp / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-herald-{index}"
     run_dir.mkdir(parents=True, exist_ok=True)
     tag = run_tag(cfg)
@@ -93,8 +101,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         infra = cleanup.enter_context(infrastructure(cfg, run_dir, token))
         log(f"{tag}: {infra.description}; run dir {run_dir}")
         stack_env = {
-            # MODE=steady: Herald's own default unless WORKER_CONCURRENCY is given.
-            **({"HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc)} if cfg.mode != "steady" or cfg.wc_given else {}),
+            # MODE=steady, fanout: Herald's own default unless WORKER_CONCURRENCY is given.
+            **({"HERALD_WEBHOOK_CONCURRENCY": str(cfg.wc)} if wc_set(cfg) else {}),
             **({"HERALD_STREAM_REPLICAS": str(min(cfg.cluster, 3))} if cfg.cluster > 1 else {}),
             **cfg.service_settings(),
         }
@@ -104,7 +112,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         pids = {name: s.process.pid for name, s in stack.services.items() if s.process is not None}
         operator_token = Path(endpoints["operator_token_file"]).read_text().strip()
         keys_file = run_dir / "keys.json"
-        keys, rate_per_min = create_tenants(endpoints["gateway_http"], operator_token)
+        # MODE=fanout: one tenant, whose targets and subscriptions are made once the sink is up.
+        keys, rate_per_min = create_tenants(endpoints["gateway_http"], operator_token, 1 if fanout else 16)
         keys_file.write_text(json.dumps(keys))
         keys_file.chmod(0o600)
         db = Db(infra.database_url)
@@ -114,24 +123,30 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
 
         sink, sink_port = start_sink(cfg, run_dir, cleanup)
         sink_url = f"http://127.0.0.1:{sink_port}"
+        if fanout:
+            subscribe_targets(endpoints["gateway_http"], keys[0], f"{sink_url}/hook", cfg.fanout)
+
+        # MODE=fanout: the warm-up's and the load's events make FANOUT deliveries each.
+        warmup = warmup_events(cfg) if fanout else cfg.warmup
+        warm_deliveries, expected = deliveries_of(cfg, warmup), deliveries_of(cfg, cfg.n)
 
         # ---- warm-up (also proves delivery works end to end)
-        if cfg.warmup > 0:
-            http_json(f"{sink_url}/reset?target={cfg.warmup}", "POST")
+        if warmup > 0:
+            http_json(f"{sink_url}/reset?target={warm_deliveries}", "POST")
             warm = run_load(
-                loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.warmup, f"warm{os.getpid()}{index}"),
+                loadgen_command(cfg, endpoints, sink_port, keys_file, warmup, f"warm{os.getpid()}{index}"),
                 run_dir / "warmup.json", keys_file, None, cfg,
             )  # fmt: skip
-            if warm["ok"] != cfg.warmup:
+            if warm["ok"] != warmup:
                 raise RuntimeError(f"warm-up requests failed: {warm}")
-            wait_until("warm-up deliveries", 120, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.warmup)
-            wait_until("warm-up DELIVERED rows", 60, lambda: db.delivered_rows() >= cfg.warmup)
+            wait_until("warm-up deliveries", 120, lambda: http_json(f"{sink_url}/stats")["unique"] >= warm_deliveries)
+            wait_until("warm-up DELIVERED rows", 60, lambda: db.delivered_rows() >= warm_deliveries)
 
         busy = wait_quiet(cfg)
         log(f"{tag} N={cfg.n} C={cfg.conns} busy_before={busy}%: measuring")
 
         # ---- measured run
-        http_json(f"{sink_url}/reset?target={cfg.n}", "POST")
+        http_json(f"{sink_url}/reset?target={expected}", "POST")
         sessions_before = db_sessions(db)
         db_before = db_counters(db)
         rpc_before = rpc_totals(endpoints["metrics"])
@@ -155,12 +170,12 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
                 loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.n, run_id),
                 run_dir / "load.json", keys_file, run_dir / "accepts.txt", cfg,
             )  # fmt: skip
-        # MODE=steady: what is not delivered DRAIN s after the load's end counts as undelivered.
-        drain = cfg.drain_s if cfg.mode == "steady" else cfg.e2e_timeout
+        # The open loop: what is not delivered DRAIN s after the load's end counts as undelivered.
+        drain = cfg.drain_s if cfg.open_loop else cfg.e2e_timeout
         e2e_ok = wait_until(
-            f"the {cfg.n}th unique delivery", drain, lambda: http_json(f"{sink_url}/stats")["unique"] >= cfg.n
+            f"the {expected}th unique delivery", drain, lambda: http_json(f"{sink_url}/stats")["unique"] >= expected
         )
-        wait_until("DELIVERED rows", min(60, drain), lambda: db.delivered_rows() >= cfg.n + cfg.warmup)
+        wait_until("DELIVERED rows", min(60, drain), lambda: db.delivered_rows() >= expected + warm_deliveries)
         stop_process(sampler)
         pg_exact_s = (
             (tree_cpu_ticks(pg_root) - pg_ticks_before) / CLK_TCK
@@ -178,25 +193,26 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         sink_stats = http_json(f"{sink_url}/stats")
         (run_dir / "sink.json").write_text(json.dumps(sink_stats))
         arrivals: dict[str, float] = http_json(f"{sink_url}/bench/arrivals")
-        rows = db.fetch(
-            "SELECT status, count(*) AS n FROM jobs WHERE idempotency_key LIKE 'run%' GROUP BY status",
-        )
+        # The measured jobs: their idempotency keys (events: their event ids) name the run.
+        run_jobs = "event_id LIKE 'run%'" if fanout else "idempotency_key LIKE 'run%'"
+        rows = db.fetch(f"SELECT status, count(*) AS n FROM jobs WHERE {run_jobs} GROUP BY status")
         (run_dir / "db_status.txt").write_text("".join(f"{r['status']} {r['n']}\n" for r in rows))
         last = db.fetch(
             "SELECT COALESCE(extract(epoch FROM max(updated_at)) * 1000, 0) AS t FROM jobs "
-            "WHERE idempotency_key LIKE 'run%' AND status = 'DELIVERED'",
+            f"WHERE {run_jobs} AND status = 'DELIVERED'",
         )[0]["t"]
         (run_dir / "db_last.txt").write_text(f"{float(last)}\n")
         alive = {name: s.process is not None and s.process.poll() is None for name, s in stack.services.items()}
         summary_file = run_dir / "summary.jsonl"
         line = subprocess.run(
             ["python3", str(cfg.peers / "tools" / "summarize.py"), "--run-dir", str(run_dir), "--peer", "herald",
-             "--tag", tag, "--n", str(cfg.n), "--c", str(cfg.conns), "--wc", str(cfg.wc), "--busy-before", str(busy),
+             "--tag", tag, "--n", str(expected), "--c", str(cfg.conns), "--wc", str(cfg.wc), "--busy-before", str(busy),
              "--e2e-ok", "1" if e2e_ok else "0", "--results", str(summary_file)],
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
         record: dict[str, Any] = json.loads(summary_file.read_text().splitlines()[-1])
-        spans = read_accept_spans(run_dir / "accepts.txt")
+        events = read_event_accepts(run_dir / "accepts.txt") if fanout else {}
+        spans = job_spans(events) if fanout else read_accept_spans(run_dir / "accepts.txt")
         latencies = sorted(arrivals[i] - t for i, (t, _) in spans.items() if i in arrivals)
         delivered = max(int(sink_stats["unique"]), 1)
         record.update(
@@ -206,6 +222,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             **exact_postgres_fields(record, pg_exact_s, delivered),
             system="herald",
             mode=cfg.mode,
+            worker_concurrency=cfg.wc if wc_set(cfg) else "Herald's default",
             infra=f"{infra.description}, gRPC mesh {'mTLS' if mesh_on(stack) else 'plaintext'}",
             shared_infra=infra.shared,
             profiled=cfg.profile,
@@ -216,7 +233,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             a2d_max_ms=rounded(latencies[-1] if latencies else None),
             a2d_jobs=len(latencies),
             # The slowest 1% of requests: how many were the first wave (MODE=http; see first_wave_of_slowest).
-            **(first_wave_of_slowest(spans, cfg.conns) if cfg.mode != "steady" else {}),
+            **(first_wave_of_slowest(spans, cfg.conns) if cfg.mode not in ("steady", "fanout") else {}),
             service_env=cfg.service_env,
             # The side's infrastructure (harness/switches.py): its switches, and what they came to.
             variant=cfg.variant,
@@ -252,8 +269,10 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             machine=machine,
             **code_identity(),
         )
-        if cfg.mode == "steady":  # the rate, delivered and undelivered among the accepted, p99.9, the SLO
+        if cfg.open_loop:  # the rate, delivered and undelivered among the accepted, p99.9, the SLO
             record.update(open_loop_fields(cfg, spans, arrivals, record))
+        if fanout:  # events/s, deliveries/s, event-to-last-delivery
+            record.update(fanout_fields(cfg, events, arrivals, load, sink_stats))
         if cfg.profile:
             record["profile_dir"] = str(save_profiles(cfg, run_dir, profilers))
         print(line.replace("peer=", "system=", 1), flush=True)

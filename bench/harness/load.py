@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.config import BENCH, ROOT, Config
+from harness.fanout import EVENT_TYPE
 from harness.tables import percentile, rounded
 
 # WEBHOOK_HEADER=1: the value of the custom `Authorization: Bearer ...` header every webhook carries.
@@ -38,11 +39,13 @@ def loadgen_command(
             sys.executable, str(BENCH / "grpc_loadgen.py"), "--target", endpoints["gateway_grpc"],
             "--n", str(n), "--c", str(cfg.conns), "--hook", hook, "--keys", str(keys_file), "--run-id", run_id,
         ]  # fmt: skip
-    # MODE=steady: the open loop (bench/openloop.js, loadgen.js's arguments) at RATE requests/s.
-    client = BENCH / "openloop.js" if cfg.mode == "steady" else cfg.peers / "tools" / "loadgen.js"
+    # MODE=steady: the open loop (bench/openloop.js, loadgen.js's arguments) at RATE requests/s;
+    # MODE=fanout: events (the preload reshapes each request) in either loop.
+    client = BENCH / "openloop.js" if cfg.open_loop else cfg.peers / "tools" / "loadgen.js"
+    route = "/v1/events" if cfg.mode == "fanout" else "/v1/webhooks"
     return [
         "node", "--require", str(BENCH / "shims" / "herald_loadgen.js"), str(client),
-        "--url", f"{endpoints['gateway_http']}/v1/webhooks", "--n", str(n), "--c", str(cfg.conns),
+        "--url", f"{endpoints['gateway_http']}{route}", "--n", str(n), "--c", str(cfg.conns),
         "--hook", hook, "--run-id", run_id,
     ]  # fmt: skip
 
@@ -55,9 +58,16 @@ def run_load(cmd: list[str], out: Path, keys_file: Path, accepts: Path | None, c
     if cfg.webhook_header:
         # Not a secret: a credential-shaped value for the preload's custom header (WEBHOOK_HEADER).
         child_env["HERALD_BENCH_HEADER"] = BENCH_HEADER
-    if cfg.mode == "steady":
-        # The open loop writes each job's accept and due times itself (its latencies count from due).
+    if cfg.open_loop:
         child_env["LOADGEN_RATE"] = str(cfg.rate)
+    if cfg.mode == "fanout":
+        # The preload sends events, and names each accepted event's jobs (the open loop starts each
+        # request when it is due, so the preload's start time is the due time).
+        child_env["HERALD_BENCH_EVENT_TYPE"] = EVENT_TYPE
+        if accepts is not None:
+            child_env["HERALD_BENCH_ACCEPTS"] = str(accepts)
+    elif cfg.mode == "steady":
+        # The open loop writes each job's accept and due times itself (its latencies count from due).
         if accepts is not None:
             child_env["LOADGEN_ACCEPTS"] = str(accepts)
     elif accepts is not None:

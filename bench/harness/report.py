@@ -14,6 +14,7 @@ import email_bench  # bench/email_bench.py: MODE=email
 
 from harness.config import Config, log
 from harness.cpu import contended
+from harness.fanout import fanout_summary
 from harness.machine import describe
 from harness.steady import steady_report_again
 from harness.tables import METRICS, fmt, median, table, used_runs
@@ -46,8 +47,9 @@ def report(
         print(f"== Herald {herald[0]['herald_commit'][:12]} ({herald[0]['herald_source']})")
     if base:
         print(f"== REV {base[0]['herald_commit'][:12]} ({base[0]['herald_source']}), run beside it in each round")
+    wc = herald[0].get("worker_concurrency", cfg.wc) if herald else cfg.wc
     print(
-        f"== N={cfg.n} C={cfg.conns} worker concurrency={cfg.wc} mode={cfg.mode} warm-up={cfg.warmup} "
+        f"== N={cfg.n} C={cfg.conns} worker concurrency={wc} mode={cfg.mode} warm-up={cfg.warmup} "
         f"runs={cfg.runs} invocation={cfg.invocation}"
     )
     if cfg.mode in ("batch", "stream"):
@@ -122,6 +124,8 @@ def report(
                 f"{fmt(median(used, 'e2e_jobs_per_s'), 0)} jobs/s; the batch client's own CPU "
                 f"{fmt(median(used, 'loadgen_cpu_s'), 2)} s (apart from the sums)"
             )
+        if cfg.mode == "fanout" and used:
+            print(fanout_summary(name, used, median))
         waves = [r for r in used if "slowest_1pct_in_first_wave" in r]
         if cfg.mode == "http" and waves:
             shares = ", ".join(f"{r['slowest_1pct_in_first_wave']}/{r['slowest_1pct']}" for r in waves)
@@ -245,7 +249,12 @@ def report_again(cfg: Config, invocation: str) -> int:
         log(f"no Herald record of invocation {invocation} in {cfg.results}")
         return 1
     first = herald[0]
-    cfg.n, cfg.conns, cfg.wc, cfg.mode = first["n"], first["conns"], first["worker_concurrency"], first["mode"]
+    cfg.n, cfg.conns, cfg.wc, cfg.mode = (
+        first.get("events", first["n"]),
+        first["conns"],
+        first["worker_concurrency"],
+        first["mode"],
+    )
     cfg.runs, cfg.invocation, cfg.profile = len(herald), invocation, bool(first.get("profiled"))
     report(cfg, first["machine"], herald, peer, base)
     return 0

@@ -9,7 +9,8 @@ own run.sh at each worker concurrency of PEER_WC (5 and 50: the peer at its bett
 burst mode's run (its own servers, warm-up, quiet wait, sampler, summarize.py) with the open loop
 (bench/openloop.js) at the rate for SECONDS, deliveries awaited DRAIN s after it. Rates rise in
 steps; a side stops PAST rates after the first it fails (its SLO capacity is then known), so a run
-stays short.
+stays short. MODE=fanout with RATES= (or STEP=) runs its events the same way, the work tree alone
+(harness/fanout.py), with events/s, deliveries/s and event-to-last-delivery in the table.
 
 Settings (beside the burst mode's): RATES=200,400 (a list) or STEP=100 MAX_RATE=1000 (STEP, 2·STEP,
 ... MAX_RATE); SECONDS=20 per rate; DRAIN=30; PAST=1; PEER_WC=5,50; SLO_ACCEPT_P99_MS=100;
@@ -29,9 +30,11 @@ from typing import Any
 
 from harness.config import Config, env, log
 from harness.cpu import contended
+from harness.fanout import FANOUT_FIGURES, OPEN_LOOP_HEADER, open_loop_cells
 from harness.machine import describe
 from harness.steady_figures import slo_limits, slo_ok
 from harness.switches import variant_sides
+from harness.tables import num
 
 FIGURES = ("accept_p50_ms", "accept_p99_ms", "a2d_p50_ms", "a2d_p99_ms", "a2d_p999_ms")
 COUNTS = ("delivered_jobs", "undelivered_jobs", "sink_duplicates", "accept_errors")
@@ -101,7 +104,7 @@ def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """One rate's figures of a side: medians over its clean runs (all when none is clean)."""
     used = [r for r in runs if not contended(r)] or runs
     out = dict(used[len(used) // 2])
-    for key in (*FIGURES, *COUNTS):
+    for key in (*FIGURES, *FANOUT_FIGURES, *COUNTS):
         values = [r[key] for r in used if r.get(key) is not None]
         out[key] = statistics.median(values) if values else None
     out["runs_used"] = f"{len(used)}/{len(runs)}"
@@ -131,11 +134,6 @@ def capacity(rows: dict[int, dict[str, Any]]) -> int:
     return best
 
 
-def num(value: Any, digits: int = 0) -> str:
-    """A figure for the tables: thousands separated, '-' when missing."""
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
 def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, Any]]) -> None:
     """Per side, per rate: the open loop's figures and CPU per delivered job per process; then each
     side's SLO capacity, and Herald beside REV and the peer at its better worker concurrency."""
@@ -145,10 +143,17 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
     herald = [r for r in records if r.get("system") == "herald"]
     if herald:
         print(f"== Herald {herald[0]['herald_commit'][:12]} ({herald[0]['herald_source']})")
+    fanout = cfg.mode == "fanout"
     print(
-        f"== MODE=steady (open loop: request i due at t0 + i/rate, latencies from when due) C={cfg.conns} "
+        f"== MODE={cfg.mode} (open loop: request i due at t0 + i/rate, latencies from when due) C={cfg.conns} "
         f"SECONDS={env('SECONDS', '20')} DRAIN={cfg.drain_s} runs per rate={cfg.runs} invocation={cfg.invocation}"
     )
+    if fanout:
+        print(
+            f"== each event fanned out to {records[0].get('fanout') if records else cfg.fanout} subscriptions: "
+            "rate = events/s offered; a2d per delivery; e2l = event's 202 to its last delivery; delivered, "
+            "undelivered, CPU per delivery"
+        )
     print(f"== SERVICE_ENV={cfg.service_env or '(none)'}; SLO: accept p99 <= {accept_max:g} ms, "
           f"accept-to-delivery p99 <= {a2d_max:g} ms, nothing refused or undelivered; 'other': other load "
           "on the machine, cores (over 0.3: contended)")  # fmt: skip
@@ -165,7 +170,8 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
         if first.get("system") == "herald" and first.get("service_env", "") != cfg.service_env:
             print(f"   its services' settings: {first.get('service_env') or '(none)'}")
         print(
-            f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} "
+            f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {OPEN_LOOP_HEADER if fanout else ''}"
+            f"{'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} "
             f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  {'other':>5}  "
             "per process (CPU ms per delivered job)"
         )
@@ -175,6 +181,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
             )
             print(
                 f"{rate:>7} {num(r['accept_p50_ms'], 1):>8} {num(r['accept_p99_ms'], 1):>8} "
+                f"{open_loop_cells(r) if fanout else ''}"
                 f"{num(r['a2d_p50_ms'], 1):>8} {num(r['a2d_p99_ms'], 1):>8} {num(r['a2d_p999_ms'], 1):>9} "
                 f"{num(r['delivered_jobs']):>9} {num(r['undelivered_jobs']):>7} {num(r['sink_duplicates']):>5} "
                 f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {num(other_cores(r), 2):>5}  {procs}"
@@ -241,7 +248,7 @@ def compare(sides: dict[str, dict[int, dict[str, Any]]]) -> None:
 def steady_report_again(cfg: Config, records: list[dict[str, Any]]) -> int:
     """`--report INVOCATION` of a MODE=steady invocation."""
     first = records[0]
-    cfg.conns, cfg.drain_s = first["conns"], int(first.get("drain_s", cfg.drain_s))
+    cfg.conns, cfg.drain_s, cfg.mode = first["conns"], int(first.get("drain_s", cfg.drain_s)), first["mode"]
     cfg.service_env = first.get("service_env", "")
     steady_report(cfg, first["machine"], records)
     return 0

@@ -61,6 +61,11 @@ def fmt(value: float | None, digits: int) -> str:
     return "NA" if value is None else f"{value:,.{digits}f}"
 
 
+def num(value: Any, digits: int = 0) -> str:
+    """A cell of the open loop's tables: thousands separated, '-' when missing."""
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
 def table(cols: list[str], rows: list[list[str]]) -> None:
     """Print left-aligned columns as wide as their widest cell."""
     widths = [max(len(str(x)) for x in col) for col in zip(cols, *rows, strict=False)]

@@ -14,6 +14,10 @@
 // request was started (so the harness can say which requests were the slowest: the first wave or later).
 // HERALD_BENCH_HEADER (optional, WEBHOOK_HEADER=1): a custom header `Authorization: Bearer <that value>` in
 // every webhook's body ({url, headers, payload}), for its receiver: Herald seals it at rest and opens it to call.
+// HERALD_BENCH_EVENT_TYPE (optional, MODE=fanout): each request becomes an event instead, for POST /v1/events:
+// {"event_type": <that type>, "event_id": <idempotency_key>, "payload": ...} (the event id de-duplicates it; no
+// Idempotency-Key header), and each 202's accepts line names the event and the jobs it was fanned out to:
+// "event_id epoch_ms start_epoch_ms job_id,job_id,...".
 // Exports `reshape` for bench/shims/preload_cost.js, which checks it.
 const http = require('http');
 const fs = require('fs');
@@ -24,12 +28,14 @@ if (!Array.isArray(keys) || keys.length === 0) throw new Error('HERALD_BENCH_KEY
 const acceptsFile = process.env.HERALD_BENCH_ACCEPTS || '';
 const headers = process.env.HERALD_BENCH_HEADER ? { Authorization: `Bearer ${process.env.HERALD_BENCH_HEADER}` } : null;
 const headersField = headers ? `"headers":${JSON.stringify(headers)},` : '';
+const eventType = process.env.HERALD_BENCH_EVENT_TYPE || '';
 const keyOfTenant = new Map();
 // The accepted requests, kept as raw values and formatted only at exit: the client is one process
 // on a saturated machine, so what this preload spends per request is taken from the client itself.
 const acceptedJobs = [];
 const acceptedAt = [];
 const startedAt = [];
+const eventJobs = []; // MODE=fanout: per accepted event, its job ids joined by commas
 
 function keyFor(tenantId) {
   let key = keyOfTenant.get(tenantId);
@@ -50,6 +56,7 @@ function reshape(peerBody) {
   const tenant = method < 0 ? -1 : peerBody.indexOf(TENANT, method);
   const key = tenant < 0 ? -1 : peerBody.indexOf(KEY, tenant);
   const payload = key < 0 ? -1 : peerBody.indexOf('","payload":', key);
+  if (eventType) return asEvent(payload < 0 ? JSON.parse(peerBody) : null, peerBody, tenant, key, payload);
   if (payload < 0) {
     const peer = JSON.parse(peerBody);
     const body = headers ? { url: peer.url, headers, payload: peer.payload } : { url: peer.url, payload: peer.payload };
@@ -59,6 +66,20 @@ function reshape(peerBody) {
     body: peerBody.slice(0, method + 2) + headersField + peerBody.slice(payload + 2),
     tenantId: peerBody.slice(tenant + TENANT.length, peerBody.indexOf('"', tenant + TENANT.length)),
     idempotencyKey: peerBody.slice(key + KEY.length, payload),
+  };
+}
+
+// MODE=fanout: the same payload bytes as an event of HERALD_BENCH_EVENT_TYPE, its event id the request's key.
+function asEvent(peer, peerBody, tenant, key, payload) {
+  if (peer) {
+    const body = { event_type: eventType, event_id: peer.idempotency_key, payload: peer.payload };
+    return { body: JSON.stringify(body), tenantId: peer.tenant_id, idempotencyKey: '' };
+  }
+  const eventId = peerBody.slice(key + KEY.length, payload);
+  return {
+    body: `{"event_type":${JSON.stringify(eventType)},"event_id":"${eventId}",${peerBody.slice(payload + 2)}`,
+    tenantId: peerBody.slice(tenant + TENANT.length, peerBody.indexOf('"', tenant + TENANT.length)),
+    idempotencyKey: '',
   };
 }
 
@@ -75,10 +96,21 @@ http.request = function heraldRequest(options, callback) {
   const started = performance.now();
   const onResponse = acceptsFile
     ? (res) => {
+        // MODE=fanout: the answer names the event and its deliveries' jobs.
+        const chunks = eventType ? [] : null;
+        if (chunks) res.on('data', (chunk) => chunks.push(chunk));
         // Registered before loadgen.js's own listeners, so it runs first on the same event.
         res.once('end', () => {
           if (res.statusCode !== 202) return;
           const at = performance.now();
+          if (chunks) {
+            const answer = JSON.parse(Buffer.concat(chunks).toString());
+            acceptedJobs.push(answer.event_id);
+            acceptedAt.push(at);
+            startedAt.push(started);
+            eventJobs.push(answer.deliveries.map((d) => d.job_id).join(','));
+            return;
+          }
           const where = location(res);
           if (!where) return; // counted as ok by loadgen; no job to name
           acceptedJobs.push(where);
@@ -108,7 +140,8 @@ process.on('exit', () => {
   const origin = performance.timeOrigin;
   const lines = acceptedJobs.map(
     (where, i) =>
-      `${where.slice(where.lastIndexOf('/') + 1)} ${(origin + acceptedAt[i]).toFixed(3)} ${(origin + startedAt[i]).toFixed(3)}\n`,
+      `${where.slice(where.lastIndexOf('/') + 1)} ${(origin + acceptedAt[i]).toFixed(3)} ${(origin + startedAt[i]).toFixed(3)}` +
+      `${eventType ? ` ${eventJobs[i]}` : ''}\n`,
   );
   fs.writeFileSync(acceptsFile, lines.join(''));
 });
