@@ -30,7 +30,11 @@ REFUSED_WITHIN_S = 2.0
 # ("pub" | "sub", subject).
 REFUSED: dict[str, list[tuple[str, str]]] = {
     "ledger": [("pub", f"{PREFIX}.intake.events.{TENANT}"), ("sub", f"{PREFIX}.work.>")],
-    "router": [("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"), ("pub", f"{PREFIX}.intake.events.{TENANT}")],
+    "router": [
+        ("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"),
+        ("pub", f"{PREFIX}.intake.events.{TENANT}"),
+        ("pub", f"{PREFIX}.intake.operational.{TENANT}"),
+    ],
     "gateway": [
         ("sub", f"{PREFIX}.work.>"),
         ("pub", f"$JS.API.STREAM.MSG.GET.{WORK_STREAM}"),
@@ -40,6 +44,7 @@ REFUSED: dict[str, list[tuple[str, str]]] = {
     ],
     "webhook-sender": [
         ("pub", f"{PREFIX}.intake.events.{TENANT}"),
+        ("pub", f"{PREFIX}.intake.operational.{TENANT}"),
         ("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"),
         # Email work is the email-sender's.
         ("pub", f"$JS.API.CONSUMER.MSG.NEXT.{WORK_STREAM}.email-normal-0"),
@@ -53,6 +58,8 @@ REFUSED: dict[str, list[tuple[str, str]]] = {
     "verifier": [("pub", f"{PREFIX}.intake.events.{TENANT}"), ("pub", f"{PREFIX}.work.email.normal.0.{TENANT}")],
     INTAKE_USER: [
         ("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"),
+        # Herald's own events to tenants are the ledger's alone: a backend cannot forge them.
+        ("pub", f"{PREFIX}.intake.operational.{TENANT}"),
         ("pub", "$JS.API.STREAM.CREATE.ACL_INTAKE"),
         ("sub", f"{PREFIX}.intake.events.>"),
         ("sub", f"{PREFIX}.control.>"),
