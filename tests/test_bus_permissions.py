@@ -172,3 +172,14 @@ async def test_a_large_body_travels_through_the_object_store_under_the_permissio
     assert await stored.get("job-1") == b"x" * 300_000
     await stored.delete("job-1")
     assert ledger.refusals == sender.refusals == []
+
+
+async def test_only_the_ledger_publishes_herald_events_to_tenants(as_user: object) -> None:
+    """Herald's own events to tenants (herald_ledger.operational) go on a subject of their own,
+    which the ledger may publish and a backend (the intake user) may not."""
+    ledger: Watched = await as_user("ledger")  # type: ignore[operator]
+    subject = f"{PREFIX}.intake.operational.{TENANT}"
+    assert not await ledger.refused("pub", subject)
+    assert not await ledger.refused("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}")
+    backend: Watched = await as_user(INTAKE_USER)  # type: ignore[operator]
+    assert await backend.refused("pub", subject)

@@ -126,6 +126,9 @@ def test_a_failing_target_is_told_at_each_level_then_disabled_and_its_dead_lette
     levels = [body["level_percent"] for _, body in told(ops, "herald.target.failing") if body["target_id"] == failing]
     # Each level once per streak, in order (a report that skips a level announces the highest passed).
     assert levels and levels == sorted(set(levels)) and set(levels) <= {50, 70, 90}, levels
+    from tests.conftest import report
+
+    report(f"operational events: failing levels told before the disabling: {levels}")
     _, level = told(ops, "herald.target.failing")[0]
     assert level["disable_after_s"] == 3 and level["failing_since"] == disabled["failing_since"]
 
@@ -143,7 +146,10 @@ def test_a_failing_target_is_told_at_each_level_then_disabled_and_its_dead_lette
     assert one["event_id"] and "503" in one["error"]
     # None of it reached the failing target, though it subscribes to herald.*.
     assert not [r for r in receiver.requests if r.headers.get("x-herald-event-type", "").startswith("herald.")]
-    assert watcher
+    told_one = next(r for r, body in told(ops, "herald.delivery.exhausted") if body["job_id"] == job_ids[0])
+    assert [d["target_id"] for d in event_deliveries(gateway, tenant, told_one.headers["x-herald-event-id"])] == [
+        watcher
+    ]
     settle_ops(gateway, tenant)
 
 
