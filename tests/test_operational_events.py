@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 from herald.v1 import router_pb2
 from tests.support.api import TenantKey, create_tenant, wait_for_status
+from tests.support.infra import query
 from tests.support.receiver import Received, Receiver
 from tests.test_event_intake import publish as publish_on_nats
 from tests.test_subscriptions import publish, settle, subscribe
@@ -235,4 +237,31 @@ def test_a_backend_cannot_publish_herald_events_on_the_intake(
         asyncio.run(asyncio.sleep(0.05))
     assert [e["id"] for e in herald_events(gateway, tenant, "*")] == ["after-1"]
     assert not told(ops, "herald.target.disabled")
+    settle(gateway, tenant)
+
+
+def test_an_event_committed_but_never_published_goes_out_on_the_next_pass(
+    gateway: str, tenant: TenantKey, ops: Receiver, infra: dict[str, str]
+) -> None:
+    """A ledger that dies between the commit of a change and its publish leaves the event's
+    row unpublished: the next pass (of any ledger replica) publishes it. Played by writing
+    such a row as the change's transaction would have."""
+    watcher = subscribe(gateway, tenant, ops.url, ALL_OF_HERALD)["target"]
+    about = subscribe(gateway, tenant, f"{ops.url}/about", ["other.v1"])["target"]
+    event_id = str(uuid.uuid4())
+    payload = {"type": "herald.target.enabled", "tenant_id": tenant.tenant_id, "target_id": about}
+    query(
+        infra["database_url"],
+        "INSERT INTO operational_events (id, tenant_id, event_type, payload)"
+        " VALUES ($1::uuid, $2::uuid, $3, $4::jsonb)",
+        event_id,
+        tenant.tenant_id,
+        "herald.target.enabled",
+        json.dumps(payload),
+    )
+    received, body = wait_told(ops, "herald.target.enabled", lambda b: b["target_id"] == about)
+    assert body == payload and received.headers["x-herald-event-id"] == event_id
+    assert [d["target_id"] for d in event_deliveries(gateway, tenant, event_id)] == [watcher]
+    [row] = query(infra["database_url"], "SELECT published_at FROM operational_events WHERE id = $1::uuid", event_id)
+    assert row["published_at"] is not None
     settle(gateway, tenant)
