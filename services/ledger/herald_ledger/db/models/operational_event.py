@@ -17,6 +17,6 @@ operational_events = tenant_rows(
     created_at_column(),
     Column("claimed_until", DateTime(timezone=True)),
     Column("published_at", DateTime(timezone=True)),
-    Index("ix_operational_events_unpublished", "id", postgresql_where=text("published_at IS NULL")),
+    Index("ix_operational_events_unpublished", "created_at", postgresql_where=text("published_at IS NULL")),
     tenant_index=True,
 )

@@ -39,7 +39,7 @@ def upgrade() -> None:
     op.create_index(
         "ix_operational_events_unpublished",
         "operational_events",
-        ["id"],
+        ["created_at"],
         postgresql_where=sa.text("published_at IS NULL"),
     )
     op.create_index(op.f("ix_operational_events_tenant_id"), "operational_events", ["tenant_id"], unique=False)
