@@ -94,10 +94,10 @@ async def note_outcomes(
     conn: AsyncConnection, outcomes: Sequence[TargetOutcome], disable_after_s: float
 ) -> tuple[list[Row[Any]], int]:
     """Applies the reports in time order, then disables the reported targets whose streak is
-        older than `disable_after_s` (0: never). Returns the targets this call disabled and how
-    many operational events it wrote. Each
-        failing level a reported streak passed, and each target disabled, writes its operational
-        event (`store.operational`) in this transaction: only when a report failed."""
+    older than `disable_after_s` (0: never). Returns the targets this call disabled and how
+    many operational events it wrote. Each failing level a reported streak passed, and each
+    target disabled, writes its operational event (`store.operational`) in this transaction:
+    only when a report failed."""
     # In time order, each run of successes (or of failures) as one batched statement.
     for succeeded, run in groupby(sorted(outcomes, key=lambda o: o.at), key=lambda o: o.succeeded):
         params = [{"target_id": o.target_id, "tenant_id": o.tenant_id, "at": o.at} for o in run]
