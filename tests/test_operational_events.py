@@ -125,9 +125,17 @@ def test_a_failing_target_is_told_at_each_level_then_disabled_and_its_dead_lette
 
     _, disabled = wait_told(ops, "herald.target.disabled", lambda b: b["target_id"] == failing)
     assert disabled["reason"].startswith("disabled automatically: every delivery failed since")
-    levels = [body["level_percent"] for _, body in told(ops, "herald.target.failing") if body["target_id"] == failing]
-    # Each level once per streak, in order (a report that skips a level announces the highest passed).
-    assert levels and levels == sorted(set(levels)) and set(levels) <= {50, 70, 90}, levels
+    events_by_level: dict[int, set[str]] = {}
+    for received, body in told(ops, "herald.target.failing"):
+        if body["target_id"] == failing:
+            events_by_level.setdefault(body["level_percent"], set()).add(received.headers["x-herald-event-id"])
+    # Each level told once per streak (one event each; deliveries may arrive in any order), every
+    # level passed before the disabling (a report that passes two at once tells both). Failure
+    # reports come in bursts here (the target's breaker opens for 1 s), so the last may come only
+    # past 100 %: the levels told are a prefix of the three.
+    levels = sorted(events_by_level)
+    assert levels in ([50], [50, 70], [50, 70, 90]), levels
+    assert all(len(ids) == 1 for ids in events_by_level.values()), events_by_level
     from tests.conftest import report
 
     report(f"operational events: failing levels told before the disabling: {levels}")

@@ -103,12 +103,12 @@ def target_event(row: Row[Any], event_type: str, **more: Any) -> Operational:
     return Operational(row.tenant_id, event_type, payload)
 
 
-def failing_event(row: Row[Any], disable_after_s: float) -> Operational:
-    """A target's failing streak passed `row.failing_level` % of the disable threshold."""
+def failing_event(row: Row[Any], level: int, disable_after_s: float) -> Operational:
+    """A target's failing streak passed `level` % of the disable threshold."""
     return target_event(
         row,
         TARGET_FAILING,
-        level_percent=int(row.failing_level),
+        level_percent=level,
         failing_since=_when(row, "failing_since"),
         disable_after_s=disable_after_s,
         disables_at=moment(row.disables_at),

@@ -63,8 +63,9 @@ _DISABLE_LONG_STREAKS = text(
 
 
 # The failing levels, percent of the disable threshold a streak's age has passed: each is
-# announced once per streak (`failing_level`), the highest passed when a report skips some.
-# A streak past the threshold itself is disabled instead (and announced as such).
+# announced once per streak (`failing_level`, the highest told), every level a report passed in
+# order, so a report that passes two at once tells both. A streak past the threshold itself is
+# disabled instead (and announced as such).
 FAILING_LEVELS = (50, 70, 90)
 _LEVEL = " ".join(
     f"WHEN failing_since <= now() - make_interval(secs => :threshold_s * {p / 100}) THEN {p}"
@@ -73,11 +74,11 @@ _LEVEL = " ".join(
 _RAISE_FAILING_LEVELS = text(
     f"""
     UPDATE webhook_targets SET failing_level = lv.level
-    FROM (SELECT id AS target_id, CASE {_LEVEL} ELSE 0 END AS level
-          FROM webhook_targets WHERE id = ANY(:ids) AND enabled AND failing_since IS NOT NULL) lv
+    FROM (SELECT id AS target_id, failing_level AS told, CASE {_LEVEL} ELSE 0 END AS level
+          FROM webhook_targets WHERE id = ANY(:ids) AND enabled AND failing_since IS NOT NULL FOR UPDATE) lv
     WHERE webhook_targets.id = lv.target_id AND lv.level > webhook_targets.failing_level
       AND webhook_targets.failing_since >= now() - make_interval(secs => :threshold_s)
-    RETURNING webhook_targets.*, failing_since + make_interval(secs => :threshold_s) AS disables_at
+    RETURNING webhook_targets.*, lv.told, failing_since + make_interval(secs => :threshold_s) AS disables_at
     """  # noqa: S608 (constant levels only)
 ).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))
 
@@ -106,7 +107,12 @@ async def note_outcomes(
     if disable_after_s <= 0 or not failed:
         return [], 0
     raised = await conn.execute(_RAISE_FAILING_LEVELS, {"ids": failed, "threshold_s": disable_after_s})
-    told = [operational.failing_event(row, disable_after_s) for row in raised.all()]
+    told = [
+        operational.failing_event(row, level, disable_after_s)
+        for row in raised.all()
+        for level in FAILING_LEVELS
+        if row.told < level <= row.failing_level
+    ]
     result = await conn.execute(
         _DISABLE_LONG_STREAKS,
         {"ids": failed, "threshold_s": disable_after_s, "threshold_text": describe_seconds(disable_after_s)},
