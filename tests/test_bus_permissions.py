@@ -33,7 +33,11 @@ REFUSED_WITHIN_S = 2.0
 # ("pub" | "sub", subject).
 REFUSED: dict[str, list[tuple[str, str]]] = {
     "ledger": [("pub", f"{PREFIX}.intake.events.{TENANT}"), ("sub", f"{PREFIX}.work.>")],
-    "router": [("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"), ("pub", f"{PREFIX}.intake.events.{TENANT}")],
+    "router": [
+        ("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"),
+        ("pub", f"{PREFIX}.intake.events.{TENANT}"),
+        ("pub", f"{PREFIX}.intake.operational.{TENANT}"),
+    ],
     "gateway": [
         ("sub", f"{PREFIX}.work.>"),
         ("pub", f"$JS.API.STREAM.MSG.GET.{WORK_STREAM}"),
@@ -43,6 +47,7 @@ REFUSED: dict[str, list[tuple[str, str]]] = {
     ],
     "webhook-sender": [
         ("pub", f"{PREFIX}.intake.events.{TENANT}"),
+        ("pub", f"{PREFIX}.intake.operational.{TENANT}"),
         ("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"),
         # Email work is the email-sender's.
         ("pub", f"$JS.API.CONSUMER.MSG.NEXT.{WORK_STREAM}.email-normal-0"),
@@ -56,6 +61,8 @@ REFUSED: dict[str, list[tuple[str, str]]] = {
     "verifier": [("pub", f"{PREFIX}.intake.events.{TENANT}"), ("pub", f"{PREFIX}.work.email.normal.0.{TENANT}")],
     INTAKE_USER: [
         ("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}"),
+        # Herald's own events to tenants are the ledger's alone: a backend cannot forge them.
+        ("pub", f"{PREFIX}.intake.operational.{TENANT}"),
         ("pub", "$JS.API.STREAM.CREATE.ACL_INTAKE"),
         ("sub", f"{PREFIX}.intake.events.>"),
         ("sub", f"{PREFIX}.control.>"),
@@ -196,3 +203,12 @@ async def test_the_ledger_erases_a_tenants_bus_state_under_the_permissions(
     assert counts["work_messages"] == counts["rate_limit_state"] == counts["pacing_state"] == 1
     assert counts["payload_objects"] == 1 and counts["intake_messages"] == 0  # no intake stream here
     assert await payloads.names() == set()
+async def test_only_the_ledger_publishes_herald_events_to_tenants(as_user: object) -> None:
+    """Herald's own events to tenants (herald_ledger.operational) go on a subject of their own,
+    which the ledger may publish and a backend (the intake user) may not."""
+    ledger: Watched = await as_user("ledger")  # type: ignore[operator]
+    subject = f"{PREFIX}.intake.operational.{TENANT}"
+    assert not await ledger.refused("pub", subject)
+    assert not await ledger.refused("pub", f"{PREFIX}.work.webhook.normal.0.{TENANT}")
+    backend: Watched = await as_user(INTAKE_USER)  # type: ignore[operator]
+    assert await backend.refused("pub", subject)

@@ -1,5 +1,5 @@
 """`herald run ledger`: migrates the schema, then serves the ledger's services (herald_ledger.servicer), publishes the
-work messages of the jobs it writes and runs the outbox and the reconciler."""
+work messages of the jobs it writes and Herald's own events to tenants, and runs the outbox and the reconciler."""
 
 from __future__ import annotations
 
@@ -21,10 +21,12 @@ from herald_ledger.inflight import InFlight
 from herald_ledger.maintenance import prune_idempotency_keys, run_maintenance
 from herald_ledger.migrate import upgrade
 from herald_ledger.notifications import DELIVERIES, TENANTS, Notifier
+from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
 from herald_ledger.reconciler import Reconciler
 from herald_ledger.servicer import Shared, add_servicers
 from herald_ledger.store import operators as operator_store
+from herald_ledger.store.operational import prune_published
 from herald_ledger.store.plans import end_expired_plans
 from herald_ledger.store.platform_email import PlatformMail
 
@@ -65,17 +67,21 @@ async def build(runtime: ServiceRuntime) -> None:
     outbox = Outbox(engine, settings, publisher)
     # A start nobody ends (its sender died) is forgotten after the longest redelivery wait.
     inflight = InFlight(2 * max(settings.webhook_ack_wait_s, settings.email_ack_wait_s))
-    shared = Shared(engine, notifier, ring, settings.webhook_secret_overlap_s, outbox, inflight, platform)
+    announcer = Announcer(engine, settings, publisher)
+    shared = Shared(engine, notifier, ring, settings.webhook_secret_overlap_s, outbox, inflight, announcer, platform)
     served = add_servicers(runtime.grpc.server, shared)
     runtime.grpc.register(served)
     runtime.grpc.refuse_as_invalid(unstorable_value)
     runtime.add_loop(lambda: join_bus(settings, notifier, publisher, inflight, runtime.stopping))
     runtime.add_loop(lambda: outbox.run(runtime.stopping))
+    runtime.add_loop(lambda: announcer.run(runtime.stopping))
     reconciler = Reconciler(engine, settings, publisher, inflight)
     runtime.add_loop(lambda: run_maintenance([reconciler.reconcile], settings.reconcile_interval_s, runtime.stopping))
 
     async def prune() -> None:
         await prune_idempotency_keys(engine)
+        async with engine.begin() as conn:
+            await prune_published(conn)
 
     async def end_plans() -> None:
         async with engine.begin() as conn:

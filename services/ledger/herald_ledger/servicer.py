@@ -24,6 +24,7 @@ from herald.v1 import (
 )
 from herald_ledger.inflight import Committing, InFlight
 from herald_ledger.notifications import Notifier
+from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
 from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.rpc.deliveries import DeliveryRpcs
@@ -54,6 +55,8 @@ class Shared:
     webhook_secret_overlap_s: float
     outbox: Outbox
     inflight: InFlight
+    # Publishes Herald's own events to the tenant (herald_ledger.operational).
+    announcer: Announcer
     # Herald's own mail (quota warnings, key notices, operator alerts) is written only
     # when a platform provider is set.
     platform: PlatformMail | None = None

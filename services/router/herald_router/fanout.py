@@ -31,6 +31,8 @@ from herald.v1 import common_pb2, ledger_subscriptions_pb2
 log = logging.getLogger("herald.router.fanout")
 
 CACHE_TTL_S = 30.0
+# Herald's own event types (operational events): only the ledger writes them.
+HERALD_PREFIX = "herald."
 
 
 def matches(pattern: str, event_type: str) -> bool:
@@ -40,6 +42,19 @@ def matches(pattern: str, event_type: str) -> bool:
         prefix = pattern[:-1]
         return event_type.startswith(prefix) and len(event_type) > len(prefix)
     return pattern == event_type
+
+
+def about_target(event_type: str, payload: bytes) -> str:
+    """The target one of Herald's own events is about (its payload's `target_id`), which never
+    receives it: a dead receiver is not told it is dead, nor one target of another's failures
+    through itself. "" for a tenant's event, or one about no target."""
+    if not event_type.startswith(HERALD_PREFIX):
+        return ""
+    try:
+        value = orjson.loads(payload).get("target_id")
+    except (orjson.JSONDecodeError, AttributeError):
+        return ""
+    return value if isinstance(value, str) else ""
 
 
 @dataclass(frozen=True)
@@ -57,15 +72,19 @@ def skip_reason(subscription: ledger_subscriptions_pb2.ActiveSubscription) -> st
 
 
 def matching_targets(
-    subscriptions: list[ledger_subscriptions_pb2.ActiveSubscription], event_type: str, only_target: str = ""
+    subscriptions: list[ledger_subscriptions_pb2.ActiveSubscription],
+    event_type: str,
+    only_target: str = "",
+    excluded_target: str = "",
 ) -> list[Match]:
     """One match per target any subscription matching the event names, however many do: a
     delivery when one of them is active and the target enabled, else a skipped one (the
-    first matching subscription's reason). `only_target`: that target's only."""
+    first matching subscription's reason). `only_target`: that target's only;
+    `excluded_target`: never that one (the target an operational event is about)."""
     found: dict[str, Match] = {}
     for subscription in subscriptions:
         target = subscription.target
-        if only_target and target.id != only_target:
+        if (only_target and target.id != only_target) or target.id == excluded_target:
             continue
         earlier = found.get(target.id)
         if earlier is not None and not earlier.skipped:

@@ -8,7 +8,9 @@ JetStream ack means the event is durable on the bus; the router fans it out exac
 like `POST /v1/events` and acknowledges the message only once the ledger recorded the
 event, so a crash replays it (event ids de-duplicate for 24 h, `Nats-Msg-Id` within the
 stream's window). Internal callers are trusted as the gRPC callers are: network policy,
-not API keys, keeps others out.
+not API keys, keeps others out. A `herald.` type is refused there: those are Herald's own
+events, which the ledger alone publishes, on `<prefix>.intake.operational.<tenant>` of the
+same stream (`herald_ledger.operational`); the router fans them out here the same way.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from nats.js.errors import FetchTimeoutError
 
 from herald.bus.healing import HealingPull
 from herald.bus.streams import ensure_consumer, ensure_stream
+from herald.bus.subjects import Subjects
 from herald.config import Settings
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.ids import parse_id
 from herald.v1 import ledger_pb2, ledger_tenants_pb2, router_pb2
+from herald_router.fanout import HERALD_PREFIX
 from herald_router.servicer import RouterServicer
 
 log = logging.getLogger("herald.router.intake")
@@ -38,7 +42,7 @@ PLAN_CACHE_S = 60.0
 
 
 def intake_subject(prefix: str, tenant_id: str) -> str:
-    return f"{prefix}.intake.events.{tenant_id}"
+    return Subjects(prefix).intake_events(tenant_id)
 
 
 def parse(message: Msg, tenant_id: str) -> router_pb2.PublishEventRequest:
@@ -73,7 +77,12 @@ class Intake:
     def _configs(self) -> tuple[StreamConfig, ConsumerConfig]:
         stream = StreamConfig(
             name=self.stream,
-            subjects=[f"{self.settings.bus_prefix}.intake.events.*"],
+            # Tenant events from backends, and Herald's own events from the ledger (only the
+            # ledger's bus user may publish those: herald.bus.permissions).
+            subjects=[
+                f"{self.settings.bus_prefix}.intake.events.*",
+                f"{self.settings.bus_prefix}.intake.operational.*",
+            ],
             retention=RetentionPolicy.WORK_QUEUE,
             storage=StorageType.FILE,
             num_replicas=self.settings.stream_replicas,
@@ -107,7 +116,8 @@ class Intake:
         return found.plan, found.disabled
 
     async def handle(self, message: Msg) -> None:
-        tenant_id = message.subject.rsplit(".", 1)[-1]
+        kind, tenant_id = message.subject.rsplit(".", 2)[-2:]
+        operational = kind == "operational"
         try:
             request = parse(message, tenant_id)
         except Exception:
@@ -126,9 +136,17 @@ class Intake:
             )
             await message.term()
             return
+        if request.event_type.startswith(HERALD_PREFIX) != operational:
+            # herald.* are Herald's own events: only the ledger's operational subject has them.
+            log.error(
+                "intake event refused: herald.* types only on the operational subject, and only they",
+                extra={"tenant_id": tenant_id, "event_type": request.event_type[:100]},
+            )
+            await message.term()
+            return
         request.plan = tenant[0]  # type: ignore[assignment]
         try:
-            answer = await self.router.publish_event(request)
+            answer = await self.router.publish_event(request, operational=operational)
         except Exception as error:
             log.warning("intake event not recorded; handed back", extra={"error": repr(error)})
             await message.nak(delay=2.0)

@@ -14,7 +14,7 @@ from herald.ids import new_id
 from herald.rejections import meaning_of
 from herald.telemetry.metrics import JOBS_ACCEPTED, JOBS_REJECTED, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2, router_pb2_grpc
-from herald_router.fanout import Match, SubscriptionCache, matching_targets
+from herald_router.fanout import HERALD_PREFIX, Match, SubscriptionCache, about_target, matching_targets
 from herald_router.priority import effective_priority
 
 
@@ -84,19 +84,29 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
     ) -> router_pb2.PublishEventResponse:
         if not request.tenant_id or not request.event_type:
             await abort_invalid(context, [("tenant_id/event_type", "are required")])
+        if request.event_type.startswith(HERALD_PREFIX):
+            await abort_invalid(context, [("event_type", f"{HERALD_PREFIX}* types are Herald's own events")])
         return await self.publish_event(request)
 
-    async def publish_event(self, request: router_pb2.PublishEventRequest) -> router_pb2.PublishEventResponse:
+    async def publish_event(
+        self, request: router_pb2.PublishEventRequest, operational: bool = False
+    ) -> router_pb2.PublishEventResponse:
         """Matches the event against the tenant's cached subscriptions and has the ledger
         record it (with its payload) with one webhook job per matching target (SKIPPED for a
         paused subscription or a disabled target), and publish them (or answer the first
-        result of a repeated event id). Shared by the RPC and the NATS intake."""
+        result of a repeated event id). Shared by the RPC and the NATS intake. `operational`:
+        one of Herald's own events (the ledger's, from the operational intake subject): never
+        delivered to the target it is about, and its deliveries count against no quota."""
         event_id = request.event_id or str(new_id())
-        found = matching_targets(await self.subscriptions.get(request.tenant_id), request.event_type)
+        excluded = about_target(request.event_type, request.payload) if operational else ""
+        found = matching_targets(
+            await self.subscriptions.get(request.tenant_id), request.event_type, excluded_target=excluded
+        )
         content_type = request.content_type or "application/json"
         forward = self._record(request.tenant_id, request.plan, event_id, request.event_type, content_type, found)
         forward.payload = request.payload
         forward.ordering_key = request.ordering_key
+        forward.operational = operational
         recorded = await self.ledger.subscriptions.RecordEvent(forward)
         self._count(recorded, found)
         if recorded.rejection != ledger_pb2.REJECTION_UNSPECIFIED:
@@ -125,7 +135,10 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
                 raise
             await abort_not_found(context, "event")
         subscriptions = await self.subscriptions.get(request.tenant_id)
-        found = [m for m in matching_targets(subscriptions, event.event_type, request.target_id) if not m.skipped]
+        excluded = about_target(event.event_type, event.payload)
+        found = [
+            m for m in matching_targets(subscriptions, event.event_type, request.target_id, excluded) if not m.skipped
+        ]
         if request.target_id and not found:
             await abort_not_found(context, "target (an enabled target of an active subscription matching the event)")
         content_type = event.content_type or "application/json"

@@ -6,7 +6,9 @@ streak (the first failure since the last success) and disables a target whose st
 older than HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S, with a reason. For each target disabled,
 the sender logs a warning, counts it and raises an operational event through the operator
 alert destinations (`Alerter.announce`, type `herald.target_disabled`): the same channel as
-dead-letter alerts, because both ask an operator (or the tenant) to look at a receiver.
+dead-letter alerts, because both ask an operator to look at a receiver. The tenant is told
+by the ledger itself (`herald.target.failing`, `herald.target.disabled`, through its own
+subscriptions), in the transaction that records the streak: see `herald_ledger.store.operational`.
 
 A report that cannot be delivered is logged and dropped: the next attempt reports again, so
 a lost report at most delays the disabling by one delivery.

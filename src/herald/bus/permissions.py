@@ -21,7 +21,8 @@ The grants are written from what the code does, by kind:
 `herald up` writes these into its embedded nats-server's configuration; the Kubernetes NATS
 values (deploy/k8s/nats-values.yaml) hold the same, generated from here (`herald nats-permissions`)
 and checked against it by the tests. `intake` is the user for internal backends that publish
-events (`<prefix>.intake.events.<tenant>`) and nothing else; `admin` may do anything
+events (`<prefix>.intake.events.<tenant>`) and nothing else; only `ledger` publishes Herald's
+own events to tenants (`<prefix>.intake.operational.<tenant>`); `admin` may do anything
 (operators' tools).
 """
 
@@ -119,6 +120,7 @@ def permissions(prefix: str = "herald", lanes: int = 16) -> dict[str, Grants]:
         [
             *shared_streams,
             f"{prefix}.work.>",
+            f"{prefix}.intake.operational.*",  # Herald's own events to tenants (herald_ledger.operational)
             f"{control}.>",
             f"{API}.STREAM.MSG.DELETE.{dlq}",  # a dead letter retried leaves the stream
             *_owns_bucket(f"OBJ_{payloads}", f"$O.{payloads}.>"),

@@ -3,6 +3,8 @@
     <prefix>.work.<class>.<priority>.<lane>.<tenant>
     <prefix>.dlq.<class>.<tenant>
     <prefix>.inbound.<provider>.<tenant>  (verified, normalised provider events)
+    <prefix>.intake.events.<tenant>  (tenant events from internal backends)
+    <prefix>.intake.operational.<tenant>  (Herald's own events to the tenant; the ledger's)
     <prefix>.control.<topic>          (core NATS, not stored: cache invalidations)
 
 The lane is a hash of the tenant onto a fixed number of lanes (stochastic fair
@@ -71,6 +73,14 @@ class Subjects:
 
     def all_inbound(self) -> str:
         return f"{self.prefix}.inbound.>"
+
+    def intake_events(self, tenant_id: str) -> str:
+        """Tenant events internal backends publish (the router fans them out)."""
+        return f"{self.prefix}.intake.events.{tenant_id}"
+
+    def intake_operational(self, tenant_id: str) -> str:
+        """Herald's own events to a tenant (herald.*): only the ledger publishes here."""
+        return f"{self.prefix}.intake.operational.{tenant_id}"
 
     def control(self, topic: str) -> str:
         return f"{self.prefix}.control.{topic}"

@@ -365,7 +365,7 @@ class ListActiveSubscriptionsResponse(_message.Message):
     def __init__(self, subscriptions: _Optional[_Iterable[_Union[ActiveSubscription, _Mapping]]] = ...) -> None: ...
 
 class RecordEventRequest(_message.Message):
-    __slots__ = ("tenant_id", "event_id", "event_type", "drafts", "target_ids", "payload", "content_type", "skip_reasons", "replay", "ordering_key")
+    __slots__ = ("tenant_id", "event_id", "event_type", "drafts", "target_ids", "payload", "content_type", "skip_reasons", "replay", "ordering_key", "operational")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -376,6 +376,7 @@ class RecordEventRequest(_message.Message):
     SKIP_REASONS_FIELD_NUMBER: _ClassVar[int]
     REPLAY_FIELD_NUMBER: _ClassVar[int]
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    OPERATIONAL_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
     event_id: str
     event_type: str
@@ -386,7 +387,8 @@ class RecordEventRequest(_message.Message):
     skip_reasons: _containers.RepeatedScalarFieldContainer[str]
     replay: bool
     ordering_key: str
-    def __init__(self, tenant_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., drafts: _Optional[_Iterable[_Union[_ledger_pb2.JobDraft, _Mapping]]] = ..., target_ids: _Optional[_Iterable[str]] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., skip_reasons: _Optional[_Iterable[str]] = ..., replay: _Optional[bool] = ..., ordering_key: _Optional[str] = ...) -> None: ...
+    operational: bool
+    def __init__(self, tenant_id: _Optional[str] = ..., event_id: _Optional[str] = ..., event_type: _Optional[str] = ..., drafts: _Optional[_Iterable[_Union[_ledger_pb2.JobDraft, _Mapping]]] = ..., target_ids: _Optional[_Iterable[str]] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., skip_reasons: _Optional[_Iterable[str]] = ..., replay: _Optional[bool] = ..., ordering_key: _Optional[str] = ..., operational: _Optional[bool] = ...) -> None: ...
 
 class RecordEventResponse(_message.Message):
     __slots__ = ("replayed", "deliveries", "rejection", "detail")

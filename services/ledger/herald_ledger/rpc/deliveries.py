@@ -21,6 +21,7 @@ from herald_ledger.convert import dead_letter_to_proto, from_timestamp, job_to_p
 from herald_ledger.inflight import Committing, InFlight
 from herald_ledger.job_status import JobStatus
 from herald_ledger.notifications import DELIVERIES, Notifier
+from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
 from herald_ledger.rpc.common import Context, require_id, require_ids, require_page_size
 from herald_ledger.store import dead_letters as dead_letter_store
@@ -158,6 +159,8 @@ def advance_rpc(
         ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
         await self.committing.wait_for(ids, COMMIT_WAIT_S)
         recorded, starts = await advance(self.engine, outcomes, ids)
+        if delivery_store.dead_letters_in(outcomes):
+            self.announcer.kick()  # herald.delivery.exhausted, written with the dead letter
         await self._announce(starts, outcomes)
         return answer(recorded=recorded, starts=[start_to_proto(s) for s in starts])
 
@@ -167,6 +170,7 @@ def advance_rpc(
 class DeliveryRpcs:
     engine: AsyncEngine
     outbox: Outbox
+    announcer: Announcer
     notifier: Notifier
     inflight: InFlight
     committing: Committing

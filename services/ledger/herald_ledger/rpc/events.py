@@ -19,8 +19,8 @@ from herald_ledger.inflight import Committing
 from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, work_job
 from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size, tenant_list_rpc
-from herald_ledger.rpc.subscriptions import MAX_TEXT
-from herald_ledger.store import event_log, job_creation
+from herald_ledger.rpc.subscriptions import MAX_TEXT, target_to_proto
+from herald_ledger.store import event_log, job_creation, operational
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.codes import PRIORITY_FROM_PROTO, STATUS_TO_PROTO
 from herald_ledger.store.platform_email import PlatformMail
@@ -88,6 +88,8 @@ class EventRpcs(Rpcs):
             await abort_invalid(context, [("target_ids", "one per draft")])
         if request.skip_reasons and len(request.skip_reasons) != len(request.drafts):
             await abort_invalid(context, [("skip_reasons", "none, or one per draft")])
+        if not request.replay and request.operational != request.event_type.startswith(operational.PREFIX):
+            await abort_invalid(context, [("event_type", "herald.* types are Herald's own events, and only they")])
         new_jobs = []
         for i, draft in enumerate(request.drafts):
             priority = PRIORITY_FROM_PROTO.get(draft.priority)
@@ -139,8 +141,9 @@ class EventRpcs(Rpcs):
                                 replayed=True,
                                 deliveries=[common_pb2.EventDelivery(**d) for d in earlier.deliveries],
                             )
-                    # Skipped deliveries are written, never admitted: they do not count.
-                    verdicts, usage = await admit(conn, sent, self.platform)
+                    # Skipped deliveries are written, never admitted: they do not count. Nor do
+                    # Herald's own events' (a quota.exhausted event must still go out).
+                    verdicts, usage = await admit(conn, sent, self.platform) if not request.operational else ([], None)
                     refused = [v for v in verdicts if v.job is None]
                     if refused:
                         await transaction.rollback()

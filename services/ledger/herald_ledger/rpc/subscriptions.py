@@ -16,6 +16,7 @@ from typing import Any
 from google.protobuf.message import Message
 from sqlalchemy.engine import Row
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.crypto import new_webhook_secret, webhook_secret_problem
 from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
@@ -27,8 +28,9 @@ from herald_ledger.convert import filter_to_proto, subscription_to_proto, target
 from herald_ledger.db.models import event_filters, subscriptions, webhook_targets
 from herald_ledger.inflight import Committing
 from herald_ledger.notifications import SUBSCRIPTIONS, Notifier
+from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
-from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id
+from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id, row_rpc
 from herald_ledger.store import rows, target_health, target_keys
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.platform_email import PlatformMail
@@ -51,6 +53,8 @@ Values = Callable[["SubscriptionRpcs", Context, Any, uuid.UUID], Awaitable[dict[
 Insert = Callable[["SubscriptionRpcs", Context, Any, dict[str, Any]], Awaitable[Row[Any]]]
 # (rpcs, tenant_id, protos) -> None: fills in read-only fields of the protos read back.
 Decorate = Callable[["SubscriptionRpcs", uuid.UUID, list[Any]], Awaitable[None]]
+# (conn, tenant_id, row_id, table, values) -> the row changed, or None when there is none.
+Change = Callable[[AsyncConnection, uuid.UUID, uuid.UUID, Table, dict[str, Any]], Awaitable[Row[Any] | None]]
 
 
 async def _target_created(
@@ -143,9 +147,17 @@ async def _target_changed(
             # must not disable it again at its first failure.
             values["disabled_reason"] = None
             values["failing_since"] = None
+            values["failing_level"] = 0
     if request.HasField("disabled_reason") and not (request.HasField("enabled") and request.enabled):
         values["disabled_reason"] = request.disabled_reason or None
     return values
+
+
+async def _target_change(
+    conn: AsyncConnection, tenant_id: uuid.UUID, row_id: uuid.UUID, table: Table, values: dict[str, Any]
+) -> Row[Any] | None:
+    """Enabling or disabling a target tells the tenant (herald.target.enabled / .disabled)."""
+    return await target_health.update_target(conn, tenant_id, row_id, values)
 
 
 async def _filter_created(
@@ -214,6 +226,8 @@ class Kind:
     insert: Insert | None = None
     # Adds what the rows alone do not say to the protos read back (None: nothing).
     decorate: Decorate | None = None
+    # Writes a change that may raise an operational event (None: the plain update).
+    change: Change | None = None
 
     def response(self, verb: str) -> type[Message]:
         plural = "s" if verb == "List" else ""
@@ -247,6 +261,7 @@ TARGET_ROWS = Kind(
     _target_changed,
     insert=_target_inserted,
     decorate=_breakers,
+    change=_target_change,
 )
 FILTER_ROWS = Kind(event_filters, "EventFilter", "filter", "filters", filter_to_proto, _filter_created, _filter_changed)
 SUBSCRIPTION_ROWS = Kind(
@@ -303,9 +318,12 @@ def kind_rpcs(kind: Kind) -> dict[str, Callable[..., Any]]:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         values = await kind.changed(self, context, request, tenant_id)
         row_id = getattr(request, f"{kind.what}_id")
+        change = kind.change or rows.update_row
         async with kind.referencing(context):
-            row = await self.one(context, kind.what, tenant_id, row_id, "write", rows.update_row, kind.table, values)
+            row = await self.one(context, kind.what, tenant_id, row_id, "write", change, kind.table, values)
         await self._changed(tenant_id)
+        if kind.change is not None:
+            self.announcer.kick()  # an operational event may wait: publish it now
         (item,) = await shown(self, tenant_id, [row])
         return kind.response("Update")(**{kind.what: item})
 
@@ -330,6 +348,7 @@ class SubscriptionRpcs(Rpcs):
 
     notifier: Notifier
     outbox: Outbox
+    announcer: Announcer
     committing: Committing
     platform: PlatformMail | None
     ring: KeyRing | None

@@ -11,6 +11,7 @@ from herald.ids import parse_id
 from herald.v1 import ledger_subscriptions_pb2
 from herald_ledger.convert import from_timestamp, target_to_proto
 from herald_ledger.notifications import SUBSCRIPTIONS, WEBHOOK_SETTINGS, Notifier
+from herald_ledger.operational import Announcer
 from herald_ledger.rpc.common import Context, Rpcs, found, require_id, tenant_get_rpc
 from herald_ledger.store import target_health as store
 
@@ -31,6 +32,7 @@ def _settings_to_proto(values: dict[str, object]) -> ledger_subscriptions_pb2.We
 
 class TargetHealthRpcs(Rpcs):
     notifier: Notifier
+    announcer: Announcer
 
     GetWebhookSettings = tenant_get_rpc(
         store.webhook_settings, ledger_subscriptions_pb2.GetWebhookSettingsResponse, "settings", _settings_to_proto
@@ -48,7 +50,9 @@ class TargetHealthRpcs(Rpcs):
             tenant_id = await require_id(context, item.tenant_id, f"outcomes[{i}].tenant_id")
             target_id = await require_id(context, item.target_id, f"outcomes[{i}].target_id")
             outcomes.append(store.TargetOutcome(tenant_id, target_id, item.succeeded, item.at.ToDatetime(tzinfo=UTC)))
-        disabled = await self.write(store.note_outcomes, outcomes, request.disable_after_s)
+        disabled, told = await self.write(store.note_outcomes, outcomes, request.disable_after_s)
+        if told:
+            self.announcer.kick()  # the tenant's operational events (failing, disabled)
         for tenant_id in sorted({row.tenant_id for row in disabled}):
             # Routers drop the disabled targets from their fan-out caches.
             await self.notifier.publish(SUBSCRIPTIONS, tenant_id=str(tenant_id))

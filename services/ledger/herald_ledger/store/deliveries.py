@@ -1,6 +1,6 @@
 """Deliveries: the senders' starts, and the attempts and email walks that end or retry a job
-(their outcomes applied in one statement per batch, a dead letter or platform email finished
-with them)."""
+(their outcomes applied in one statement per batch, a dead letter, its operational event or
+a platform email finished with them)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from herald.ids import created_at_of
 from herald_ledger.db.models import attempts
 from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
+from herald_ledger.store import operational
 from herald_ledger.store.driver import driver_of, in_transaction
 from herald_ledger.store.jobs import status_array
 
@@ -190,7 +191,7 @@ async def advance_attempts(
     for r in results:
         bumps[r.job_id] = bumps.get(r.job_id, 0) + 1
     rows = await (await driver_of(conn)).fetch(
-        _ADVANCE_ATTEMPTS,
+        _ADVANCE_ATTEMPTS_TELLING if dead_letters_in(results) else _ADVANCE_ATTEMPTS,
         *_outcome_arguments(_deciding(results), bumps),
         [r.job_id for r in results],
         [r.target for r in results],
@@ -340,6 +341,17 @@ _OUTCOMES = """
 _ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::")
 _COUNT_CHANGED = "SELECT count(*) FROM changed"
 _APPLY_OUTCOMES = _OUTCOMES + _COUNT_CHANGED
+# The same, for a batch that reports a dead letter: the dead-lettered jobs' operational
+# events (herald.delivery.exhausted) are written by the same statement. Only such a batch
+# pays for that part; a batch of deliveries and retries runs the statements above.
+_TELLING = _OUTCOMES + operational.EXHAUSTED_CTE
+_ADVANCE_ATTEMPTS_TELLING = _TELLING + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::")
+_APPLY_OUTCOMES_TELLING = _TELLING + _COUNT_CHANGED
+
+
+def dead_letters_in(outcomes: Sequence[JobOutcome]) -> bool:
+    """Whether a batch reports a dead letter (its statement then writes operational events)."""
+    return any(o.dead_lettered for o in outcomes)
 
 
 def _outcome_sources(target: JobStatus) -> str:
@@ -378,4 +390,5 @@ async def _apply_outcomes(
     follows a move (see `_OUTCOMES`): one statement, in the caller's transaction."""
     deciding = _deciding(outcomes)
     if deciding:
-        await (await in_transaction(conn)).fetchval(_APPLY_OUTCOMES, *_outcome_arguments(deciding, bumps or {}))
+        statement = _APPLY_OUTCOMES_TELLING if dead_letters_in(deciding) else _APPLY_OUTCOMES
+        await (await in_transaction(conn)).fetchval(statement, *_outcome_arguments(deciding, bumps or {}))

@@ -40,6 +40,7 @@ TENANT_TABLES = (
     "platform_emails",
     "jobs",
     "events",
+    "operational_events",
     "idempotency_keys",
     "subscriptions",
     "target_signing_keys",

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.plans import Limits, effective_limits
 from herald_ledger.db.models import suppressions, tenants
-from herald_ledger.store import domains
+from herald_ledger.store import domains, operational
 from herald_ledger.store.codes import PLAN_TO_PROTO
 from herald_ledger.store.driver import in_transaction
 from herald_ledger.store.job_creation import NewJob
@@ -212,7 +212,8 @@ async def decide(
     an email from a registered but unverified sending domain is refused (nothing
     written; a from-domain the tenant never registered is allowed: providers enforce their
     own sender identity); a suppressed recipient writes the job as SUPPRESSED; then the
-    quota. Usage reaching 80 % or 100 % of a limit queues a warning (platform email)."""
+    quota. Usage reaching 80 % or 100 % of a limit queues a warning (platform email) and the
+    tenant's operational event (herald.quota.warning / herald.quota.exhausted)."""
     if not jobs:
         return [], None
     limits, disabled, period = locked.limits, locked.disabled, locked.period
@@ -269,6 +270,7 @@ async def decide(
         for threshold in crossed(counter, was, after, limit, tenant_id in refused_for_quota)
     ]
     await queue_quota_warnings(conn, warnings, platform)
+    await operational.record_quota(conn, warnings)  # herald.quota.warning / .exhausted
     return verdicts, usage
 
 

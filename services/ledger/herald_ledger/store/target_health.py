@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.sender.waiting import CIRCUIT_OPEN
 from herald_ledger.db.models import jobs, tenants, webhook_targets
+from herald_ledger.store import operational, rows
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class TargetOutcome:
 
 _END_STREAK = text(
     """
-    UPDATE webhook_targets SET failing_since = NULL
+    UPDATE webhook_targets SET failing_since = NULL, failing_level = 0
     WHERE id = :target_id AND tenant_id = :tenant_id AND failing_since IS NOT NULL AND failing_since <= :at
     """
 ).bindparams(bindparam("target_id", type_=PG_UUID(as_uuid=True)), bindparam("tenant_id", type_=PG_UUID(as_uuid=True)))
@@ -62,6 +63,27 @@ _DISABLE_LONG_STREAKS = text(
 ).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))
 
 
+# The failing levels, percent of the disable threshold a streak's age has passed: each is
+# announced once per streak (`failing_level`, the highest told), every level a report passed in
+# order, so a report that passes two at once tells both. A streak past the threshold itself is
+# disabled instead (and announced as such).
+FAILING_LEVELS = (50, 70, 90)
+_LEVEL = " ".join(
+    f"WHEN failing_since <= now() - make_interval(secs => :threshold_s * {p / 100}) THEN {p}"
+    for p in sorted(FAILING_LEVELS, reverse=True)
+)
+_RAISE_FAILING_LEVELS = text(
+    f"""
+    UPDATE webhook_targets SET failing_level = lv.level
+    FROM (SELECT id AS target_id, failing_level AS told, CASE {_LEVEL} ELSE 0 END AS level
+          FROM webhook_targets WHERE id = ANY(:ids) AND enabled AND failing_since IS NOT NULL FOR UPDATE) lv
+    WHERE webhook_targets.id = lv.target_id AND lv.level > webhook_targets.failing_level
+      AND webhook_targets.failing_since >= now() - make_interval(secs => :threshold_s)
+    RETURNING webhook_targets.*, lv.told, failing_since + make_interval(secs => :threshold_s) AS disables_at
+    """  # noqa: S608 (constant levels only)
+).bindparams(bindparam("ids", type_=ARRAY(PG_UUID(as_uuid=True))))
+
+
 def describe_seconds(seconds: float) -> str:
     """ "5 days", "3 h", "2 s": the threshold as the disabled reason states it."""
     for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
@@ -72,21 +94,56 @@ def describe_seconds(seconds: float) -> str:
 
 async def note_outcomes(
     conn: AsyncConnection, outcomes: Sequence[TargetOutcome], disable_after_s: float
-) -> list[Row[Any]]:
+) -> tuple[list[Row[Any]], int]:
     """Applies the reports in time order, then disables the reported targets whose streak is
-    older than `disable_after_s` (0: never). Returns the targets this call disabled."""
+    older than `disable_after_s` (0: never). Returns the targets this call disabled and how
+    many operational events it wrote. Each failing level a reported streak passed, and each
+    target disabled, writes its operational event (`store.operational`) in this transaction:
+    only when a report failed."""
     # In time order, each run of successes (or of failures) as one batched statement.
     for succeeded, run in groupby(sorted(outcomes, key=lambda o: o.at), key=lambda o: o.succeeded):
         params = [{"target_id": o.target_id, "tenant_id": o.tenant_id, "at": o.at} for o in run]
         await conn.execute(_END_STREAK if succeeded else _START_STREAK, params)
     failed = sorted({o.target_id for o in outcomes if not o.succeeded})
     if disable_after_s <= 0 or not failed:
-        return []
+        return [], 0
+    raised = await conn.execute(_RAISE_FAILING_LEVELS, {"ids": failed, "threshold_s": disable_after_s})
+    told = [
+        operational.failing_event(row, level, disable_after_s)
+        for row in raised.all()
+        for level in FAILING_LEVELS
+        if row.told < level <= row.failing_level
+    ]
     result = await conn.execute(
         _DISABLE_LONG_STREAKS,
         {"ids": failed, "threshold_s": disable_after_s, "threshold_text": describe_seconds(disable_after_s)},
     )
-    return list(result.all())
+    disabled = list(result.all())
+    told += [operational.target_event(row, operational.TARGET_DISABLED) for row in disabled]
+    return disabled, await operational.record(conn, told)
+
+
+async def update_target(
+    conn: AsyncConnection, tenant_id: uuid.UUID, target_id: uuid.UUID, values: dict[str, Any]
+) -> Row[Any] | None:
+    """A target changed by `values` (`rows.update_row`); when that enables or disables it, the
+    operational event is written with the change."""
+    if "enabled" not in values:
+        return await rows.update_row(conn, tenant_id, target_id, webhook_targets, values)
+    was = (
+        await conn.execute(
+            select(webhook_targets.c.enabled)
+            .where(and_(webhook_targets.c.id == target_id, webhook_targets.c.tenant_id == tenant_id))
+            .with_for_update()
+        )
+    ).first()
+    row = await rows.update_row(conn, tenant_id, target_id, webhook_targets, values)
+    if row is not None and was is not None and was.enabled != row.enabled:
+        await operational.record(
+            conn,
+            [operational.target_event(row, operational.TARGET_ENABLED if row.enabled else operational.TARGET_DISABLED)],
+        )
+    return row
 
 
 async def failed_deliveries(

@@ -12,6 +12,7 @@ from herald_ledger.db.models.inbound_config import inbound_configs
 from herald_ledger.db.models.inbound_event import inbound_events
 from herald_ledger.db.models.job import jobs
 from herald_ledger.db.models.job_event import job_events
+from herald_ledger.db.models.operational_event import operational_events
 from herald_ledger.db.models.operator import operators
 from herald_ledger.db.models.platform_email import platform_emails
 from herald_ledger.db.models.provider_credential import provider_credentials
@@ -37,6 +38,7 @@ __all__ = [
     "job_events",
     "jobs",
     "metadata",
+    "operational_events",
     "operators",
     "platform_emails",
     "provider_credentials",

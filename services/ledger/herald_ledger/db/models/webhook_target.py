@@ -1,4 +1,4 @@
-from sqlalchemy import Boolean, Column, DateTime, Integer, LargeBinary, Text
+from sqlalchemy import Boolean, Column, DateTime, Integer, LargeBinary, SmallInteger, Text
 from sqlalchemy.dialects.postgresql import JSONB
 
 from herald_ledger.db.models.base import created_at_column, tenant_rows, updated_at_column
@@ -7,7 +7,8 @@ from herald_ledger.db.models.base import created_at_column, tenant_rows, updated
 # `max_in_flight` (calls at once per sender replica; NULL: the operator's default) are
 # enforced by the webhook-sender. A disabled target receives nothing; `disabled_reason` says
 # why. `failing_since` is the first failure since the last success (NULL: not failing); a
-# streak older than HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S disables the target.
+# streak older than HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S disables the target; `failing_level`
+# is the highest failing level (50, 70, 90 % of that threshold) announced in the streak.
 # `headers` shows the values masked; `sealed_headers` holds them (herald.webhooks.sealed_headers).
 # `tenant_secret_signs`: a target from before targets had keys of their own; the tenant's
 # secret signs beside the target's own key until the target's first rotation.
@@ -22,6 +23,7 @@ webhook_targets = tenant_rows(
     Column("enabled", Boolean, nullable=False, server_default="true"),
     Column("disabled_reason", Text),
     Column("failing_since", DateTime(timezone=True)),
+    Column("failing_level", SmallInteger, nullable=False, server_default="0"),
     Column("tenant_secret_signs", Boolean, nullable=False, server_default="false"),
     created_at_column(),
     updated_at_column(),
