@@ -203,6 +203,8 @@ async def test_the_ledger_erases_a_tenants_bus_state_under_the_permissions(
     assert counts["work_messages"] == counts["rate_limit_state"] == counts["pacing_state"] == 1
     assert counts["payload_objects"] == 1 and counts["intake_messages"] == 0  # no intake stream here
     assert await payloads.names() == set()
+
+
 async def test_only_the_ledger_publishes_herald_events_to_tenants(as_user: object) -> None:
     """Herald's own events to tenants (herald_ledger.operational) go on a subject of their own,
     which the ledger may publish and a backend (the intake user) may not."""

@@ -19,7 +19,7 @@ from herald_ledger.inflight import Committing
 from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, work_job
 from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size, tenant_list_rpc
-from herald_ledger.rpc.subscriptions import MAX_TEXT, target_to_proto
+from herald_ledger.rpc.subscriptions import MAX_TEXT
 from herald_ledger.store import event_log, job_creation, operational
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.codes import PRIORITY_FROM_PROTO, STATUS_TO_PROTO

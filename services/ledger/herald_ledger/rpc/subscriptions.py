@@ -30,7 +30,7 @@ from herald_ledger.inflight import Committing
 from herald_ledger.notifications import SUBSCRIPTIONS, Notifier
 from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
-from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id, row_rpc
+from herald_ledger.rpc.common import Context, Rpcs, id_page, require_id
 from herald_ledger.store import rows, target_health, target_keys
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.platform_email import PlatformMail
