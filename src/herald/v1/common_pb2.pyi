@@ -363,7 +363,7 @@ class SendingDomain(_message.Message):
     def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., provider_domain_id: _Optional[str] = ..., verified: _Optional[bool] = ..., records: _Optional[_Iterable[_Union[DnsRecord, _Mapping]]] = ..., provider_status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., verified_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Tenant(_message.Message):
-    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month", "contact_email", "payload_retention_days", "row_retention_days", "effective_payload_retention_days", "effective_row_retention_days")
+    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month", "contact_email", "payload_retention_days", "row_retention_days")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
@@ -375,8 +375,6 @@ class Tenant(_message.Message):
     CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     ROW_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
-    EFFECTIVE_PAYLOAD_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
-    EFFECTIVE_ROW_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     plan: Plan
@@ -388,9 +386,7 @@ class Tenant(_message.Message):
     contact_email: str
     payload_retention_days: int
     row_retention_days: int
-    effective_payload_retention_days: int
-    effective_row_retention_days: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ..., contact_email: _Optional[str] = ..., payload_retention_days: _Optional[int] = ..., row_retention_days: _Optional[int] = ..., effective_payload_retention_days: _Optional[int] = ..., effective_row_retention_days: _Optional[int] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ..., contact_email: _Optional[str] = ..., payload_retention_days: _Optional[int] = ..., row_retention_days: _Optional[int] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("period", "webhooks", "emails", "webhooks_limit", "emails_limit", "shared_limit")

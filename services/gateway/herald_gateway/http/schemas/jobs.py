@@ -75,6 +75,11 @@ class JobOut(BaseModel):
     event_id: str | None = Field(default=None, description="The event this job delivers (GET /v1/events/{id}).")
     target_id: str | None = Field(default=None, description="The subscription target an event sent it to.")
     origin_job_id: str | None = Field(default=None, description="A resend: the job it sends again.")
+    payload_expunged_at: datetime | None = Field(
+        default=None,
+        description="When the payload went (DELETE /v1/jobs/{id}/payload or retention): the body, an email's "
+        "request, a webhook's request headers and the attempts' response headers and excerpts are gone.",
+    )
 
 
 class JobList(Page[JobOut]):
@@ -121,4 +126,5 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
         event_id=job.event_id or None,
         target_id=job.target_id or None,
         origin_job_id=job.origin_job_id or None,
+        payload_expunged_at=time_of(job, "payload_expunged_at"),
     )
