@@ -26,6 +26,7 @@ from typing import Any
 from harness.config import Config, env, log
 from harness.cpu import contended
 from harness.machine import describe
+from harness.retention import retention_report
 from harness.steady_figures import slo_limits, slo_ok
 
 FIGURES = ("accept_p50_ms", "accept_p99_ms", "a2d_p50_ms", "a2d_p99_ms", "a2d_p999_ms")
@@ -170,6 +171,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {num(other_cores(r), 2):>5}  {procs}"
             )
     compare(sides)
+    retention_report(sides)
 
 
 def compare(sides: dict[str, dict[int, dict[str, Any]]]) -> None:
