@@ -17,6 +17,11 @@ from herald_ledger.partitions import partition_name
 from tests.support.infra import query, separate_database
 from tests.test_retention import uuid7_at
 
+NEW_ATTEMPT = (
+    "INSERT INTO attempts (job_id, number, target, outcome, duration_ms, started_at) "
+    "VALUES ($1, 2, 'https://example.com', 'succeeded', 1, now())"
+)
+
 
 def test_an_existing_database_moves_into_day_partitions(infra: dict[str, str]) -> None:
     with separate_database(infra["database_url"], "partition_migration") as database_url:
@@ -73,18 +78,8 @@ def test_an_existing_database_moves_into_day_partitions(infra: dict[str, str]) -
         assert event[0] == partition_name("events", days[3].date())
         # The keys and foreign keys hold: an attempt of no job is refused, the sequence goes on.
         with pytest.raises(asyncpg.ForeignKeyViolationError):
-            query(
-                database_url,
-                "INSERT INTO attempts (job_id, number, target, outcome, duration_ms, started_at) "
-                "VALUES ($1, 1, 'x', 'succeeded', 1, now())",
-                uuid7_at(datetime.now(UTC)),
-            )
-        query(
-            database_url,
-            "INSERT INTO attempts (job_id, number, target, outcome, duration_ms, started_at) "
-            "VALUES ($1, 2, 'https://example.com', 'succeeded', 1, now())",
-            jobs[0],
-        )
+            query(database_url, NEW_ATTEMPT, uuid7_at(datetime.now(UTC)))
+        query(database_url, NEW_ATTEMPT, jobs[0])
         assert query(database_url, "SELECT max(id) FROM attempts")[0][0] > before[0]
         with pytest.raises(asyncpg.ForeignKeyViolationError):
             query(
