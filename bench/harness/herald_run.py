@@ -129,6 +129,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
 
         # make bench-retention: an old day of jobs on every side, dropped during the window on one.
         filled = retention.fill_old_day(infra.database_url) if retention.enabled() else {}
+        dropper = retention.Dropper(infra.database_url) if filled and retention.drops(cfg) else None
         busy = wait_quiet(cfg)
         log(f"{tag} N={cfg.n} C={cfg.conns} busy_before={busy}%: measuring")
 
@@ -152,7 +153,6 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         if cfg.profile:
             profilers = attach_profilers(cleanup, run_dir, pids)
         run_id = f"run{os.getpid()}{index}"
-        dropper = retention.Dropper(infra.database_url) if filled and retention.drops(cfg) else None
         if dropper is not None:
             dropper.start()
         with senders_held(pids if cfg.hold_senders else {}):

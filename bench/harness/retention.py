@@ -83,36 +83,41 @@ def fill_old_day(database_url: str) -> dict[str, Any]:
 
 
 class Dropper:
-    """One round of the ledger's retention, RETENTION_AT s after `start`, on a thread of its own."""
+    """One round of the ledger's retention, RETENTION_AT s after `start`, on a thread of its own.
+    Herald's modules are imported here, before the window, so the round starts on time."""
 
     def __init__(self, database_url: str) -> None:
+        from herald_ledger.db.engine import create_engine
+        from herald_ledger.retention import Retention
+
+        from herald.config import Settings
+
         self.database_url = database_url
         self.result: dict[str, Any] = {}
+        self.make = lambda: Retention(
+            create_engine(database_url, pool_size=2),
+            Settings(row_retention_days="free=30,indie=30,startup=30", payload_retention_days=KEEP_ALL),
+        )
         self.thread = threading.Thread(target=self._run, name="retention-drop", daemon=True)
 
     def start(self) -> None:
         self.thread.start()
 
     def _run(self) -> None:
-        from herald_ledger.db.engine import create_engine
-        from herald_ledger.retention import Retention
-
-        from herald.config import Settings
-
         time.sleep(float(env("RETENTION_AT", str(float(env("SECONDS", "20")) / 3))))
 
         async def one_round() -> None:
-            engine = create_engine(self.database_url, pool_size=2)
+            retention = self.make()
             try:
-                settings = Settings(row_retention_days="free=30,indie=30,startup=30", payload_retention_days=KEEP_ALL)
-                started = time.monotonic()
-                report = await Retention(engine, settings).run()
+                started, at = time.monotonic(), time.time()
+                report = await retention.run()
                 self.result = {
+                    "retention_drop_started_at": round(at, 3),
                     "retention_drop_s": round(time.monotonic() - started, 2),
                     "retention_dropped": report.partitions_dropped,
                 }
             finally:
-                await engine.dispose()
+                await retention.engine.dispose()
 
         asyncio.run(one_round())
         log(f"retention: {self.result}")
