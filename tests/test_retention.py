@@ -83,6 +83,18 @@ def old_job(database_url: str, tenant_id: str, days_ago: float, dead_letter: boo
     return str(job_id)
 
 
+def old_audit_entry(database_url: str, tenant_id: str, days_ago: float) -> uuid.UUID:
+    entry = uuid7_at(datetime.now(UTC) - timedelta(days=days_ago))
+    query(
+        database_url,
+        "INSERT INTO audit_log (id, tenant_id, actor_kind, actor_id, actor_name, action) "
+        "VALUES ($1, $2, 'key', 'k', 'old key', 'POST /v1/webhooks/targets')",
+        entry,
+        uuid.UUID(tenant_id),
+    )
+    return entry
+
+
 def run_retention(database_url: str) -> RoundReport:
     """One round, as a ledger replica's maintenance runs it (the stack's may run one as well: they
     take turns on an advisory lock and do the same)."""
@@ -157,6 +169,7 @@ def test_payloads_and_rows_age_out_by_each_tenants_retention(
     kept = create_tenant(gateway, operator_token, "retention-kept")  # startup: 90 days of both
     recent, older, oldest = (old_job(database_url, short.tenant_id, days) for days in (0.01, 2, 4))
     neighbour = old_job(database_url, kept.tenant_id, 4)  # the same day as `oldest`
+    audit = {tenant.tenant_id: old_audit_entry(database_url, tenant.tenant_id, 4) for tenant in (short, kept)}
     # Set once the rows are in: a round that ran before has passed its plan's 90 days only.
     set_retention(gateway, operator_token, short, payload_retention_days=1, row_retention_days=3)
 
@@ -181,6 +194,9 @@ def test_payloads_and_rows_age_out_by_each_tenants_retention(
     other = stored(database_url, neighbour)
     assert other is not None and bytes(other["body"]) == b"old secret" and other["response_excerpt"]
     assert httpx.get(f"{gateway}/v1/jobs/{neighbour}", headers=kept.headers).json()["payload_expunged_at"] is None
+    # The audit log is kept like rows.
+    left = {r[0] for r in query(database_url, "SELECT id FROM audit_log WHERE id = ANY($1)", list(audit.values()))}
+    assert left == {audit[kept.tenant_id]}
 
 
 def test_a_day_past_the_longest_retention_is_a_dropped_partition(

@@ -12,7 +12,8 @@ tenant's rows, so a round
    parent is never locked against the traffic) and dropped;
 3. deletes, in bounded batches, the rows of tenants whose retention is shorter than the longest
    (a DELETE, so it bloats; it is bounded by the traffic of the tenants on short retentions and
-   their partitions are dropped anyway once the longest retention passes them);
+   their partitions are dropped anyway once the longest retention passes them), and audit log
+   entries older than their tenant's row retention (the operators' own: the longest);
 4. expires payloads, in bounded batches, per tenant from where the last round stopped
    (`payload_expiry`), through the one statement expunge uses (herald_ledger.store.payloads).
 
@@ -109,6 +110,14 @@ _SET_MARK = {
     )
     for table, mark in _MARKS.items()
 }
+_DELETE_AUDIT = text(
+    """
+    DELETE FROM audit_log WHERE id = ANY(ARRAY(
+        SELECT id FROM audit_log
+        WHERE (tenant_id = ANY(:tenants) OR (:operators AND tenant_id IS NULL)) AND id < :bound LIMIT :batch
+    ))
+    """
+)
 # Rows of unpartitioned tables that refer to a day of jobs (their foreign keys would keep it).
 _BEFORE_DROP = [
     "DELETE FROM dead_letters WHERE job_id >= :low AND job_id < :high",
@@ -152,6 +161,7 @@ class Retention:
         await self._make_partitions(now.date(), {row.name for row in present}, report)
         await self._drop_days(now - timedelta(days=longest), present, report)
         await self._delete_short_rows(now, tenants, longest, report)
+        await self._delete_old_audit(now, tenants, longest, report)
         await self._expire_payloads(now, tenants, report)
 
     async def tenants(self, conn: AsyncConnection) -> list[TenantRetention]:
@@ -224,6 +234,26 @@ class Retention:
                     report.rows_deleted += deleted
                     if deleted < self.batch:
                         break
+
+    async def _delete_old_audit(
+        self, now: datetime, tenants: list[TenantRetention], longest: int, report: RoundReport
+    ) -> None:
+        """The audit log is kept like rows: a tenant's entries for its row retention, the operators'
+        own (no tenant) for the longest. The log's trigger lets only a transaction that says so
+        delete (migration 0021)."""
+        by_days: dict[int, list[uuid.UUID]] = defaultdict(list)
+        for tenant in tenants:
+            by_days[tenant.row_days].append(tenant.tenant_id)
+        groups = [(days, ids, False) for days, ids in by_days.items()] + [(longest, [], True)]
+        for days, tenant_ids, operators in groups:
+            params = {"tenants": tenant_ids, "operators": operators, "bound": id_at(now - timedelta(days=days))}
+            while True:
+                async with self.engine.begin() as conn:
+                    await conn.execute(text("SELECT set_config('herald.audit_erasure', 'on', true)"))
+                    deleted = (await conn.execute(_DELETE_AUDIT, {**params, "batch": self.batch})).rowcount or 0
+                report.rows_deleted += deleted
+                if deleted < self.batch:
+                    break
 
     async def _expire_payloads(self, now: datetime, tenants: list[TenantRetention], report: RoundReport) -> None:
         for tenant in tenants:
