@@ -276,8 +276,11 @@ class Settings(BaseSettings):
     # (`herald tenant set-limits --row-retention-days/--payload-retention-days`).
     row_retention_days: str = "free=7,indie=30,startup=90"
     payload_retention_days: str = "free=7,indie=30,startup=90"
-    # Rows per statement of retention's batches (payload expiry, a shorter retention's deletes).
+    # Rows per statement of retention's batches (payload expiry, a shorter retention's deletes), and
+    # how often a round runs (one ledger replica at a time; each round also makes the coming days'
+    # partitions, seven days ahead, so an interval of up to a day is safe).
     retention_batch: int = Field(default=1_000, ge=1, le=100_000)
+    retention_interval_s: float = Field(default=600.0, gt=0, le=86_400)
 
     # When the shared rate-limit state (NATS KV) is unreachable: refuse (503) or admit.
     rate_limit_fail_open: bool = False

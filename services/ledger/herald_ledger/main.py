@@ -85,12 +85,11 @@ async def build(runtime: ServiceRuntime) -> None:
         for tenant_id in ended:  # gateways and routers forget the tenant's cached plan
             await notifier.publish(TENANTS, tenant_id=str(tenant_id))
 
-    retention = Retention(engine, settings)
     runtime.add_loop(
-        lambda: run_maintenance(
-            [prune, end_plans, retention.run], settings.ledger_maintenance_interval_s, runtime.stopping
-        )
+        lambda: run_maintenance([prune, end_plans], settings.ledger_maintenance_interval_s, runtime.stopping)
     )
+    retention = Retention(engine, settings)
+    runtime.add_loop(lambda: run_maintenance([retention.run], settings.retention_interval_s, runtime.stopping))
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)
 

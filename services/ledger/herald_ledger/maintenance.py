@@ -1,7 +1,7 @@
 """The ledger's housekeeping, every HERALD_LEDGER_MAINTENANCE_INTERVAL_S: idempotency keys and
 event claims past their 24 hours are deleted (a stored answer must not outlive its promise, and
 the tables must not grow forever), plans whose paid period ended after a cancellation go back
-to free, and retention ages out rows and payloads (herald_ledger.retention).
+to free; retention (herald_ledger.retention) runs in the same way at its own interval.
 
 Every ledger replica runs it; the statements are idempotent, so two replicas at once only
 repeat each other's work.

@@ -1,4 +1,4 @@
-"""Retention, a step of the ledger's maintenance: rows and payloads age out per tenant.
+"""Retention, a loop of the ledger's (every HERALD_RETENTION_INTERVAL_S): rows and payloads age out.
 
 Each tenant keeps rows (jobs with their attempts and history, events) for its row retention and
 payloads for its payload retention, in days: the operator's override on the tenant, else its
@@ -17,7 +17,7 @@ tenant's rows, so a round
 4. expires payloads, in bounded batches, per tenant from where the last round stopped
    (`payload_expiry`), through the one statement expunge uses (herald_ledger.store.payloads).
 
-Every ledger replica runs maintenance; one at a time runs retention (a session advisory lock
+Every ledger replica runs the loop; one at a time runs a round (a session advisory lock
 taken without waiting: the others skip the step that round).
 """
 
