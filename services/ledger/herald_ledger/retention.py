@@ -23,6 +23,7 @@ taken without waiting: the others skip the step that round).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections import defaultdict
@@ -31,6 +32,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from herald.config import Settings
@@ -120,6 +122,26 @@ _DELETE_AUDIT = text(
     ))
     """
 )
+# Dropping a detached partition removes its foreign keys, whose triggers live on the referenced
+# tables (today's jobs partition, tenants): such a lock must never queue long in front of the
+# traffic, nor deadlock with a plan cached before the detach (it locks the detached table to see
+# it is stale). Each statement waits at most _SHORT_LOCK, is tried _TRIES times, else the next
+# round drops the table (it is detached: nothing reads it any more).
+_SHORT_LOCK = "200ms"
+_TRIES = 20
+_GAVE_WAY = ("55P03", "40P01")  # lock_not_available, deadlock_detected
+_DETACHED = text(
+    """
+    SELECT c.relname FROM pg_class c
+    WHERE c.relkind = 'r' AND c.relname ~ '^(jobs|attempts|job_events|events)_p[0-9]{8}$'
+      AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)
+    """
+)
+# The table's own foreign keys (each has a clone per partition of the table it refers to, which
+# goes with it).
+_FOREIGN_KEYS = text(
+    "SELECT conname FROM pg_constraint WHERE conrelid = CAST(:t AS regclass) AND contype = 'f' AND conparentid = 0"
+)
 # Rows of unpartitioned tables that refer to a day of jobs (their foreign keys would keep it).
 _BEFORE_DROP = [
     "DELETE FROM dead_letters WHERE job_id >= :low AND job_id < :high",
@@ -185,11 +207,42 @@ class Retention:
             await conn.execute(text("RESET lock_timeout"))
 
     async def _finish_detaches(self, present: list[Any]) -> None:
-        """A concurrent detach interrupted midway (a ledger stopped) leaves its partition pending."""
+        """A concurrent detach interrupted midway (a ledger stopped) leaves its partition pending;
+        a detached partition whose drop gave way to the traffic is dropped now."""
         for row in present:
             if row.pending:
                 await self._ddl([f"ALTER TABLE {row.parent} DETACH PARTITION {row.name} FINALIZE"])
-                await self._ddl([f"DROP TABLE {row.name}"])
+        async with self.engine.connect() as conn:
+            detached = list((await conn.execute(_DETACHED)).scalars())
+        for name in detached:
+            await self._drop_detached(name)
+
+    async def _patiently(self, statement: str) -> bool:
+        """`statement`, waiting at most `_SHORT_LOCK` for its locks, tried `_TRIES` times; False
+        when the traffic kept it out (the next round tries again)."""
+        for _ in range(_TRIES):
+            try:
+                async with self.engine.connect() as conn:
+                    conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+                    await conn.execute(text(f"SET lock_timeout = '{_SHORT_LOCK}'"))
+                    await conn.execute(text(statement))
+                return True
+            except DBAPIError as error:
+                if str(getattr(error.orig, "sqlstate", "")) not in _GAVE_WAY:
+                    raise
+                await asyncio.sleep(0.5)
+        log.info("retention gave way to the traffic", extra={"statement": statement})
+        return False
+
+    async def _drop_detached(self, name: str) -> bool:
+        """A detached partition: its foreign keys first, each on its own (their triggers live on
+        the referenced tables: today's jobs partition, tenants), then the table."""
+        async with self.engine.connect() as conn:
+            keys = list((await conn.execute(_FOREIGN_KEYS, {"t": name})).scalars())
+        for key in keys:
+            if not await self._patiently(f"ALTER TABLE {name} DROP CONSTRAINT {key}"):
+                return False
+        return await self._patiently(f"DROP TABLE {name}")
 
     async def _make_partitions(self, today: date, present: set[str], report: RoundReport) -> None:
         for table in PARTITIONED:  # parents of foreign keys first: jobs before attempts
@@ -215,8 +268,8 @@ class Retention:
                     name = partition_name(each, day)
                     if name in names:
                         await self._ddl([f"ALTER TABLE {each} DETACH PARTITION {name} CONCURRENTLY"])
-                        await self._ddl([f"DROP TABLE {name}"])
-                        report.partitions_dropped.append(name)
+                        if await self._drop_detached(name):
+                            report.partitions_dropped.append(name)
 
     async def _delete_short_rows(
         self, now: datetime, tenants: list[TenantRetention], longest: int, report: RoundReport
