@@ -315,7 +315,9 @@ class Retention:
         `_EXPIRY_SLACK` of it (a payload outlives its retention by at most that much, and a round
         with many tenants costs one read instead of a transaction per tenant)."""
         async with self.engine.connect() as conn:
-            marks = {row.tenant_id: row._mapping for row in await conn.execute(_ALL_MARKS)}
+            marks: dict[uuid.UUID, dict[str, uuid.UUID | None]] = {
+                row.tenant_id: dict(row._mapping) for row in await conn.execute(_ALL_MARKS)
+            }
         for tenant in tenants:
             bound = id_at(now - timedelta(days=tenant.payload_days))
             near = id_at(now - timedelta(days=tenant.payload_days) - _EXPIRY_SLACK)
