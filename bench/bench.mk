@@ -51,6 +51,10 @@
 #   make bench HOLD_SENDERS=1               the senders stopped while the load runs (resumed after it): what
 #                                           the deliveries beside a burst cost its accept rate (a diagnostic)
 #   make bench-setup                        the peers' setup.sh (make bench runs it when a peer needs it)
+#   make bench-retention                    MODE=steady at RATES (560/s: 70 % of the SLO capacity) with an old day
+#                                           of RETENTION_JOBS (1,000,000) jobs, dropped by retention during the
+#                                           window on one side and not on the other: accept and accept-to-delivery
+#                                           p99 of both and their ratio (bench/harness/retention.py)
 #
 # Other knobs (see bench/run.py): C WORKER_CONCURRENCY WARMUP INFRA=private|machine PG=system|embedded
 # REV=<commit> BASE_RATE=same|unlimited BASE_VARIANT BASE_ENV WEBHOOK_HEADER FANOUT QUIET_BUSY_PCT QUIET_MAX_WAIT E2E_TIMEOUT RETRY_CONTENDED SAMPLE_INTERVAL PROFILE_NATIVE
@@ -65,7 +69,7 @@ BENCH_VARS := N RUNS PEER MODE BATCH REV BASE_RATE C WORKER_CONCURRENCY WARMUP I
 	VARIANT BASE_VARIANT BASE_ENV WEBHOOK_HEADER FANOUT
 BENCH_ENV = $(strip $(foreach v,$(BENCH_VARS),$(if $($(v)),$(v)='$($(v))')))
 
-.PHONY: bench bench-profile bench-setup
+.PHONY: bench bench-profile bench-setup bench-retention
 
 bench: $(VENV)/.installed
 	$(BENCH_ENV) $(PY) bench/run.py
@@ -76,6 +80,11 @@ bench-profile: $(VENV)/.installed
 
 bench-setup:
 	$(PEERS)/setup.sh
+
+bench-retention: $(VENV)/.installed
+	$(BENCH_ENV) MODE=steady RATES='$(or $(RATES),560)' RETENTION_JOBS='$(or $(RETENTION_JOBS),1000000)' \
+		SERVICE_ENV='HERALD_ROW_RETENTION_DAYS=free=36500,indie=36500,startup=36500 HERALD_PAYLOAD_RETENTION_DAYS=free=36500,indie=36500,startup=36500 $(SERVICE_ENV)' \
+		VARIANT_ENV='HERALD_BENCH_RETENTION_DROP=1' $(PY) bench/run.py
 
 # Fairness (docs/performance.md, "Fairness"): tenant A's backlog of A_JOBS against tenant B's B_JOBS.
 .PHONY: bench-fairness

@@ -24,6 +24,7 @@ it onto REV's tree, and only then imports these modules, which import Herald. Th
   steady           MODE=steady: the open loop rate by rate, the SLO capacity, its report
   steady_figures   MODE=steady's figures of one run (Herald's or a peer's) and the SLO test
   fanout           MODE=fanout: the tenant's targets and subscriptions, its accepts, its figures
+  retention        make bench-retention: an old day of jobs, dropped during the window on one side
   cli              main: the checks, the lock, the interleaved rounds and the records
 
 Nothing here is imported from outside bench/; the modules are split by what they hold, not to

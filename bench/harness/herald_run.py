@@ -24,6 +24,7 @@ from typing import Any
 
 import email_bench  # bench/email_bench.py: MODE=email
 
+from harness import retention
 from harness.config import Config, log
 from harness.cpu import CLK_TCK, exact_postgres_fields, per_1000_delivered, tree_cpu_ticks
 from harness.db import Db, db_counters, db_sessions
@@ -142,6 +143,9 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             wait_until("warm-up deliveries", 120, lambda: http_json(f"{sink_url}/stats")["unique"] >= warm_deliveries)
             wait_until("warm-up DELIVERED rows", 60, lambda: db.delivered_rows() >= warm_deliveries)
 
+        # make bench-retention: an old day of jobs on every side, dropped during the window on one.
+        filled = retention.fill_old_day(infra.database_url) if retention.enabled() else {}
+        dropper = retention.Dropper(infra.database_url) if filled and retention.drops(cfg) else None
         busy = wait_quiet(cfg)
         log(f"{tag} N={cfg.n} C={cfg.conns} busy_before={busy}%: measuring")
 
@@ -165,6 +169,8 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
         if cfg.profile:
             profilers = attach_profilers(cleanup, run_dir, pids)
         run_id = f"run{os.getpid()}{index}"
+        if dropper is not None:
+            dropper.start()
         with senders_held(pids if cfg.hold_senders else {}):
             load = run_load(
                 loadgen_command(cfg, endpoints, sink_port, keys_file, cfg.n, run_id),
@@ -269,6 +275,7 @@ def herald_run(cfg: Config, index: int, machine: dict[str, Any]) -> dict[str, An
             machine=machine,
             **code_identity(),
         )
+        record.update(filled, **(dropper.join() if dropper is not None else {}))
         if cfg.open_loop:  # the rate, delivered and undelivered among the accepted, p99.9, the SLO
             record.update(open_loop_fields(cfg, spans, arrivals, record))
         if fanout:  # events/s, deliveries/s, event-to-last-delivery

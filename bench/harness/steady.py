@@ -32,6 +32,7 @@ from harness.config import Config, env, log
 from harness.cpu import contended
 from harness.fanout import FANOUT_FIGURES, OPEN_LOOP_HEADER, open_loop_cells
 from harness.machine import describe
+from harness.retention import retention_report
 from harness.steady_figures import slo_limits, slo_ok
 from harness.switches import variant_sides
 from harness.tables import num
@@ -187,6 +188,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {num(other_cores(r), 2):>5}  {procs}"
             )
     compare(sides)
+    retention_report(sides)
 
 
 def infra_line(r: dict[str, Any]) -> str:

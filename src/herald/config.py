@@ -17,6 +17,7 @@ from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from herald.bus.subjects import Subjects
+from herald.plans import plan_days
 from herald.secrets import KeyRing, mask_url_passwords
 
 Retention = Literal["workqueue", "limits", "interest"]
@@ -269,6 +270,17 @@ class Settings(BaseSettings):
     # The ledger's housekeeping runs this often: idempotency keys past their 24 hours are
     # deleted, plans whose paid period ended after a cancellation go back to free.
     ledger_maintenance_interval_s: float = Field(default=60.0, gt=0)
+    # Retention per plan, in days (`plan=days,...`; herald_ledger.retention): how long rows (jobs
+    # with their attempts and history, events) and payloads (bodies, event payloads, attempts'
+    # excerpts, idempotency answers) are kept. An operator's override per tenant wins
+    # (`herald tenant set-limits --row-retention-days/--payload-retention-days`).
+    row_retention_days: str = "free=7,indie=30,startup=90"
+    payload_retention_days: str = "free=7,indie=30,startup=90"
+    # Rows per statement of retention's batches (payload expiry, a shorter retention's deletes), and
+    # how often a round runs (one ledger replica at a time; each round also makes the coming days'
+    # partitions, seven days ahead, so an interval of up to a day is safe).
+    retention_batch: int = Field(default=1_000, ge=1, le=100_000)
+    retention_interval_s: float = Field(default=600.0, gt=0, le=86_400)
 
     # When the shared rate-limit state (NATS KV) is unreachable: refuse (503) or admit.
     rate_limit_fail_open: bool = False
@@ -282,6 +294,12 @@ class Settings(BaseSettings):
     @classmethod
     def _nats_url_is_a_server_list(cls, value: str) -> str:
         nats_servers(value)
+        return value
+
+    @field_validator("row_retention_days", "payload_retention_days")
+    @classmethod
+    def _retention_names_every_plan(cls, value: str) -> str:
+        plan_days(value)
         return value
 
     @model_validator(mode="after")

@@ -66,6 +66,9 @@ ROUTE_SCOPES: dict[Route, str] = {
     ("POST", "/v1/webhook-secret/rotate"): MANAGE,
     ("PUT", "/v1/inbound/{provider}"): MANAGE,
     ("DELETE", "/v1/inbound/{provider}"): MANAGE,
+    # Taking a payload out destroys a record (and is audited): a key that only sends may not.
+    ("DELETE", "/v1/jobs/{job_id}/payload"): MANAGE,
+    ("DELETE", "/v1/events/{event_id}/payload"): MANAGE,
     ("POST", "/v1/api-keys"): KEYS,
     ("GET", "/v1/api-keys"): KEYS,
     ("DELETE", "/v1/api-keys/{key_id}"): KEYS,
@@ -113,6 +116,8 @@ RPC_TWINS: dict[str, Route] = {
     "PublishEvents": ("POST", "/v1/events/batch"),
     "ReplayEvent": ("POST", "/v1/events/{event_id}/replay"),
     "ResendJob": ("POST", "/v1/jobs/{job_id}/resend"),
+    "ExpungeJobPayload": ("DELETE", "/v1/jobs/{job_id}/payload"),
+    "ExpungeEventPayload": ("DELETE", "/v1/events/{event_id}/payload"),
 }
 
 

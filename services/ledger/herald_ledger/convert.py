@@ -10,6 +10,7 @@ from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy.engine import Row
 
+from herald.plans import TENANT_OVERRIDES
 from herald.v1 import common_pb2
 from herald_ledger.job_status import JobStatus
 from herald_ledger.store.codes import (
@@ -80,6 +81,7 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         waiting_reason=waiting_reason(mapping),
         event_id=mapping.get("event_id") or "",
         origin_job_id=str(mapping["origin_job_id"]) if mapping.get("origin_job_id") else "",
+        payload_expunged_at=timestamp(mapping.get("payload_expunged_at")),
     )
     if row.status == JobStatus.QUEUED.value and mapping.get("next_attempt_at") is not None:
         job.next_attempt_at.FromDatetime(mapping["next_attempt_at"].astimezone(UTC))
@@ -186,7 +188,7 @@ def tenant_to_proto(row: Row[Any]) -> common_pb2.Tenant:
         contact_email=row._mapping.get("contact_email") or "",
     )
     mapping = row._mapping
-    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+    for field in TENANT_OVERRIDES:
         if mapping.get(field) is not None:
             setattr(tenant, field, mapping[field])
     return tenant

@@ -18,12 +18,13 @@ from herald.service import ServiceRuntime, run_service
 from herald_ledger.db.engine import create_engine
 from herald_ledger.db.refusals import unstorable_value
 from herald_ledger.inflight import InFlight
-from herald_ledger.maintenance import prune_idempotency_keys, run_maintenance
+from herald_ledger.maintenance import PRUNED_BY_AGE, prune_by_age, run_maintenance
 from herald_ledger.migrate import upgrade
 from herald_ledger.notifications import DELIVERIES, TENANTS, Notifier
 from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
 from herald_ledger.reconciler import Reconciler
+from herald_ledger.retention import Retention
 from herald_ledger.servicer import Shared, add_servicers
 from herald_ledger.store import operators as operator_store
 from herald_ledger.store.operational import prune_published
@@ -79,7 +80,8 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(lambda: run_maintenance([reconciler.reconcile], settings.reconcile_interval_s, runtime.stopping))
 
     async def prune() -> None:
-        await prune_idempotency_keys(engine)
+        for table in PRUNED_BY_AGE:
+            await prune_by_age(engine, table)
         async with engine.begin() as conn:
             await prune_published(conn)
 
@@ -92,6 +94,8 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(
         lambda: run_maintenance([prune, end_plans], settings.ledger_maintenance_interval_s, runtime.stopping)
     )
+    retention = Retention(engine, settings)
+    runtime.add_loop(lambda: run_maintenance([retention.run], settings.retention_interval_s, runtime.stopping))
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)
 

@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 
 from herald.grpcio.context import Context
-from herald.grpcio.errors import abort_invalid, abort_not_found
+from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found
 from herald.grpcio.ledger import Ledger
 from herald.ids import new_id
 from herald.rejections import meaning_of
@@ -134,6 +134,8 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
             if error.code() != grpc.StatusCode.NOT_FOUND:
                 raise
             await abort_not_found(context, "event")
+        if event.HasField("payload_expunged_at"):
+            await abort_failed_precondition(context, "its payload was expunged: it cannot be replayed")
         subscriptions = await self.subscriptions.get(request.tenant_id)
         excluded = about_target(event.event_type, event.payload)
         found = [

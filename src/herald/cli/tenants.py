@@ -188,11 +188,19 @@ def _limit_value(value: str | None, name: str) -> int | None:
     return int(value)
 
 
+def _days_value(value: str | None, name: str) -> int | None:
+    if value == "unlimited":
+        raise click.BadParameter("a number of days or 'plan'", param_hint=name)
+    return _limit_value(value, name)
+
+
 @tenant.command("set-limits")
 @click.argument("tenant_id")
 @click.option("--rate-per-min", help="Requests per minute: N, 'unlimited' or 'plan'.")
 @click.option("--webhooks-per-month", help="N, 'unlimited' or 'plan'.")
 @click.option("--emails-per-month", help="N, 'unlimited' or 'plan'.")
+@click.option("--payload-retention-days", help="Days payloads are kept: N or 'plan'.")
+@click.option("--row-retention-days", help="Days jobs, attempts and events are kept: N or 'plan'.")
 @json_option
 @data_dir_option
 def tenant_set_limits(
@@ -200,10 +208,13 @@ def tenant_set_limits(
     rate_per_min: str | None,
     webhooks_per_month: str | None,
     emails_per_month: str | None,
+    payload_retention_days: str | None,
+    row_retention_days: str | None,
     as_json: bool,
     data_dir: Path,
 ) -> None:
-    """Override a tenant's plan limits."""
+    """Override a tenant's plan limits and retention."""
+    from herald.plans import TENANT_OVERRIDES
     from herald.v1 import gateway_pb2
 
     request = gateway_pb2.AdminServiceSetTenantLimitsRequest(tenant_id=tenant_id)
@@ -211,12 +222,14 @@ def tenant_set_limits(
         ("rate_per_min", _limit_value(rate_per_min, "--rate-per-min")),
         ("webhooks_per_month", _limit_value(webhooks_per_month, "--webhooks-per-month")),
         ("emails_per_month", _limit_value(emails_per_month, "--emails-per-month")),
+        ("payload_retention_days", _days_value(payload_retention_days, "--payload-retention-days")),
+        ("row_retention_days", _days_value(row_retention_days, "--row-retention-days")),
     ):
         if value is not None:
             setattr(request, field, value)
     tenant = AdminClient(data_dir).call("SetTenantLimits", request).tenant
     record = _tenant_dict(tenant)
-    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+    for field in TENANT_OVERRIDES:
         if tenant.HasField(field):
             value = getattr(tenant, field)
             record[field] = "unlimited" if value < 0 else value

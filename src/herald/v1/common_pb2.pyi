@@ -176,7 +176,7 @@ class EmailRequest(_message.Message):
     def __init__(self, to: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., cc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., bcc: _Optional[_Iterable[_Union[EmailAddress, _Mapping]]] = ..., reply_to: _Optional[_Union[EmailAddress, _Mapping]] = ..., subject: _Optional[str] = ..., text: _Optional[str] = ..., html: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., tags: _Optional[_Iterable[str]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., provider_id: _Optional[str] = ..., fallback_provider_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class Job(_message.Message):
-    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email", "run", "provider_id", "provider_message_id", "target_id", "provider_delivered_at", "status_event_id", "waiting_reason", "event_id", "origin_job_id", "next_attempt_at")
+    __slots__ = ("ordering_key", "id", "tenant_id", "channel", "status", "priority", "idempotency_key", "attempt_count", "last_error", "created_at", "updated_at", "webhook", "email", "run", "provider_id", "provider_message_id", "target_id", "provider_delivered_at", "status_event_id", "waiting_reason", "event_id", "origin_job_id", "next_attempt_at", "payload_expunged_at")
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -200,6 +200,7 @@ class Job(_message.Message):
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_JOB_ID_FIELD_NUMBER: _ClassVar[int]
     NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_EXPUNGED_AT_FIELD_NUMBER: _ClassVar[int]
     ordering_key: str
     id: str
     tenant_id: str
@@ -223,7 +224,8 @@ class Job(_message.Message):
     event_id: str
     origin_job_id: str
     next_attempt_at: _timestamp_pb2.Timestamp
-    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ..., run: _Optional[int] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., target_id: _Optional[str] = ..., provider_delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_event_id: _Optional[str] = ..., waiting_reason: _Optional[str] = ..., event_id: _Optional[str] = ..., origin_job_id: _Optional[str] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    payload_expunged_at: _timestamp_pb2.Timestamp
+    def __init__(self, ordering_key: _Optional[str] = ..., id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., channel: _Optional[_Union[Channel, str]] = ..., status: _Optional[_Union[JobStatus, str]] = ..., priority: _Optional[_Union[Priority, str]] = ..., idempotency_key: _Optional[str] = ..., attempt_count: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook: _Optional[_Union[WebhookRequest, _Mapping]] = ..., email: _Optional[_Union[EmailRequest, _Mapping]] = ..., run: _Optional[int] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., target_id: _Optional[str] = ..., provider_delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_event_id: _Optional[str] = ..., waiting_reason: _Optional[str] = ..., event_id: _Optional[str] = ..., origin_job_id: _Optional[str] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., payload_expunged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Attempt(_message.Message):
     __slots__ = ("job_id", "number", "target", "outcome", "status_code", "duration_ms", "error", "started_at", "provider_id", "provider_message_id", "walk", "error_class", "response_headers", "response_excerpt")
@@ -363,7 +365,7 @@ class SendingDomain(_message.Message):
     def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider: _Optional[_Union[EmailProvider, str]] = ..., provider_domain_id: _Optional[str] = ..., verified: _Optional[bool] = ..., records: _Optional[_Iterable[_Union[DnsRecord, _Mapping]]] = ..., provider_status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., verified_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Tenant(_message.Message):
-    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month", "contact_email")
+    __slots__ = ("id", "name", "plan", "disabled", "created_at", "rate_per_min", "webhooks_per_month", "emails_per_month", "contact_email", "payload_retention_days", "row_retention_days")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
@@ -373,6 +375,8 @@ class Tenant(_message.Message):
     WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
+    ROW_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     plan: Plan
@@ -382,7 +386,9 @@ class Tenant(_message.Message):
     webhooks_per_month: int
     emails_per_month: int
     contact_email: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ..., contact_email: _Optional[str] = ...) -> None: ...
+    payload_retention_days: int
+    row_retention_days: int
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., plan: _Optional[_Union[Plan, str]] = ..., disabled: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ..., contact_email: _Optional[str] = ..., payload_retention_days: _Optional[int] = ..., row_retention_days: _Optional[int] = ...) -> None: ...
 
 class Usage(_message.Message):
     __slots__ = ("period", "webhooks", "emails", "webhooks_limit", "emails_limit", "shared_limit")
@@ -597,7 +603,7 @@ class EventDelivery(_message.Message):
     def __init__(self, job_id: _Optional[str] = ..., target_id: _Optional[str] = ..., status: _Optional[_Union[JobStatus, str]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("id", "event_type", "payload", "content_type", "created_at", "deliveries", "ordering_key")
+    __slots__ = ("id", "event_type", "payload", "content_type", "created_at", "deliveries", "ordering_key", "payload_expunged_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_FIELD_NUMBER: _ClassVar[int]
@@ -605,6 +611,7 @@ class Event(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     DELIVERIES_FIELD_NUMBER: _ClassVar[int]
     ORDERING_KEY_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_EXPUNGED_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     event_type: str
     payload: bytes
@@ -612,7 +619,8 @@ class Event(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     deliveries: _containers.RepeatedCompositeFieldContainer[EventDelivery]
     ordering_key: str
-    def __init__(self, id: _Optional[str] = ..., event_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deliveries: _Optional[_Iterable[_Union[EventDelivery, _Mapping]]] = ..., ordering_key: _Optional[str] = ...) -> None: ...
+    payload_expunged_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., event_type: _Optional[str] = ..., payload: _Optional[bytes] = ..., content_type: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deliveries: _Optional[_Iterable[_Union[EventDelivery, _Mapping]]] = ..., ordering_key: _Optional[str] = ..., payload_expunged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class TargetPing(_message.Message):
     __slots__ = ("ping_id", "sent_at", "status_code", "duration_ms", "response_excerpt", "error")

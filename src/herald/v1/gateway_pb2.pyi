@@ -759,16 +759,20 @@ class RotateMasterKeyResponse(_message.Message):
     def __init__(self, reencrypted: _Optional[int] = ..., already_current: _Optional[int] = ..., active_key_id: _Optional[str] = ..., unreadable_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class AdminServiceSetTenantLimitsRequest(_message.Message):
-    __slots__ = ("tenant_id", "rate_per_min", "webhooks_per_month", "emails_per_month")
+    __slots__ = ("tenant_id", "payload_retention_days", "row_retention_days", "rate_per_min", "webhooks_per_month", "emails_per_month")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
+    ROW_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     RATE_PER_MIN_FIELD_NUMBER: _ClassVar[int]
     WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
+    payload_retention_days: int
+    row_retention_days: int
     rate_per_min: int
     webhooks_per_month: int
     emails_per_month: int
-    def __init__(self, tenant_id: _Optional[str] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
+    def __init__(self, tenant_id: _Optional[str] = ..., payload_retention_days: _Optional[int] = ..., row_retention_days: _Optional[int] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
 
 class AdminServiceSetTenantLimitsResponse(_message.Message):
     __slots__ = ("tenant",)
@@ -937,3 +941,23 @@ class PublishEventsResponse(_message.Message):
     deliveries: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventDelivery]
     error: ItemError
     def __init__(self, index: _Optional[int] = ..., event_id: _Optional[str] = ..., replayed: _Optional[bool] = ..., deliveries: _Optional[_Iterable[_Union[_common_pb2.EventDelivery, _Mapping]]] = ..., error: _Optional[_Union[ItemError, _Mapping]] = ...) -> None: ...
+
+class NotificationServiceExpungeJobPayloadRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceExpungeJobPayloadResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class NotificationServiceExpungeEventPayloadRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class NotificationServiceExpungeEventPayloadResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

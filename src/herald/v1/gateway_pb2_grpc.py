@@ -225,6 +225,16 @@ class NotificationServiceStub:
                 request_serializer=herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.FromString,
                 _registered_method=True)
+        self.ExpungeJobPayload = channel.unary_unary(
+                '/herald.v1.NotificationService/ExpungeJobPayload',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeJobPayloadRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeJobPayloadResponse.FromString,
+                _registered_method=True)
+        self.ExpungeEventPayload = channel.unary_unary(
+                '/herald.v1.NotificationService/ExpungeEventPayload',
+                request_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeEventPayloadRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeEventPayloadResponse.FromString,
+                _registered_method=True)
 
 
 class NotificationServiceServicer:
@@ -485,6 +495,21 @@ class NotificationServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExpungeJobPayload(self, request, context):
+        """Takes a settled job's payload; the job still answers with its status and attempts (the
+        twin of DELETE /v1/jobs/{id}/payload).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExpungeEventPayload(self, request, context):
+        """Takes an event's payload and its deliveries' (the twin of DELETE /v1/events/{id}/payload).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_NotificationServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -677,6 +702,16 @@ def add_NotificationServiceServicer_to_server(servicer, server):
                     servicer.PublishEvents,
                     request_deserializer=herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.FromString,
                     response_serializer=herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.SerializeToString,
+            ),
+            'ExpungeJobPayload': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExpungeJobPayload,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeJobPayloadRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeJobPayloadResponse.SerializeToString,
+            ),
+            'ExpungeEventPayload': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExpungeEventPayload,
+                    request_deserializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeEventPayloadRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeEventPayloadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1706,6 +1741,60 @@ class NotificationService:
             '/herald.v1.NotificationService/PublishEvents',
             herald_dot_v1_dot_gateway__pb2.PublishEventsRequest.SerializeToString,
             herald_dot_v1_dot_gateway__pb2.PublishEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExpungeJobPayload(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ExpungeJobPayload',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeJobPayloadRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeJobPayloadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExpungeEventPayload(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.NotificationService/ExpungeEventPayload',
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeEventPayloadRequest.SerializeToString,
+            herald_dot_v1_dot_gateway__pb2.NotificationServiceExpungeEventPayloadResponse.FromString,
             options,
             channel_credentials,
             insecure,

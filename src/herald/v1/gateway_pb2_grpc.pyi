@@ -103,6 +103,12 @@ class NotificationServiceStub:
     alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
     does not end the stream.
     """
+    ExpungeJobPayload: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceExpungeJobPayloadRequest, _gateway_pb2.NotificationServiceExpungeJobPayloadResponse]
+    """Takes a settled job's payload; the job still answers with its status and attempts (the
+    twin of DELETE /v1/jobs/{id}/payload).
+    """
+    ExpungeEventPayload: _grpc.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceExpungeEventPayloadRequest, _gateway_pb2.NotificationServiceExpungeEventPayloadResponse]
+    """Takes an event's payload and its deliveries' (the twin of DELETE /v1/events/{id}/payload)."""
 
 @_typing.type_check_only
 class NotificationServiceAsyncStub(NotificationServiceStub):
@@ -179,6 +185,12 @@ class NotificationServiceAsyncStub(NotificationServiceStub):
     alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
     does not end the stream.
     """
+    ExpungeJobPayload: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceExpungeJobPayloadRequest, _gateway_pb2.NotificationServiceExpungeJobPayloadResponse]  # type: ignore[assignment]
+    """Takes a settled job's payload; the job still answers with its status and attempts (the
+    twin of DELETE /v1/jobs/{id}/payload).
+    """
+    ExpungeEventPayload: _aio.UnaryUnaryMultiCallable[_gateway_pb2.NotificationServiceExpungeEventPayloadRequest, _gateway_pb2.NotificationServiceExpungeEventPayloadResponse]  # type: ignore[assignment]
+    """Takes an event's payload and its deliveries' (the twin of DELETE /v1/events/{id}/payload)."""
 
 class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
     """The tenant-facing API. Calls carry `authorization: Bearer <api key>` metadata."""
@@ -480,6 +492,24 @@ class NotificationServiceServicer(metaclass=_abc_1.ABCMeta):
         alone (validation, rate limit, quota, its event id) and gets its own result; a refused one
         does not end the stream.
         """
+
+    @_abc_1.abstractmethod
+    def ExpungeJobPayload(
+        self,
+        request: _gateway_pb2.NotificationServiceExpungeJobPayloadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceExpungeJobPayloadResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceExpungeJobPayloadResponse]]:
+        """Takes a settled job's payload; the job still answers with its status and attempts (the
+        twin of DELETE /v1/jobs/{id}/payload).
+        """
+
+    @_abc_1.abstractmethod
+    def ExpungeEventPayload(
+        self,
+        request: _gateway_pb2.NotificationServiceExpungeEventPayloadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_pb2.NotificationServiceExpungeEventPayloadResponse, _abc.Awaitable[_gateway_pb2.NotificationServiceExpungeEventPayloadResponse]]:
+        """Takes an event's payload and its deliveries' (the twin of DELETE /v1/events/{id}/payload)."""
 
 def add_NotificationServiceServicer_to_server(servicer: NotificationServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 

@@ -370,3 +370,15 @@ class ResendJobResponse(_message.Message):
     rejection: _ledger_pb2.Rejection
     detail: str
     def __init__(self, job: _Optional[_Union[_common_pb2.Job, _Mapping]] = ..., rejection: _Optional[_Union[_ledger_pb2.Rejection, str]] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class ExpungeJobPayloadRequest(_message.Message):
+    __slots__ = ("tenant_id", "job_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    job_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., job_id: _Optional[str] = ...) -> None: ...
+
+class ExpungeJobPayloadResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

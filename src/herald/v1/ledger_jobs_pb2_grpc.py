@@ -53,6 +53,11 @@ class LedgerJobsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.GetJobRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.GetJobResponse.FromString,
                 _registered_method=True)
+        self.ExpungeJobPayload = channel.unary_unary(
+                '/herald.v1.LedgerJobsService/ExpungeJobPayload',
+                request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ExpungeJobPayloadRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ExpungeJobPayloadResponse.FromString,
+                _registered_method=True)
         self.ListJobs = channel.unary_unary(
                 '/herald.v1.LedgerJobsService/ListJobs',
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ListJobsRequest.SerializeToString,
@@ -136,6 +141,14 @@ class LedgerJobsServiceServicer:
 
     def GetJob(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExpungeJobPayload(self, request, context):
+        """Takes a settled job's payload (herald_ledger.store.payloads); the row stays. NOT_FOUND for
+        an unknown or another tenant's job, FAILED_PRECONDITION while it is under way.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -233,6 +246,11 @@ def add_LedgerJobsServiceServicer_to_server(servicer, server):
                     servicer.GetJob,
                     request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.GetJobRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.GetJobResponse.SerializeToString,
+            ),
+            'ExpungeJobPayload': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExpungeJobPayload,
+                    request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ExpungeJobPayloadRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ExpungeJobPayloadResponse.SerializeToString,
             ),
             'ListJobs': grpc.unary_unary_rpc_method_handler(
                     servicer.ListJobs,
@@ -375,6 +393,33 @@ class LedgerJobsService:
             '/herald.v1.LedgerJobsService/GetJob',
             herald_dot_v1_dot_ledger__jobs__pb2.GetJobRequest.SerializeToString,
             herald_dot_v1_dot_ledger__jobs__pb2.GetJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExpungeJobPayload(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerJobsService/ExpungeJobPayload',
+            herald_dot_v1_dot_ledger__jobs__pb2.ExpungeJobPayloadRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__jobs__pb2.ExpungeJobPayloadResponse.FromString,
             options,
             channel_credentials,
             insecure,

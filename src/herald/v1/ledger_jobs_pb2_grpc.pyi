@@ -47,6 +47,10 @@ class LedgerJobsServiceStub:
     still under way (or not a webhook), NOT_FOUND for an unknown or another tenant's job.
     """
     GetJob: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.GetJobRequest, _ledger_jobs_pb2.GetJobResponse]
+    ExpungeJobPayload: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ExpungeJobPayloadRequest, _ledger_jobs_pb2.ExpungeJobPayloadResponse]
+    """Takes a settled job's payload (herald_ledger.store.payloads); the row stays. NOT_FOUND for
+    an unknown or another tenant's job, FAILED_PRECONDITION while it is under way.
+    """
     ListJobs: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ListJobsRequest, _ledger_jobs_pb2.ListJobsResponse]
     AdvanceDeliveries: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.AdvanceDeliveriesRequest, _ledger_jobs_pb2.AdvanceDeliveriesResponse]
     """Both in one call and one transaction: first the attempts, then the starts. A sender
@@ -92,6 +96,10 @@ class LedgerJobsServiceAsyncStub(LedgerJobsServiceStub):
     still under way (or not a webhook), NOT_FOUND for an unknown or another tenant's job.
     """
     GetJob: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.GetJobRequest, _ledger_jobs_pb2.GetJobResponse]  # type: ignore[assignment]
+    ExpungeJobPayload: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ExpungeJobPayloadRequest, _ledger_jobs_pb2.ExpungeJobPayloadResponse]  # type: ignore[assignment]
+    """Takes a settled job's payload (herald_ledger.store.payloads); the row stays. NOT_FOUND for
+    an unknown or another tenant's job, FAILED_PRECONDITION while it is under way.
+    """
     ListJobs: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ListJobsRequest, _ledger_jobs_pb2.ListJobsResponse]  # type: ignore[assignment]
     AdvanceDeliveries: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.AdvanceDeliveriesRequest, _ledger_jobs_pb2.AdvanceDeliveriesResponse]  # type: ignore[assignment]
     """Both in one call and one transaction: first the attempts, then the starts. A sender
@@ -152,6 +160,16 @@ class LedgerJobsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_jobs_pb2.GetJobRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_jobs_pb2.GetJobResponse, _abc.Awaitable[_ledger_jobs_pb2.GetJobResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ExpungeJobPayload(
+        self,
+        request: _ledger_jobs_pb2.ExpungeJobPayloadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_jobs_pb2.ExpungeJobPayloadResponse, _abc.Awaitable[_ledger_jobs_pb2.ExpungeJobPayloadResponse]]:
+        """Takes a settled job's payload (herald_ledger.store.payloads); the row stays. NOT_FOUND for
+        an unknown or another tenant's job, FAILED_PRECONDITION while it is under way.
+        """
 
     @_abc_1.abstractmethod
     def ListJobs(

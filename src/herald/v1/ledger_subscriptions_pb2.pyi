@@ -439,3 +439,15 @@ class GetEventResponse(_message.Message):
     EVENT_FIELD_NUMBER: _ClassVar[int]
     event: _common_pb2.Event
     def __init__(self, event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ...) -> None: ...
+
+class ExpungeEventPayloadRequest(_message.Message):
+    __slots__ = ("tenant_id", "event_id")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    event_id: str
+    def __init__(self, tenant_id: _Optional[str] = ..., event_id: _Optional[str] = ...) -> None: ...
+
+class ExpungeEventPayloadResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

@@ -151,6 +151,11 @@ class LedgerSubscriptionsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventResponse.FromString,
                 _registered_method=True)
+        self.ExpungeEventPayload = channel.unary_unary(
+                '/herald.v1.LedgerSubscriptionsService/ExpungeEventPayload',
+                request_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ExpungeEventPayloadRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ExpungeEventPayloadResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerSubscriptionsServiceServicer:
@@ -311,6 +316,15 @@ class LedgerSubscriptionsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExpungeEventPayload(self, request, context):
+        """Takes an event's payload and its settled deliveries' (herald_ledger.store.payloads).
+        NOT_FOUND for an unknown or another tenant's event, FAILED_PRECONDITION while a delivery
+        is under way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerSubscriptionsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -428,6 +442,11 @@ def add_LedgerSubscriptionsServiceServicer_to_server(servicer, server):
                     servicer.GetEvent,
                     request_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventResponse.SerializeToString,
+            ),
+            'ExpungeEventPayload': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExpungeEventPayload,
+                    request_deserializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ExpungeEventPayloadRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__subscriptions__pb2.ExpungeEventPayloadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1053,6 +1072,33 @@ class LedgerSubscriptionsService:
             '/herald.v1.LedgerSubscriptionsService/GetEvent',
             herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventRequest.SerializeToString,
             herald_dot_v1_dot_ledger__subscriptions__pb2.GetEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExpungeEventPayload(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerSubscriptionsService/ExpungeEventPayload',
+            herald_dot_v1_dot_ledger__subscriptions__pb2.ExpungeEventPayloadRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__subscriptions__pb2.ExpungeEventPayloadResponse.FromString,
             options,
             channel_credentials,
             insecure,

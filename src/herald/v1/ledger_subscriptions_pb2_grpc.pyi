@@ -79,6 +79,11 @@ class LedgerSubscriptionsServiceStub:
     its payload and deliveries. NOT_FOUND for an unknown or another tenant's event.
     """
     GetEvent: _grpc.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.GetEventRequest, _ledger_subscriptions_pb2.GetEventResponse]
+    ExpungeEventPayload: _grpc.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.ExpungeEventPayloadRequest, _ledger_subscriptions_pb2.ExpungeEventPayloadResponse]
+    """Takes an event's payload and its settled deliveries' (herald_ledger.store.payloads).
+    NOT_FOUND for an unknown or another tenant's event, FAILED_PRECONDITION while a delivery
+    is under way.
+    """
 
 @_typing.type_check_only
 class LedgerSubscriptionsServiceAsyncStub(LedgerSubscriptionsServiceStub):
@@ -131,6 +136,11 @@ class LedgerSubscriptionsServiceAsyncStub(LedgerSubscriptionsServiceStub):
     its payload and deliveries. NOT_FOUND for an unknown or another tenant's event.
     """
     GetEvent: _aio.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.GetEventRequest, _ledger_subscriptions_pb2.GetEventResponse]  # type: ignore[assignment]
+    ExpungeEventPayload: _aio.UnaryUnaryMultiCallable[_ledger_subscriptions_pb2.ExpungeEventPayloadRequest, _ledger_subscriptions_pb2.ExpungeEventPayloadResponse]  # type: ignore[assignment]
+    """Takes an event's payload and its settled deliveries' (herald_ledger.store.payloads).
+    NOT_FOUND for an unknown or another tenant's event, FAILED_PRECONDITION while a delivery
+    is under way.
+    """
 
 class LedgerSubscriptionsServiceServicer(metaclass=_abc_1.ABCMeta):
     """Webhook subscriptions: targets, event filters, subscriptions, the events they fan out,
@@ -318,5 +328,16 @@ class LedgerSubscriptionsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ledger_subscriptions_pb2.GetEventRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_subscriptions_pb2.GetEventResponse, _abc.Awaitable[_ledger_subscriptions_pb2.GetEventResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ExpungeEventPayload(
+        self,
+        request: _ledger_subscriptions_pb2.ExpungeEventPayloadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_subscriptions_pb2.ExpungeEventPayloadResponse, _abc.Awaitable[_ledger_subscriptions_pb2.ExpungeEventPayloadResponse]]:
+        """Takes an event's payload and its settled deliveries' (herald_ledger.store.payloads).
+        NOT_FOUND for an unknown or another tenant's event, FAILED_PRECONDITION while a delivery
+        is under way.
+        """
 
 def add_LedgerSubscriptionsServiceServicer_to_server(servicer: LedgerSubscriptionsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -257,16 +257,20 @@ class TouchApiKeysResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class SetTenantLimitsRequest(_message.Message):
-    __slots__ = ("tenant_id", "rate_per_min", "webhooks_per_month", "emails_per_month")
+    __slots__ = ("tenant_id", "payload_retention_days", "row_retention_days", "rate_per_min", "webhooks_per_month", "emails_per_month")
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
+    ROW_RETENTION_DAYS_FIELD_NUMBER: _ClassVar[int]
     RATE_PER_MIN_FIELD_NUMBER: _ClassVar[int]
     WEBHOOKS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     EMAILS_PER_MONTH_FIELD_NUMBER: _ClassVar[int]
     tenant_id: str
+    payload_retention_days: int
+    row_retention_days: int
     rate_per_min: int
     webhooks_per_month: int
     emails_per_month: int
-    def __init__(self, tenant_id: _Optional[str] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
+    def __init__(self, tenant_id: _Optional[str] = ..., payload_retention_days: _Optional[int] = ..., row_retention_days: _Optional[int] = ..., rate_per_min: _Optional[int] = ..., webhooks_per_month: _Optional[int] = ..., emails_per_month: _Optional[int] = ...) -> None: ...
 
 class SetTenantLimitsResponse(_message.Message):
     __slots__ = ("tenant",)

@@ -6,6 +6,7 @@ from datetime import UTC
 
 from herald.grpcio.context import Context
 from herald.ids import TenantId
+from herald.plans import TENANT_OVERRIDES
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_tenants_pb2
 from herald_gateway.audit import CURRENT_ACTOR, entry_by
 from herald_gateway.auth import OperatorAuthenticator
@@ -119,7 +120,7 @@ class AdminServicer(gateway_pb2_grpc.AdminServiceServicer):
     ) -> gateway_pb2.AdminServiceSetTenantLimitsResponse:
         await self._operator(context)
         forward = ledger_tenants_pb2.SetTenantLimitsRequest()
-        for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        for field in TENANT_OVERRIDES:
             if request.HasField(field):
                 setattr(forward, field, getattr(request, field))
         tenant = await self.operations.set_limits(request.tenant_id, forward)

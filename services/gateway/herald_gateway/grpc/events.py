@@ -1,6 +1,7 @@
-"""NotificationService's event log, sending again and the event stream: the gRPC twins of GET
-/v1/events[/{id}], POST /v1/events/{id}/replay, POST /v1/jobs/{id}/resend and POST
-/v1/events/batch, over the same operations."""
+"""NotificationService's event log, sending again, expunging and the event stream: the gRPC
+twins of GET /v1/events[/{id}], POST /v1/events/{id}/replay, POST /v1/jobs/{id}/resend, DELETE
+/v1/events/{id}/payload and /v1/jobs/{id}/payload, and POST /v1/events/batch, over the same
+operations."""
 
 from __future__ import annotations
 
@@ -83,6 +84,20 @@ class EventGrpc:
         return gateway_pb2.NotificationServiceResendJobResponse(
             job=await self.operations.resend_job(principal, request.id)
         )
+
+    async def ExpungeEventPayload(
+        self, request: gateway_pb2.NotificationServiceExpungeEventPayloadRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceExpungeEventPayloadResponse:
+        principal = await self._principal(context)
+        await self.operations.expunge_event_payload(principal, request.id)
+        return gateway_pb2.NotificationServiceExpungeEventPayloadResponse()
+
+    async def ExpungeJobPayload(
+        self, request: gateway_pb2.NotificationServiceExpungeJobPayloadRequest, context: Context
+    ) -> gateway_pb2.NotificationServiceExpungeJobPayloadResponse:
+        principal = await self._principal(context)
+        await self.operations.expunge_job_payload(principal, request.id)
+        return gateway_pb2.NotificationServiceExpungeJobPayloadResponse()
 
     async def PublishEvents(
         self, request_iterator: AsyncIterator[gateway_pb2.PublishEventsRequest], context: Context

@@ -10,6 +10,7 @@ from herald_gateway.operations.events import EventOperations
 from herald_gateway.operations.inbound import InboundOperations
 from herald_gateway.operations.operator import OperatorOperations
 from herald_gateway.operations.operators import OperatorAccountOperations
+from herald_gateway.operations.payloads import PayloadOperations
 from herald_gateway.operations.providers import ProviderOperations
 from herald_gateway.operations.submit import SubmitOperations
 from herald_gateway.operations.subscriptions import SubscriptionOperations
@@ -28,5 +29,6 @@ class Operations(
     SubscriptionOperations,
     TargetSecretOperations,
     InboundOperations,
+    PayloadOperations,
 ):
     """All of them over one set of clients (see OperationsBase)."""

@@ -14,6 +14,7 @@ from herald.ids import parse_id
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_pb2, ledger_subscriptions_pb2, router_pb2
 from herald_gateway.auth import Principal
 from herald_gateway.errors import GatewayError, Invalid, NotFound, ask, refused
+from herald_gateway.operations.payloads import PayloadExpunged
 from herald_gateway.operations.subscriptions import EventInput, SubscriptionOperations, event_id_ok, pattern_ok
 
 
@@ -50,10 +51,14 @@ class EventQuery:
     until: datetime | None = None
 
 
-# The ledger's FAILED_PRECONDITION on a resend: the job is not finished (or not a webhook).
+# The ledger's FAILED_PRECONDITION on a resend: the job is not finished (or not a webhook), or its
+# payload is gone; on a replay: the event's payload is gone.
 NOT_RESENDABLE = {
-    grpc.StatusCode.FAILED_PRECONDITION: lambda e: NotResendable(e.details() or "the job cannot be sent again")
+    grpc.StatusCode.FAILED_PRECONDITION: lambda e: (
+        PayloadExpunged(e.details()) if "expunged" in (e.details() or "") else NotResendable(e.details() or "")
+    )
 }
+NOT_REPLAYABLE = {grpc.StatusCode.FAILED_PRECONDITION: lambda e: PayloadExpunged(e.details() or "")}
 
 
 class EventOperations(SubscriptionOperations):
@@ -105,6 +110,7 @@ class EventOperations(SubscriptionOperations):
                 )
             ),
             "event or target",
+            NOT_REPLAYABLE,
         )
         if replayed.rejection != ledger_pb2.REJECTION_UNSPECIFIED:
             raise refused(replayed.rejection, replayed.detail)

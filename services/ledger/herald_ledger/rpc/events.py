@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.engine import Row
 
-from herald.grpcio.errors import abort_invalid, abort_not_found, abort_unavailable
+from herald.grpcio.errors import abort_failed_precondition, abort_invalid, abort_not_found, abort_unavailable
 from herald.ids import parse_id
 from herald.secrets import KeyRing
 from herald.v1 import common_pb2, ledger_pb2, ledger_subscriptions_pb2
@@ -20,7 +20,7 @@ from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, work_job
 from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size, tenant_list_rpc
 from herald_ledger.rpc.subscriptions import MAX_TEXT
-from herald_ledger.store import event_log, job_creation, operational
+from herald_ledger.store import event_log, job_creation, operational, payloads
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.codes import PRIORITY_FROM_PROTO, STATUS_TO_PROTO
 from herald_ledger.store.platform_email import PlatformMail
@@ -44,6 +44,7 @@ def event_to_proto(row: Row[Any], deliveries: list[Row[Any]] | None = None) -> c
         content_type=row.content_type or "",
         created_at=timestamp(row.created_at),
         ordering_key=row.ordering_key or "",
+        payload_expunged_at=timestamp(mapping.get("payload_expunged_at")),
     )
     if mapping.get("payload") is not None:
         event.payload = bytes(mapping["payload"])
@@ -121,6 +122,9 @@ class EventRpcs(Rpcs):
                         if recorded is None:
                             await transaction.rollback()
                             await abort_not_found(context, "event")
+                        if recorded.payload_expunged_at is not None:
+                            await transaction.rollback()
+                            await abort_failed_precondition(context, "its payload was expunged: it cannot be replayed")
                         for job in new_jobs:
                             job.body = bytes(recorded.payload or b"")
                         claimed = None
@@ -197,3 +201,16 @@ class EventRpcs(Rpcs):
         if row is None:
             await abort_not_found(context, "event")
         return ledger_subscriptions_pb2.GetEventResponse(event=event_to_proto(row, deliveries))
+
+    async def ExpungeEventPayload(
+        self, request: ledger_subscriptions_pb2.ExpungeEventPayloadRequest, context: Context
+    ) -> ledger_subscriptions_pb2.ExpungeEventPayloadResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        try:
+            async with self.engine.begin() as conn:
+                found = await payloads.expunge_event(conn, tenant_id, request.event_id)
+        except payloads.UnderWay as under_way:
+            await abort_failed_precondition(context, str(under_way))
+        if not found:
+            await abort_not_found(context, "event")
+        return ledger_subscriptions_pb2.ExpungeEventPayloadResponse()

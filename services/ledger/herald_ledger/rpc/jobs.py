@@ -28,9 +28,10 @@ from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, new_job_proto, work_job
 from herald_ledger.rpc.common import REJECTIONS, Context, Rpcs, require_id, require_page_size
 from herald_ledger.store import idempotency as idempotency_store
-from herald_ledger.store import job_creation
+from herald_ledger.store import job_creation, payloads
 from herald_ledger.store import jobs as job_store
 from herald_ledger.store.codes import CHANNEL_FROM_PROTO, PRIORITY_FROM_PROTO, STATUS_FROM_PROTO, STATUS_TO_PROTO
+from herald_ledger.store.dead_letters import EXPUNGED
 from herald_ledger.store.idempotency import KeyedDraft
 from herald_ledger.store.intake import claim_keys_and_lock_usage
 from herald_ledger.store.platform_email import PlatformMail
@@ -213,6 +214,8 @@ class JobRpcs(Rpcs):
                 row = await job_store.get_job(conn, tenant_id, job_id, True)
         if row is None:
             await abort_not_found(context, "job")
+        if row.payload_expunged_at is not None:
+            await abort_failed_precondition(context, EXPUNGED)
         status = self.inflight.status(row.id, JobStatus(row.status), row.attempt_count)
         if row.channel != "webhook" or status not in RESENDABLE:
             await abort_failed_precondition(
@@ -249,6 +252,22 @@ class JobRpcs(Rpcs):
         if row is None:
             await abort_not_found(context, "job")
         return ledger_jobs_pb2.GetJobResponse(job=self._as_seen(row))
+
+    async def ExpungeJobPayload(
+        self, request: ledger_jobs_pb2.ExpungeJobPayloadRequest, context: Context
+    ) -> ledger_jobs_pb2.ExpungeJobPayloadResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        job_id = parse_id(request.job_id)
+        found = False
+        if job_id is not None:
+            try:
+                async with self.engine.begin() as conn:
+                    found = await payloads.expunge_job(conn, tenant_id, job_id)
+            except payloads.UnderWay as under_way:
+                await abort_failed_precondition(context, str(under_way))
+        if not found:
+            await abort_not_found(context, "job")
+        return ledger_jobs_pb2.ExpungeJobPayloadResponse()
 
     def _as_seen(self, row: Any) -> common_pb2.Job:
         """The job as a reader sees it: the row, DELIVERING while a start is known in flight."""

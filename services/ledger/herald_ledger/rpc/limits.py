@@ -4,7 +4,7 @@ suppression list."""
 from __future__ import annotations
 
 from herald.grpcio.errors import abort_invalid, abort_not_found
-from herald.plans import UNLIMITED
+from herald.plans import LIMIT_OVERRIDES, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, RETENTION_OVERRIDES, UNLIMITED
 from herald.v1 import common_pb2, ledger_tenants_pb2
 from herald_ledger.convert import timestamp
 from herald_ledger.notifications import Notifier
@@ -30,11 +30,18 @@ class LimitRpcs(Rpcs):
     ) -> ledger_tenants_pb2.SetTenantLimitsResponse:
         tenant_id = await require_id(context, request.tenant_id, "tenant_id")
         values: dict[str, int | None] = {}
-        for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+        for field in LIMIT_OVERRIDES:
             if request.HasField(field):
                 value = getattr(request, field)
                 if value < BACK_TO_PLAN:
                     await abort_invalid(context, [(field, "must be >= 0, -1 (unlimited) or -2 (the plan's)")])
+                values[field] = None if value == BACK_TO_PLAN else value
+        for field in RETENTION_OVERRIDES:
+            if request.HasField(field):
+                value = getattr(request, field)
+                if value != BACK_TO_PLAN and not MIN_RETENTION_DAYS <= value <= MAX_RETENTION_DAYS:
+                    days = f"{MIN_RETENTION_DAYS}-{MAX_RETENTION_DAYS}"
+                    await abort_invalid(context, [(field, f"must be {days} days or -2 (the plan's)")])
                 values[field] = None if value == BACK_TO_PLAN else value
         async with self.engine.begin() as conn:
             row = await store.set_limits(conn, tenant_id, values) if values else None

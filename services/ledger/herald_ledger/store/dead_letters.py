@@ -79,6 +79,8 @@ async def retry_jobs(
         ids_in_scope = [i for i in ids if i in mine]
     else:
         ids_in_scope = ids
+    expunged = await _expunged(conn, ids_in_scope)
+    ids_in_scope = [i for i in ids_in_scope if i not in expunged]
     over_quota = await _admit_skipped(conn, ids_in_scope)
     ids_in_scope = [i for i in ids_in_scope if i not in over_quota]
     moved = {
@@ -103,7 +105,9 @@ async def retry_jobs(
         current = {row.id: JobStatus(row.status) for row in found}
     outcomes = []
     for job_id in ids:
-        if job_id in over_quota:
+        if job_id in expunged:
+            outcomes.append(RetryOutcome(str(job_id), False, expunged[job_id], EXPUNGED))
+        elif job_id in over_quota:
             outcomes.append(RetryOutcome(str(job_id), False, JobStatus.SKIPPED, over_quota[job_id]))
         elif job_id in moved:
             outcomes.append(RetryOutcome(str(job_id), True, JobStatus.PENDING))
@@ -120,6 +124,19 @@ async def retry_jobs(
             outcomes.append(RetryOutcome(str(job_id), False, None, "not found"))
     by_id = {row.id: row for row in rows}
     return outcomes, [by_id[i] for i in ids if i in by_id], released
+
+
+EXPUNGED = "its payload was expunged: it cannot run again"
+
+
+async def _expunged(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, JobStatus]:
+    """The jobs among `job_ids` whose payload is gone (herald_ledger.store.payloads), with their status."""
+    if not job_ids:
+        return {}
+    query = select(jobs.c.id, jobs.c.status).where(
+        and_(jobs.c.id.in_(list(job_ids)), jobs.c.payload_expunged_at.is_not(None))
+    )
+    return {row.id: JobStatus(row.status) for row in await conn.execute(query)}
 
 
 async def _admit_skipped(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, str]:

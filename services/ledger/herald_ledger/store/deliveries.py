@@ -8,7 +8,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from herald.ids import created_at_of
 from herald_ledger.db.models import attempts
 from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
+from herald_ledger.partitions import id_at
 from herald_ledger.store import operational
 from herald_ledger.store.driver import driver_of, in_transaction
 from herald_ledger.store.jobs import status_array
@@ -90,16 +91,27 @@ class DeliveryStart:
 # On the driver, like the outcome and attempt statements below (see store.driver).
 # "Finished" is every terminal status (a SKIPPED delivery holds no later one back).
 _FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
+# The earlier jobs of an ordering key are looked for among ids from `$2` on (ORDERING_WINDOW
+# back): jobs are partitioned by day of id (herald_ledger.partitions), and a constant bound
+# lets the plan read a few days' partitions instead of every retained day's.
 _STARTS_QUERY = f"""
     SELECT j.id, j.status, j.attempt_count,
         EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
-          AND earlier.seq < j.seq
+          AND earlier.seq < j.seq AND earlier.id >= $2::uuid
           AND earlier.status NOT IN ({_FINISHED})
     )) AS blocked
     FROM jobs j WHERE j.id = ANY($1::uuid[])
 """  # noqa: S608 (constant status names)
+# No job stays unfinished this long (webhook retries end within 24 hours, the reconciler settles
+# what the bus lost), so an older one never holds a later one of its key back.
+ORDERING_WINDOW = timedelta(days=3)
+
+
+def ordering_since() -> uuid.UUID:
+    return id_at(datetime.now(UTC) - ORDERING_WINDOW)
+
 
 # A copy of a work message that comes more than this before its job's next attempt is due
 # waits for it (the reconciler published a second copy, and the first scheduled a retry).
@@ -114,7 +126,7 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
     """Says which jobs may start (those a sender could legally deliver now)."""
     if not job_ids:
         return []
-    return _starts(job_ids, await (await driver_of(conn)).fetch(_STARTS_QUERY, list(job_ids)))
+    return _starts(job_ids, await (await driver_of(conn)).fetch(_STARTS_QUERY, list(job_ids), ordering_since()))
 
 
 def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryStart]:
@@ -155,7 +167,7 @@ _INSERT_ATTEMPTS = """
         INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
                               error_class, response_headers, response_excerpt)
         SELECT a.job_id,
-               (SELECT count(*) FROM attempts p WHERE p.job_id = a.job_id)
+               (SELECT count(*) FROM attempts p WHERE p.job_id = a.job_id AND p.job_id = ANY($12::uuid[]))
                  + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
                a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
                a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
@@ -204,6 +216,7 @@ async def advance_attempts(
         [orjson.dumps(r.response_headers).decode() if r.response_headers else None for r in results],
         [r.response_excerpt for r in results],
         now_ids,
+        ordering_since(),
     )
     starts = {s.job_id: s for s in _starts(now_ids, rows)}
     # Read again after the statement: the starts of jobs it recorded, and those it found held
@@ -217,7 +230,7 @@ async def advance_attempts(
 
 _WALK_PLACE = text(
     """
-    SELECT attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = jobs.id) AS rows
+    SELECT attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = :job_id) AS rows
     FROM jobs WHERE id = :job_id FOR UPDATE
     """
 ).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
@@ -303,7 +316,8 @@ _OUTCOMES = """
             AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence, delay)
     ), current AS (
         SELECT jobs.id, jobs.status, jobs.status = ANY(string_to_array(input.sources, ',')) AS legal
-        FROM jobs JOIN input ON jobs.id = input.id ORDER BY jobs.id FOR UPDATE OF jobs
+        FROM jobs JOIN input ON jobs.id = input.id WHERE jobs.id = ANY($1::uuid[])
+        ORDER BY jobs.id FOR UPDATE OF jobs
     ), changed AS (
         UPDATE jobs SET attempt_count = jobs.attempt_count + input.bump, updated_at = now(),
             status = CASE WHEN c.legal THEN input.target ELSE jobs.status END,
@@ -316,7 +330,7 @@ _OUTCOMES = """
                                    WHEN input.target = 'QUEUED' AND input.delay IS NOT NULL
                                    THEN now() + make_interval(secs => input.delay) END
         FROM input JOIN current c ON c.id = input.id
-        WHERE jobs.id = input.id
+        WHERE jobs.id = input.id AND jobs.id = ANY($1::uuid[])
         RETURNING jobs.id, jobs.tenant_id, jobs.channel, jobs.run, jobs.attempt_count, jobs.last_error,
                   c.status AS from_status, jobs.status AS to_status, c.legal,
                   input.reason, input.error, input.message_id, input.dead, input.dead_sequence
@@ -337,8 +351,8 @@ _OUTCOMES = """
           AND ch.to_status IN ('DELIVERED', 'FAILED')
     )
 """
-# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$22`).
-_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::")
+# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$22`, `$23`).
+_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::").replace("$2::", "$23::")
 _COUNT_CHANGED = "SELECT count(*) FROM changed"
 _APPLY_OUTCOMES = _OUTCOMES + _COUNT_CHANGED
 # The same, for a batch that reports a dead letter: the dead-lettered jobs' operational

@@ -41,6 +41,8 @@ TENANT_TABLES = (
     "jobs",
     "events",
     "operational_events",
+    "event_claims",
+    "payload_expiry",
     "idempotency_keys",
     "subscriptions",
     "target_signing_keys",

@@ -54,8 +54,9 @@ async def list_events(
 
 
 async def get_event(conn: AsyncConnection, tenant_id: uuid.UUID, event_id: str) -> Row[Any] | None:
+    """The newest event of that id (a repeat after the de-duplication window is a new row)."""
     query = select(events).where(and_(events.c.tenant_id == tenant_id, events.c.event_id == event_id))
-    return (await conn.execute(query)).first()
+    return (await conn.execute(query.order_by(events.c.id.desc()).limit(1))).first()
 
 
 async def event_deliveries(conn: AsyncConnection, tenant_id: uuid.UUID, event_id: str) -> list[Any]:

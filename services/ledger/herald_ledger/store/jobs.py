@@ -34,7 +34,7 @@ _TRANSITION = text(
     ), changed AS (
         UPDATE jobs SET status = :target, updated_at = now(),
             last_error = COALESCE(:reason_error, jobs.last_error)
-        FROM current WHERE jobs.id = current.id
+        FROM current WHERE jobs.id = current.id AND jobs.id = ANY(:ids)
         RETURNING jobs.id, current.status AS from_status, jobs.attempt_count, jobs.channel
     ), logged AS (
         INSERT INTO job_events (job_id, from_status, to_status, reason)

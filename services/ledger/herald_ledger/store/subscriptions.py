@@ -14,7 +14,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import new_id
-from herald_ledger.db.models import event_filters, events, subscriptions, webhook_targets
+from herald_ledger.db.models import event_claims, event_filters, events, subscriptions, webhook_targets
 
 EVENT_DEDUP_WINDOW = timedelta(hours=24)
 
@@ -70,40 +70,45 @@ async def claim_event(
     conn: AsyncConnection, tenant_id: uuid.UUID, event: NewEvent
 ) -> tuple[uuid.UUID | None, Row[Any] | None]:
     """(row id, None) when the event is new and now claimed in this transaction; (None, the
-    earlier row) when it was seen within the window. A row older than the window is
-    replaced. A concurrent claim of the same id waits for the first transaction to end. The
-    payload rides in the claiming INSERT (the event log keeps it at no extra round trip)."""
+    earlier row) when it was seen within the window. A claim older than the window is
+    replaced (the earlier row stays in the event log until retention ages it out). A concurrent
+    claim of the same id waits for the first transaction to end. The payload rides in the
+    INSERT of the event row (the event log keeps it at no extra round trip)."""
     event_id = event.event_id
     await conn.execute(
-        delete(events).where(
+        delete(event_claims).where(
             and_(
-                events.c.tenant_id == tenant_id,
-                events.c.event_id == event_id,
-                events.c.created_at < datetime.now(UTC) - EVENT_DEDUP_WINDOW,
+                event_claims.c.tenant_id == tenant_id,
+                event_claims.c.event_id == event_id,
+                event_claims.c.created_at < datetime.now(UTC) - EVENT_DEDUP_WINDOW,
             )
         )
     )
     row_id = new_id()
-    inserted = (
+    claimed = (
         await conn.execute(
-            pg_insert(events)
-            .values(
-                id=row_id,
-                tenant_id=tenant_id,
-                event_id=event_id,
-                event_type=event.event_type,
-                payload=event.payload,
-                content_type=event.content_type,
-                ordering_key=event.ordering_key,
-            )
-            .on_conflict_do_nothing(index_elements=[events.c.tenant_id, events.c.event_id])
-            .returning(events.c.id)
+            pg_insert(event_claims)
+            .values(tenant_id=tenant_id, event_id=event_id, id=row_id)
+            .on_conflict_do_nothing(index_elements=[event_claims.c.tenant_id, event_claims.c.event_id])
+            .returning(event_claims.c.id)
         )
     ).first()
-    if inserted is not None:
-        return row_id, None
-    query = select(events).where(and_(events.c.tenant_id == tenant_id, events.c.event_id == event_id))
-    return None, (await conn.execute(query)).first()
+    if claimed is None:
+        earlier = select(events).join(event_claims, event_claims.c.id == events.c.id)
+        earlier = earlier.where(and_(event_claims.c.tenant_id == tenant_id, event_claims.c.event_id == event_id))
+        return None, (await conn.execute(earlier)).first()
+    await conn.execute(
+        insert(events).values(
+            id=row_id,
+            tenant_id=tenant_id,
+            event_id=event_id,
+            event_type=event.event_type,
+            payload=event.payload,
+            content_type=event.content_type,
+            ordering_key=event.ordering_key,
+        )
+    )
+    return row_id, None
 
 
 async def set_event_deliveries(conn: AsyncConnection, row_id: uuid.UUID, deliveries: list[dict[str, str]]) -> None:

@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from herald.ids import TenantId
 from herald.names import PLAN_NAMES, PLAN_VALUES, STATUS_NAMES
+from herald.plans import TENANT_OVERRIDES
 from herald.v1 import common_pb2, email_sender_pb2, ledger_tenants_pb2, webhook_sender_pb2
 from herald_gateway.audit import Actor, entry_by
 from herald_gateway.errors import Invalid, Unavailable
@@ -130,7 +131,7 @@ async def revoke_api_key(tenant_id: str, key_id: str, operations: OperationsDep)
 async def set_limits(tenant_id: str, body: LimitsPatch, operations: OperationsDep) -> TenantOut:
     """Overrides the plan's limits for one tenant (a number, "unlimited", or "plan")."""
     request = ledger_tenants_pb2.SetTenantLimitsRequest()
-    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+    for field in TENANT_OVERRIDES:
         value = getattr(body, field)
         if value is None:
             continue

@@ -156,3 +156,12 @@ async def replay_event(
     submission. 404 for an unknown event, or a target no active subscription of it names."""
     replayed = await operations.replay_event(principal, event_id, (body.target_id or "") if body else "")
     return EventAccepted(event_id=replayed.event_id, replayed=False, deliveries=accepted_out(replayed))
+
+
+@router.delete("/v1/events/{event_id}/payload", status_code=204)
+async def expunge_event_payload(event_id: str, principal: Tenant, operations: OperationsDep) -> Response:
+    """Takes the event's payload out of Herald, and its deliveries' (DELETE /v1/jobs/{id}/payload
+    for each). The event and its deliveries still answer, with `payload_expunged_at`. 409 while
+    a delivery is under way; 404 for an unknown event."""
+    await operations.expunge_event_payload(principal, event_id)
+    return Response(status_code=204)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from herald.names import CHANNEL_VALUES, STATUS_NAMES, STATUS_VALUES
 from herald.v1 import ledger_jobs_pb2
@@ -73,3 +73,13 @@ async def resend_job(job_id: str, principal: Counted, operations: OperationsDep)
     Counted against the rate limit and the quota like any submission. 409 while the job is
     still under way."""
     return job_out(await operations.resend_job(principal, job_id))
+
+
+@router.delete("/v1/jobs/{job_id}/payload", status_code=204)
+async def expunge_job_payload(job_id: str, principal: Tenant, operations: OperationsDep) -> Response:
+    """Takes the job's payload out of Herald (body, an email's request, a webhook's request
+    headers, the attempts' response headers and excerpts, the idempotency answer). The job still
+    answers with its status and attempts, and `payload_expunged_at`. 409 while it is under way;
+    404 for an unknown job."""
+    await operations.expunge_job_payload(principal, job_id)
+    return Response(status_code=204)

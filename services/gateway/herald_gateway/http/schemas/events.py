@@ -32,6 +32,10 @@ class EventOut(BaseModel):
     payload_base64: str | None = Field(
         default=None, description="The payload as sent, base64 (GET /v1/events/{id} only)."
     )
+    payload_expunged_at: datetime | None = Field(
+        default=None,
+        description="When the payload went (DELETE /v1/events/{id}/payload or retention); payload is then null.",
+    )
     deliveries: list[EventDeliveryView] | None = Field(
         default=None,
         description="GET /v1/events/{id} only: every delivery of the event (fan-out, skipped, replays, resends).",
@@ -57,10 +61,12 @@ def event_out(event: common_pb2.Event, full: bool = False) -> EventOut:
         content_type=event.content_type or None,
         created_at=time_of(event, "created_at"),
         ordering_key=event.ordering_key or None,
+        payload_expunged_at=time_of(event, "payload_expunged_at"),
     )
     if not full:
         return out
-    out.payload, out.payload_base64 = payload_views(event.payload, event.content_type)
+    if not event.HasField("payload_expunged_at"):
+        out.payload, out.payload_base64 = payload_views(event.payload, event.content_type)
     out.deliveries = [
         EventDeliveryView(
             job_id=d.job_id,

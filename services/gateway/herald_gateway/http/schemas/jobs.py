@@ -92,6 +92,11 @@ class JobOut(BaseModel):
     payload_base64: str | None = Field(
         default=None, description="Webhooks, GET /v1/jobs/{id} only: the payload as sent, base64."
     )
+    payload_expunged_at: datetime | None = Field(
+        default=None,
+        description="When the payload went (DELETE /v1/jobs/{id}/payload or retention): the body, an email's "
+        "request, a webhook's request headers and the attempts' response headers and excerpts are gone.",
+    )
 
 
 class JobList(Page[JobOut]):
@@ -122,7 +127,8 @@ def job_out(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None = Non
     if attempts is not None and job.HasField("webhook"):
         out.headers = dict(job.webhook.headers)
         out.content_type = job.webhook.content_type or None
-        out.payload, out.payload_base64 = payload_views(job.webhook.body, job.webhook.content_type)
+        if not job.HasField("payload_expunged_at"):
+            out.payload, out.payload_base64 = payload_views(job.webhook.body, job.webhook.content_type)
     return out
 
 
@@ -149,4 +155,5 @@ def _summary(job: common_pb2.Job, attempts: list[common_pb2.Attempt] | None) -> 
         target_id=job.target_id or None,
         origin_job_id=job.origin_job_id or None,
         next_attempt_at=time_of(job, "next_attempt_at"),
+        payload_expunged_at=time_of(job, "payload_expunged_at"),
     )

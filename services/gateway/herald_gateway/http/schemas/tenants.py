@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from herald.names import (
     PLAN_NAMES,
 )
+from herald.plans import MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, TENANT_OVERRIDES
 from herald.v1 import common_pb2
 from herald_gateway.http.schemas.common import INT32_MAX, Page, Text, time_of
 
@@ -44,6 +45,9 @@ class SuppressionList(Page[SuppressionOut]):
 Limit = Annotated[int, Field(ge=0, le=INT32_MAX)]
 
 
+RetentionDays = Annotated[int, Field(ge=MIN_RETENTION_DAYS, le=MAX_RETENTION_DAYS)]
+
+
 class LimitsPatch(BaseModel):
     """Per limit: a number, "unlimited", or "plan" to go back to the plan's value."""
 
@@ -52,6 +56,10 @@ class LimitsPatch(BaseModel):
     rate_per_min: Limit | Literal["unlimited", "plan"] | None = None
     webhooks_per_month: Limit | Literal["unlimited", "plan"] | None = None
     emails_per_month: Limit | Literal["unlimited", "plan"] | None = None
+    # Retention in days (herald_ledger.retention): payloads (bodies, event payloads, attempts'
+    # excerpts) and rows (jobs, attempts, events); "plan" goes back to the plan's.
+    payload_retention_days: RetentionDays | Literal["plan"] | None = None
+    row_retention_days: RetentionDays | Literal["plan"] | None = None
 
 
 def usage_out(usage: common_pb2.Usage) -> UsageOut:
@@ -169,7 +177,7 @@ def api_key_out(key: common_pb2.ApiKey) -> ApiKeyOut:
 
 def tenant_out(tenant: common_pb2.Tenant) -> TenantOut:
     limits: dict[str, int | str] = {}
-    for field in ("rate_per_min", "webhooks_per_month", "emails_per_month"):
+    for field in TENANT_OVERRIDES:
         if tenant.HasField(field):
             value = getattr(tenant, field)
             limits[field] = "unlimited" if value < 0 else value

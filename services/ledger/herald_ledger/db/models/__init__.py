@@ -6,6 +6,7 @@ from herald_ledger.db.models.audit_entry import audit_log
 from herald_ledger.db.models.base import metadata
 from herald_ledger.db.models.dead_letter import dead_letters
 from herald_ledger.db.models.event import events
+from herald_ledger.db.models.event_claim import event_claims
 from herald_ledger.db.models.event_filter import event_filters
 from herald_ledger.db.models.idempotency_key import idempotency_keys
 from herald_ledger.db.models.inbound_config import inbound_configs
@@ -14,6 +15,7 @@ from herald_ledger.db.models.job import jobs
 from herald_ledger.db.models.job_event import job_events
 from herald_ledger.db.models.operational_event import operational_events
 from herald_ledger.db.models.operator import operators
+from herald_ledger.db.models.payload_expiry import payload_expiry
 from herald_ledger.db.models.platform_email import platform_emails
 from herald_ledger.db.models.provider_credential import provider_credentials
 from herald_ledger.db.models.sending_domain import sending_domains
@@ -30,6 +32,7 @@ __all__ = [
     "attempts",
     "audit_log",
     "dead_letters",
+    "event_claims",
     "event_filters",
     "events",
     "idempotency_keys",
@@ -40,6 +43,7 @@ __all__ = [
     "metadata",
     "operational_events",
     "operators",
+    "payload_expiry",
     "platform_emails",
     "provider_credentials",
     "sending_domains",

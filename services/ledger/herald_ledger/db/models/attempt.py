@@ -3,6 +3,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from herald_ledger.db.models.base import created_at_column, metadata
 
+# Partitioned by the day of its job's id, beside its job (herald_ledger.partitions).
 # One row per call to a receiver or provider. Email rows also name the tenant's provider
 # config, the provider's message id when it accepted, and the walk (pass over the
 # providers) they belong to; a provider skipped by its open circuit is a row with outcome
@@ -11,8 +12,8 @@ from herald_ledger.db.models.base import created_at_column, metadata
 attempts = Table(
     "attempts",
     metadata,
+    Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True),
     Column("id", BigInteger, primary_key=True, autoincrement=True),
-    Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("number", Integer, nullable=False),
     Column("target", Text, nullable=False),
     Column("outcome", Text, nullable=False),

@@ -1,13 +1,14 @@
-from sqlalchemy import Column, DateTime, Index, LargeBinary, Text, UniqueConstraint, func, text
+from sqlalchemy import Column, DateTime, Index, LargeBinary, Text, func, text
 from sqlalchemy.dialects.postgresql import JSONB
 
 from herald_ledger.db.models.base import tenant_rows
 
-# Tenant events: the event log (GET /v1/events) and de-duplication: a repeat of (tenant,
-# event_id) within 24 h answers `deliveries` ([{job_id, target_id}], the fan-out's first
-# result) and writes nothing. An older row is replaced by the repeat. `payload` is the body
-# as the tenant sent it (its jobs carry it too; the bus carries a large one through the
-# payload store, as for any webhook). Migration 0022.
+# Tenant events, partitioned by day of id (herald_ledger.partitions): the event log (GET /v1/events)
+# and de-duplication (through `event_claims`): a repeat of (tenant, event_id) within 24 h answers
+# `deliveries` ([{job_id, target_id}], the fan-out's first result) and writes nothing; a repeat
+# after the window is a new row. `payload` is the body as the tenant sent it (its jobs carry it
+# too; the bus carries a large one through the payload store, as for any webhook; migration
+# 0022) until expunged or aged out (`payload_expunged_at`, migration 0023).
 events = tenant_rows(
     "events",
     Column("event_id", Text, nullable=False),
@@ -17,6 +18,7 @@ events = tenant_rows(
     Column("payload", LargeBinary),
     Column("content_type", Text),
     Column("ordering_key", Text),
-    UniqueConstraint("tenant_id", "event_id"),
+    Column("payload_expunged_at", DateTime(timezone=True)),
+    Index("ix_events_tenant_id_event_id", "tenant_id", "event_id"),
     Index("ix_events_tenant_id_id", "tenant_id", text("id DESC")),
 )

@@ -3,6 +3,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from herald_ledger.db.models.base import created_at_column, tenant_rows, updated_at_column
 
+# Partitioned by day of id (herald_ledger.partitions).
 # `request` holds what the channel needs besides the body (URL, headers, content
 # type); `body` holds the opaque payload bytes exactly as the tenant sent them.
 jobs = tenant_rows(
@@ -48,6 +49,9 @@ jobs = tenant_rows(
     # the job it sends again. Migration 0022.
     Column("event_id", Text),
     Column("origin_job_id", UUID(as_uuid=True)),
+    # When the payload went (the body, an email's request, the attempts' excerpts), by expunge or by
+    # retention (herald_ledger.store.payloads); the row itself stays. Migration 0023.
+    Column("payload_expunged_at", DateTime(timezone=True)),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",

@@ -3,12 +3,12 @@ from sqlalchemy.dialects.postgresql import UUID
 
 from herald_ledger.db.models.base import created_at_column, metadata
 
-# The history of a job: every status change with its reason.
+# The history of a job: every status change with its reason; in its job's day partition.
 job_events = Table(
     "job_events",
     metadata,
+    Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True),
     Column("id", BigInteger, primary_key=True, autoincrement=True),
-    Column("job_id", UUID(as_uuid=True), ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("from_status", Text),
     Column("to_status", Text, nullable=False),
     Column("reason", Text),

@@ -24,5 +24,8 @@ tenants = Table(
     # The tenant's webhook delivery settings ({"retry_schedule_s": [...], "retry_statuses": [...]});
     # NULL or a missing key: the operator's default.
     Column("webhook_settings", JSONB),
+    # Operator overrides of the plan's retention, in days (NULL: the plan's; herald_ledger.retention).
+    Column("payload_retention_days", Integer),
+    Column("row_retention_days", Integer),
     Index("tenants_plan_ends_at", "plan_ends_at", postgresql_where=text("plan_ends_at IS NOT NULL")),
 )

@@ -16,7 +16,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0025"
-down_revision = "0022"
+down_revision = "0023"
 
 
 def upgrade() -> None:
