@@ -8,14 +8,10 @@ from collections.abc import Mapping
 
 from opentelemetry import context, propagate
 
-from herald.telemetry import tracing
-
 
 def inject_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Adds `traceparent` (and `tracestate`) for the current span, if any (none when nothing
-    exports spans: see herald.telemetry.tracing)."""
-    if tracing.exporting():
-        propagate.inject(headers)
+    """Adds `traceparent` (and `tracestate`) for the current span, if any."""
+    propagate.inject(headers)
     return headers
 
 
