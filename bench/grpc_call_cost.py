@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import Any
 
 import grpc
 import uvloop
@@ -36,7 +37,7 @@ async def _serve(port: int, spans: bool) -> None:
     tracing.configure_tracing("bench")
     tracing._exporting = spans  # the span path, under the unsampled provider configure_tracing chose
     server = grpc.aio.server(interceptors=[TelemetryInterceptor("bench")])
-    handler = grpc.unary_unary_rpc_method_handler(_echo)
+    handler: Any = grpc.unary_unary_rpc_method_handler(_echo)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("b.S", {"M": handler}),))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
@@ -48,7 +49,7 @@ async def _calls(port: int, n: int, intercepted: bool) -> float:
     """CPU seconds of this process over `n` calls."""
     interceptors = [TracePropagation()] if intercepted else None
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", interceptors=interceptors) as channel:
-        call = channel.unary_unary("/b.S/M")
+        call: Any = channel.unary_unary("/b.S/M")
         for _ in range(200):
             await call(BODY)
         started = time.process_time()
