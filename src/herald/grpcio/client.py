@@ -11,6 +11,7 @@ from opentelemetry import propagate
 
 from herald.grpcio.mesh import MeshTls
 from herald.grpcio.options import CHANNEL_OPTIONS
+from herald.telemetry import tracing
 
 
 class TracePropagation(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
@@ -55,9 +56,10 @@ def open_channel(address: str, mesh: MeshTls | None = None, service: str = "") -
     options: list[tuple[str, int | str]] = [*CHANNEL_OPTIONS, *RECONNECT_OPTIONS]
     if address.startswith(RESOLVER_SCHEMES):
         options.append(("grpc.service_config", ROUND_ROBIN_SERVICE_CONFIG))
+    # Without an exporter there is no trace to carry (herald.telemetry.tracing): no interceptor,
+    # which grpc.aio runs as a task of its own per call.
+    interceptors = [TracePropagation()] if tracing.exporting() else None
     if mesh is None:
-        return grpc.aio.insecure_channel(address, options=options, interceptors=[TracePropagation()])
+        return grpc.aio.insecure_channel(address, options=options, interceptors=interceptors)
     options += mesh.channel_options(service)
-    return grpc.aio.secure_channel(
-        address, mesh.channel_credentials(), options=options, interceptors=[TracePropagation()]
-    )
+    return grpc.aio.secure_channel(address, mesh.channel_credentials(), options=options, interceptors=interceptors)

@@ -1,9 +1,11 @@
 """A grpc.aio server with what every Herald service needs: health checking,
-reflection, per-RPC metrics and spans (trace context read from metadata), and a
-clear INVALID_ARGUMENT for request bytes that are no message of the method's type."""
+reflection, per-RPC metrics and spans (trace context read from metadata; no span at all when
+nothing exports them, see herald.telemetry.tracing), and a clear INVALID_ARGUMENT for request
+bytes that are no message of the method's type."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -19,6 +21,7 @@ from herald.grpcio.errors import abort_invalid
 from herald.grpcio.mesh import MeshTls
 from herald.grpcio.options import CHANNEL_OPTIONS
 from herald.grpcio.reflection import GuardedReflection, MaySee
+from herald.telemetry import tracing
 from herald.telemetry.metrics import RPC_SECONDS
 
 _tracer = trace.get_tracer("herald.grpc.server")
@@ -61,6 +64,8 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, service: str) -> None:
         self.service = service
         self.caller_mistake: CallerMistake | None = None
+        # Per method, its observed handler when no span is made (see `intercept_service`).
+        self._unspanned: dict[str, Any] = {}
 
     async def intercept_service(
         self,
@@ -74,11 +79,23 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return _refusing_undecodable_stream(handler, details.method)
         if handler.stream_stream is not None or handler.stream_unary is not None:
             return _refusing_undecodable_messages(handler, details.method)
-        inner = handler.unary_unary
         method: str = details.method
+        if not tracing.exporting():
+            # No span to make: the method's observed handler is the same for every call.
+            observed = self._unspanned.get(method)
+            if observed is None:
+                observed = self._unspanned[method] = self._observed(handler, method, None)
+            return observed
+        carrier = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
+        return self._observed(handler, method, carrier)
+
+    def _observed(self, handler: Any, method: str, carrier: dict[str, str] | None) -> Any:
+        """`handler` with its duration observed, a caller's mistake answered INVALID_ARGUMENT
+        and, with `carrier` (the call's metadata, when spans are exported), a server span that
+        continues the caller's trace."""
+        inner = handler.unary_unary
         service = self.service
         mistake = self.caller_mistake
-        carrier = {k: v for k, v in (details.invocation_metadata or ()) if isinstance(v, str)}
 
         async def observed(request: Any, context: Any) -> Any:
             started = time.perf_counter()
@@ -86,7 +103,12 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if type(request) is Undecodable:
                 RPC_SECONDS.labels(service, method, "INVALID_ARGUMENT").observe(time.perf_counter() - started)
                 await abort_invalid(context, [("request", f"is not a valid message for {method} ({request.reason})")])
-            with _tracer.start_as_current_span(method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER):
+            span = (
+                _tracer.start_as_current_span(method, context=propagate.extract(carrier), kind=trace.SpanKind.SERVER)
+                if carrier is not None
+                else contextlib.nullcontext()
+            )
+            with span:
                 try:
                     return await inner(request, context)
                 except BaseException as error:
