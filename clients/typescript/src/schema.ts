@@ -238,7 +238,13 @@ export interface paths {
         get: operations["get_tenant_admin_v1_tenants__tenant_id__get"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase Tenant
+         * @description Removes the tenant and everything of it: every row (jobs, attempts, events, configuration,
+         *     keys, usage, audit entries), its work waiting on the bus, its rate-limit and pacing state.
+         *     Answers with what went; its keys are refused and its id is 404 from then on.
+         */
+        delete: operations["erase_tenant_admin_v1_tenants__tenant_id__delete"];
         options?: never;
         head?: never;
         /** Update Tenant */
@@ -671,6 +677,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{event_id}/payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Expunge Event Payload
+         * @description Takes the event's payload out of Herald, and its deliveries' (DELETE /v1/jobs/{id}/payload
+         *     for each). The event and its deliveries still answer, with `payload_expunged_at`. 409 while
+         *     a delivery is under way; 404 for an unknown event.
+         */
+        delete: operations["expunge_event_payload_v1_events__event_id__payload_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{event_id}/replay": {
         parameters: {
             query?: never;
@@ -788,6 +816,29 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}/payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Expunge Job Payload
+         * @description Takes the job's payload out of Herald (body, an email's request, a webhook's request
+         *     headers, the attempts' response headers and excerpts, the idempotency answer). The job still
+         *     answers with its status and attempts, and `payload_expunged_at`. 409 while it is under way;
+         *     404 for an unknown job.
+         */
+        delete: operations["expunge_job_payload_v1_jobs__job_id__payload_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1737,6 +1788,50 @@ export interface components {
             /** To */
             to: (components["schemas"]["EmailAddressIn"] | string)[];
         };
+        /**
+         * ErasureReceipt
+         * @description What a tenant's erasure removed (DELETE /admin/v1/tenants/{tenant_id}).
+         */
+        ErasureReceipt: {
+            /**
+             * Bus
+             * @description Bus messages and entries removed, per kind.
+             */
+            bus: {
+                [key: string]: number;
+            };
+            /**
+             * Bus Not Removed
+             * @description Kinds of bus state that could not be removed (see the runbook).
+             */
+            bus_not_removed: string[];
+            /**
+             * Deliveries Awaited
+             * @description Deliveries under way at the erasure that ended before this answer.
+             */
+            deliveries_awaited: number;
+            /**
+             * Deliveries Unfinished
+             * @description Started deliveries whose end was not heard before the wait gave up (see the runbook).
+             */
+            deliveries_unfinished: number;
+            /** Erased At */
+            erased_at: string | null;
+            /**
+             * Rows
+             * @description Rows removed, per table.
+             */
+            rows: {
+                [key: string]: number;
+            };
+            /**
+             * Tenant Hash
+             * @description "sha256:<hex>" of the tenant id: how the audit log names the erasure.
+             */
+            tenant_hash: string;
+            /** Tenant Id */
+            tenant_id: string;
+        };
         /** EventAccepted */
         EventAccepted: {
             /** Deliveries */
@@ -1865,6 +1960,11 @@ export interface components {
              * @description The payload as sent, base64 (GET /v1/events/{id} only).
              */
             payload_base64?: string | null;
+            /**
+             * Payload Expunged At
+             * @description When the payload went (DELETE /v1/events/{id}/payload or retention); payload is then null.
+             */
+            payload_expunged_at?: string | null;
         };
         /** FieldProblem */
         FieldProblem: {
@@ -2004,6 +2104,11 @@ export interface components {
             attempts?: components["schemas"]["AttemptOut"][] | null;
             /** Channel */
             channel: string;
+            /**
+             * Content Type
+             * @description Webhooks, GET /v1/jobs/{id} only: as sent.
+             */
+            content_type?: string | null;
             /** Created At */
             created_at: string | null;
             /**
@@ -2011,6 +2116,13 @@ export interface components {
              * @description The event this job delivers (GET /v1/events/{id}).
              */
             event_id?: string | null;
+            /**
+             * Headers
+             * @description Webhooks, GET /v1/jobs/{id} only: the request's headers, values masked ('Bearer ****3c9a'). Each attempt adds content-type, user-agent, webhook-id (the job id) and, when signed, webhook-timestamp and webhook-signature (and X-Webhook-Timestamp / X-Webhook-Signature with a tenant secret), signed afresh right before the call; those are not recorded.
+             */
+            headers?: {
+                [key: string]: string;
+            } | null;
             /** Id */
             id: string;
             /** Idempotency Key */
@@ -2018,10 +2130,27 @@ export interface components {
             /** Last Error */
             last_error: string | null;
             /**
+             * Next Attempt At
+             * @description Queued after a failed attempt: when the next attempt is due.
+             */
+            next_attempt_at?: string | null;
+            /**
              * Origin Job Id
              * @description A resend: the job it sends again.
              */
             origin_job_id?: string | null;
+            /** @description Webhooks, GET /v1/jobs/{id} only: the payload, when it is JSON. */
+            payload?: components["schemas"]["JsonValue"];
+            /**
+             * Payload Base64
+             * @description Webhooks, GET /v1/jobs/{id} only: the payload as sent, base64.
+             */
+            payload_base64?: string | null;
+            /**
+             * Payload Expunged At
+             * @description When the payload went (DELETE /v1/jobs/{id}/payload or retention): the body, an email's request, a webhook's request headers and the attempts' response headers and excerpts are gone.
+             */
+            payload_expunged_at?: string | null;
             /** Priority */
             priority: string;
             /**
@@ -2075,8 +2204,12 @@ export interface components {
         LimitsPatch: {
             /** Emails Per Month */
             emails_per_month?: number | ("unlimited" | "plan") | null;
+            /** Payload Retention Days */
+            payload_retention_days?: number | "plan" | null;
             /** Rate Per Min */
             rate_per_min?: number | ("unlimited" | "plan") | null;
+            /** Row Retention Days */
+            row_retention_days?: number | "plan" | null;
             /** Webhooks Per Month */
             webhooks_per_month?: number | ("unlimited" | "plan") | null;
         };
@@ -2621,6 +2754,13 @@ export interface components {
         };
         /** TargetOut */
         TargetOut: {
+            /**
+             * Breaker
+             * @description open: a webhook-sender holds this target's deliveries back (no call, no attempt spent) because its circuit breaker opened after repeated outages (timeouts, failed connections, 5xx); one probe goes through when the cool-down ends. As the senders last noted it on a waiting delivery.
+             * @default closed
+             * @enum {string}
+             */
+            breaker?: "open" | "closed";
             /** Created At */
             created_at: string | null;
             /** Description */
@@ -2732,6 +2872,12 @@ export interface components {
         };
         /** TenantIn */
         TenantIn: {
+            /**
+             * Allow Duplicate Name
+             * @description Create it even if another tenant has this name (otherwise 409, naming that tenant).
+             * @default false
+             */
+            allow_duplicate_name?: boolean;
             /**
              * Contact Email
              * @description Where Herald's own mail (quota warnings, key-created notices) goes.
@@ -3575,6 +3721,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantOut"];
+                };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    erase_tenant_admin_v1_tenants__tenant_id__delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
                 };
             };
             /** @description Invalid request: `errors` lists each field that was wrong and why. */
@@ -5050,6 +5247,55 @@ export interface operations {
             };
         };
     };
+    expunge_event_payload_v1_events__event_id__payload_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     replay_event_v1_events__event_id__replay_post: {
         parameters: {
             query?: never;
@@ -5443,6 +5689,55 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProviderEventList"];
                 };
+            };
+            /** @description Invalid request: `errors` lists each field that was wrong and why. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused, as problem details: 401 no valid key, 404 not found (or another tenant's), 405 method not allowed, 409 conflict, 413 body over 8 MiB, 429 rate limit or quota (with Retry-After) ... */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not done, as problem details: 503 a dependency is unavailable, retry later (with the same Idempotency-Key); 500 a bug, logged. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    expunge_job_payload_v1_jobs__job_id__payload_delete: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `errors` lists each field that was wrong and why. */
             422: {
