@@ -352,14 +352,16 @@ _OUTCOMES = """
     )
 """
 # The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$22`, `$23`).
-_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::").replace("$2::", "$23::")
+# The starts of an advance take their two arrays after the outcomes' and the attempts'.
+_ADVANCE_STARTS = _STARTS_QUERY.replace("$1::", "$22::").replace("$2::", "$23::")
+_ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _ADVANCE_STARTS
 _COUNT_CHANGED = "SELECT count(*) FROM changed"
 _APPLY_OUTCOMES = _OUTCOMES + _COUNT_CHANGED
 # The same, for a batch that reports a dead letter: the dead-lettered jobs' operational
 # events (herald.delivery.exhausted) are written by the same statement. Only such a batch
 # pays for that part; a batch of deliveries and retries runs the statements above.
 _TELLING = _OUTCOMES + operational.EXHAUSTED_CTE
-_ADVANCE_ATTEMPTS_TELLING = _TELLING + _INSERT_ATTEMPTS + _STARTS_QUERY.replace("$1::", "$22::")
+_ADVANCE_ATTEMPTS_TELLING = _TELLING + _INSERT_ATTEMPTS + _ADVANCE_STARTS
 _APPLY_OUTCOMES_TELLING = _TELLING + _COUNT_CHANGED
 
 
