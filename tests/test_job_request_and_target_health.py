@@ -79,12 +79,13 @@ def test_a_target_reads_back_its_open_breaker(
     assert schedule.status_code == 200, schedule.text
     ids = subscribe(gateway, tenant, receiver.url, ["outage.*"])
     target_path = f"/v1/webhooks/targets/{ids['target']}"
-    assert read(gateway, tenant, target_path)["breaker"] == "closed"
+    fresh = read(gateway, tenant, target_path)
+    assert fresh["breaker"] == "closed" and fresh["last_success_at"] is None
     receiver.behaviour.status = 503
     job_ids = [publish(gateway, tenant, "outage.v1", payload={"n": n})["deliveries"][0]["job_id"] for n in range(10)]
     assert wait_for_reason(gateway, tenant, job_ids, CIRCUIT_OPEN), "no delivery is held by the breaker"
     target = read(gateway, tenant, target_path)
-    assert target["breaker"] == "open" and target["failing_since"], target
+    assert target["breaker"] == "open" and target["failing_since"] and target["last_success_at"] is None, target
     (listed,) = [t for t in read(gateway, tenant, "/v1/webhooks/targets")["data"] if t["id"] == ids["target"]]
     assert listed["breaker"] == "open"
     mine = (("authorization", f"Bearer {tenant.api_key}"),)
@@ -97,4 +98,8 @@ def test_a_target_reads_back_its_open_breaker(
     for job_id in job_ids:
         wait_for_status(gateway, tenant, job_id, {"delivered"}, timeout=90)
     target = read(gateway, tenant, target_path)
-    assert target["breaker"] == "closed" and target["failing_since"] is None, target
+    # The success that ended the streak is the target's last success (the same report wrote both).
+    assert target["breaker"] == "closed" and target["failing_since"] is None and target["last_success_at"], target
+    with grpc.insecure_channel(stack.endpoints["gateway_grpc"]) as channel:
+        api = gateway_pb2_grpc.NotificationServiceStub(channel)
+        assert api.GetWebhookTarget(request, metadata=mine).target.HasField("last_success_at")

@@ -258,6 +258,9 @@ def target_to_proto(row: Row[Any]) -> common_pb2.WebhookTarget:
     failing_since = timestamp(getattr(row, "failing_since", None))
     if failing_since is not None:
         target.failing_since.CopyFrom(failing_since)
+    last_success = timestamp(getattr(row, "last_success_at", None))
+    if last_success is not None:
+        target.last_success_at.CopyFrom(last_success)
     return target
 
 

@@ -518,7 +518,7 @@ class WebhookSecretStatus(_message.Message):
     def __init__(self, exists: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rotated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., previous_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WebhookTarget(_message.Message):
-    __slots__ = ("id", "tenant_id", "url", "description", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "created_at", "updated_at", "failing_since", "max_in_flight", "sealed_headers", "breaker")
+    __slots__ = ("id", "tenant_id", "url", "description", "headers", "rate_limit_per_min", "enabled", "disabled_reason", "created_at", "updated_at", "failing_since", "max_in_flight", "sealed_headers", "breaker", "last_success_at")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -540,6 +540,7 @@ class WebhookTarget(_message.Message):
     MAX_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
     SEALED_HEADERS_FIELD_NUMBER: _ClassVar[int]
     BREAKER_FIELD_NUMBER: _ClassVar[int]
+    LAST_SUCCESS_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     url: str
@@ -554,7 +555,8 @@ class WebhookTarget(_message.Message):
     max_in_flight: int
     sealed_headers: bytes
     breaker: str
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failing_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_in_flight: _Optional[int] = ..., sealed_headers: _Optional[bytes] = ..., breaker: _Optional[str] = ...) -> None: ...
+    last_success_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., url: _Optional[str] = ..., description: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., rate_limit_per_min: _Optional[int] = ..., enabled: _Optional[bool] = ..., disabled_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., failing_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., max_in_flight: _Optional[int] = ..., sealed_headers: _Optional[bytes] = ..., breaker: _Optional[str] = ..., last_success_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class EventFilter(_message.Message):
     __slots__ = ("id", "tenant_id", "description", "event_types", "created_at", "updated_at")

@@ -31,26 +31,13 @@ def breaker_of(target: dict[str, Any]) -> Html:
     return badge("closed")
 
 
-async def last_delivered(visit: Visit, target_id: str) -> Html:
-    """The newest delivered job to the target: its last success, from the jobs it was sent."""
-    async with visit.api() as api:
-        answer = await api.get("/v1/jobs", {"target_id": target_id, "status": "delivered", "limit": "1"})
-    found = answer.body["data"] if answer.ok else []
-    if not found:
-        return join(["none yet"])
-    job = found[0]
-    return join(
-        [stamp(job.get("updated_at")), " · ", tag("a", job["id"], href=f"/console/jobs/{job['id']}", class_="mono")]
-    )
-
-
 async def health_view(visit: Visit, target: dict[str, Any]) -> Html:
     return facts(
         [
             ("State", state_of(target)),
             ("Failing since", stamp(target.get("failing_since"))),
             ("Breaker", breaker_of(target)),
-            ("Last delivered", await last_delivered(visit, target["id"])),
+            ("Last success", stamp(target.get("last_success_at")) if target.get("last_success_at") else "none yet"),
         ],
         id="target-health",
     )

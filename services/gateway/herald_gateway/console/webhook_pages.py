@@ -44,6 +44,7 @@ async def show(visit: Visit, notice: str | None = None, error: str | None = None
             t.get("description"),
             tag("pre", header_text(t.get("headers") or {}), class_="excerpt") if t.get("headers") else "—",
             state_of(t),
+            stamp(t.get("last_success_at")),
             stamp(t.get("failing_since")),
             breaker_of(t),
             join(
@@ -80,7 +81,11 @@ async def show(visit: Visit, notice: str | None = None, error: str | None = None
     body = [
         section(
             "Targets",
-            table("Targets", ["URL", "Description", "Headers", "State", "Failing since", "Breaker", ""], target_rows),
+            table(
+                "Targets",
+                ["URL", "Description", "Headers", "State", "Last success", "Failing since", "Breaker", ""],
+                target_rows,
+            ),
             folded_form(
                 "New target",
                 "/console/targets",

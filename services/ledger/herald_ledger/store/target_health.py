@@ -37,8 +37,12 @@ class TargetOutcome:
 
 _END_STREAK = text(
     """
-    UPDATE webhook_targets SET failing_since = NULL, failing_level = 0
-    WHERE id = :target_id AND tenant_id = :tenant_id AND failing_since IS NOT NULL AND failing_since <= :at
+    UPDATE webhook_targets SET
+      failing_since = CASE WHEN failing_since <= :at THEN NULL ELSE failing_since END,
+      failing_level = CASE WHEN failing_since <= :at THEN 0 ELSE failing_level END,
+      last_success_at = GREATEST(last_success_at, :at)
+    WHERE id = :target_id AND tenant_id = :tenant_id
+      AND (failing_since <= :at OR last_success_at IS NULL OR last_success_at < :at - interval '1 minute')
     """
 ).bindparams(bindparam("target_id", type_=PG_UUID(as_uuid=True)), bindparam("tenant_id", type_=PG_UUID(as_uuid=True)))
 

@@ -75,6 +75,10 @@ class TargetOut(BaseModel):
     failing_since: datetime | None = Field(
         default=None, description="The first failed delivery since the last success; null when not failing."
     )
+    last_success_at: datetime | None = Field(
+        default=None,
+        description="When the receiver last accepted a delivery, to the minute; null: never.",
+    )
     breaker: Literal["open", "closed"] = Field(
         default="closed",
         description="open: a webhook-sender holds this target's deliveries back (no call, no attempt spent) "
@@ -100,6 +104,7 @@ def target_out(target: common_pb2.WebhookTarget) -> TargetOut:
         created_at=time_of(target, "created_at"),
         updated_at=time_of(target, "updated_at"),
         failing_since=time_of(target, "failing_since"),
+        last_success_at=time_of(target, "last_success_at"),
         breaker="open" if target.breaker == "open" else "closed",
     )
 

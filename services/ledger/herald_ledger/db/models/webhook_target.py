@@ -9,6 +9,8 @@ from herald_ledger.db.models.base import created_at_column, tenant_rows, updated
 # why. `failing_since` is the first failure since the last success (NULL: not failing); a
 # streak older than HERALD_WEBHOOK_TARGET_DISABLE_AFTER_S disables the target; `failing_level`
 # is the highest failing level (50, 70, 90 % of that threshold) announced in the streak.
+# `last_success_at`: the last delivery the receiver accepted, kept to the minute (one row
+# version per target per minute at most, whatever the delivery rate).
 # `headers` shows the values masked; `sealed_headers` holds them (herald.webhooks.sealed_headers).
 # `tenant_secret_signs`: a target from before targets had keys of their own; the tenant's
 # secret signs beside the target's own key until the target's first rotation.
@@ -24,6 +26,7 @@ webhook_targets = tenant_rows(
     Column("disabled_reason", Text),
     Column("failing_since", DateTime(timezone=True)),
     Column("failing_level", SmallInteger, nullable=False, server_default="0"),
+    Column("last_success_at", DateTime(timezone=True)),
     Column("tenant_secret_signs", Boolean, nullable=False, server_default="false"),
     created_at_column(),
     updated_at_column(),
