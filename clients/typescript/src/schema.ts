@@ -2781,6 +2781,11 @@ export interface components {
             /** Id */
             id: string;
             /**
+             * Last Success At
+             * @description When the receiver last accepted a delivery, to the minute; null: never.
+             */
+            last_success_at?: string | null;
+            /**
              * Max In Flight
              * @description The target's own bound of calls in flight; null: the operator's default.
              */
