@@ -35,8 +35,8 @@ TABLES_WITH_TENANT = """
       AND c.relkind IN ('r', 'p') AND NOT c.relispartition
 """
 TABLES_OF_JOBS = """
-    SELECT DISTINCT conrelid::regclass::text AS relname FROM pg_constraint
-    WHERE contype = 'f' AND confrelid = 'jobs'::regclass
+    SELECT DISTINCT c.relname FROM pg_constraint f JOIN pg_class c ON c.oid = f.conrelid
+    WHERE f.contype = 'f' AND f.confrelid = 'jobs'::regclass AND NOT c.relispartition
 """
 
 # The operators' mail (jobs of the platform tenant) that names a tenant.
