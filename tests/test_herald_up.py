@@ -304,3 +304,29 @@ def _status(env: dict[str, str]) -> dict[str, dict[str, Any]]:
     """What `herald up` reports running, by name (its status file, which `herald status` prints)."""
     data_dir = Path(env["HERALD_DATA_DIR"])
     return {c["name"]: c for c in json.loads((data_dir / "status.json").read_text())["components"]}
+
+
+def test_a_sigterm_while_herald_up_starts_stops_what_it_started(tmp_path: Path) -> None:
+    """Stopped (SIGTERM, as a supervisor or a script stops it) before it is fully up, `herald up`
+    still stops every service and embedded server it has started: none is left running."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
+    up = subprocess.Popen(
+        [HERALD, "up", "--http-port", "0", "--grpc-port", "0"],
+        env=env | {"HERALD_DATA_DIR": str(tmp_path / "stack")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    started: list[psutil.Process] = []
+    while not any(c.cmdline()[-2:-1] == ["run"] for c in started):  # a service of its own is running
+        assert up.poll() is None and time.monotonic() < deadline, "herald up started no service"
+        time.sleep(0.1)
+        try:
+            started = psutil.Process(up.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            started = []
+    started = psutil.Process(up.pid).children(recursive=True)
+    up.send_signal(signal.SIGTERM)
+    up.wait(timeout=120)
+    _, alive = psutil.wait_procs(started, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]

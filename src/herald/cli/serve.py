@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -109,6 +110,9 @@ def up(
     )
     from herald.cli.data_dir_lock import DataDirInUse
 
+    # A SIGTERM while the stack starts stops what has started (run_forever then takes the signal
+    # over): without this, the default action would end `herald up` and orphan its services.
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         endpoints = stack.start()
         click.echo(banner(endpoints, data_dir))
@@ -119,6 +123,10 @@ def up(
         raise click.ClickException(str(refused)) from None
     finally:
         stack.stop()
+
+
+def _interrupted(*_: object) -> None:
+    raise KeyboardInterrupt
 
 
 def loopback_banner() -> str:
