@@ -195,14 +195,17 @@ def collector() -> Iterator[OtlpCollector]:
     running.close()
 
 
-@pytest.fixture(scope="session")
-def patient_stack(work_dir: Path, infra: dict[str, str], collector: OtlpCollector) -> Iterator[Stack]:
-    """A second stack, shared by the files that need these settings (one start instead of one per
-    file): a call to a receiver may hang for 10 minutes (tests/test_delivery_isolation.py keeps its
-    calls to a silent receiver open), and every service exports its spans to `collector`
-    (tests/test_trace_propagation.py)."""
+@pytest.fixture(scope="module")
+def patient_stack(
+    request: pytest.FixtureRequest, work_dir: Path, infra: dict[str, str], collector: OtlpCollector
+) -> Iterator[Stack]:
+    """A second stack with the settings these files need: a call to a receiver may hang for 10
+    minutes (tests/test_delivery_isolation.py keeps its calls to a silent receiver open), and
+    every service exports its spans to `collector` (tests/test_trace_propagation.py). One per
+    file, stopped with it: it shares the run's database, so while it runs its ledger's reconciler
+    would republish the session stack's overdue jobs onto its own bus."""
     running = start_stack(
-        work_dir / "patient-stack",
+        work_dir / f"patient-stack-{request.module.__name__.rsplit('.', 1)[-1]}",
         infra,
         prefix_suffix="p",
         HERALD_WEBHOOK_TIMEOUT_S="600",

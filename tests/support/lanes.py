@@ -21,6 +21,9 @@ SESSION_STACK_LANE = "session-stack"
 OWN_STACKS_LANE = "own-stacks"
 LANES = (SESSION_STACK_LANE, OWN_STACKS_LANE)
 OWN_STACK_PACKAGES = frozenset({"cluster", "console", "deploy", "resilience"})
+# Files at the top that start their own embedded nats-server and PostgreSQL (`herald up`): they
+# touch nothing of the session's stack, so they run in the lane with the other own stacks.
+OWN_STACK_FILES = frozenset({"test_herald_up.py", "test_embedded.py"})
 
 
 def lane_of(nodeid: str) -> str:
@@ -29,7 +32,9 @@ def lane_of(nodeid: str) -> str:
         if nodeid.endswith(f"[{lane}]"):
             return lane
     parts = nodeid.split("::", 1)[0].split("/")
-    return OWN_STACKS_LANE if len(parts) > 2 and parts[1] in OWN_STACK_PACKAGES else SESSION_STACK_LANE
+    if (len(parts) > 2 and parts[1] in OWN_STACK_PACKAGES) or (len(parts) == 2 and parts[1] in OWN_STACK_FILES):
+        return OWN_STACKS_LANE
+    return SESSION_STACK_LANE
 
 
 class LaneScheduling(LoadScopeScheduling):
