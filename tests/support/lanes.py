@@ -21,9 +21,21 @@ SESSION_STACK_LANE = "session-stack"
 OWN_STACKS_LANE = "own-stacks"
 LANES = (SESSION_STACK_LANE, OWN_STACKS_LANE)
 OWN_STACK_PACKAGES = frozenset({"cluster", "console", "deploy", "resilience"})
-# Files at the top that start their own embedded nats-server and PostgreSQL (`herald up`): they
-# touch nothing of the session's stack, so they run in the lane with the other own stacks.
-OWN_STACK_FILES = frozenset({"test_herald_up.py", "test_embedded.py"})
+# Files at the top that bring their own stacks (`herald up`, embedded servers, a stack on a
+# database of its own): they touch nothing of the session's stack, so they run in the lane
+# with the other own stacks, which keeps the two lanes about as long as each other.
+OWN_STACK_FILES = frozenset(
+    {
+        "test_herald_up.py",
+        "test_embedded.py",
+        "test_lost_work.py",
+        "test_slow_attempts.py",
+        "test_delivery_isolation.py",
+        "test_trace_propagation.py",
+        "test_bus_start_patience.py",
+        "test_fair_fetcher_redelivery.py",
+    }
+)
 
 
 def lane_of(nodeid: str) -> str:

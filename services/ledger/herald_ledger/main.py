@@ -98,6 +98,9 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(lambda: run_maintenance([retention.run], settings.retention_interval_s, runtime.stopping))
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)
+    # First of the hooks: the work messages still awaiting the bus are settled while the
+    # database is there (one never acknowledged goes back to PENDING for the outbox).
+    runtime.on_stop(lambda: outbox.settle(settings.shutdown_grace_s))
 
 
 async def ensure_first_operator(engine: AsyncEngine, first_operator: str) -> None:

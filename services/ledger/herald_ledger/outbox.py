@@ -1,11 +1,18 @@
 """The ledger publishes the work messages of the jobs it writes, and runs the outbox.
 
-A new job is written QUEUED and its work message published (pipelined) before the
-transaction commits; the few the bus refused are set back to PENDING in the same
-transaction, and a bus that is not connected at all writes them PENDING. So the usual
-job costs its row no "queued" update, and a 202 still rests on a committed row (the
-answer leaves after the commit). A message can reach a sender before that commit: the
-start waits for a job this young (`store.jobs.UNCOMMITTED_GRACE_S`) instead of dropping it.
+A new job is written QUEUED and its work message sent in the same transaction, which
+commits once the bus has read the messages (a PING's answer after them), not once it has
+acknowledged storing them: at `sync_interval: always` every stored message costs JetStream
+a disk sync, one after the other per stream, and waiting for them inside the transaction
+(which holds its tenants' usage rows) or before the answer set the pace of every
+submission (docs/performance.md). The acknowledgements are awaited after the commit, in
+the background; the few messages the bus refused, or did not acknowledge in time, put
+their jobs back to PENDING in a small transaction of their own. So the usual job costs its
+row one version, a 202 rests on a committed row, and a ledger that dies after the commit
+has already handed its messages over. The messages awaiting acknowledgement are bounded
+(`UNACKNOWLEDGED_MAX`): past it, creation waits for room, the bus's backpressure on the
+submit path. A message can reach a sender before its commit: the start waits for a job
+this young (`store.deliveries.UNCOMMITTED_GRACE_S`) instead of dropping it.
 
 The outbox loop republishes PENDING jobs the bus never took and fails those it never
 takes within `HERALD_OUTBOX_GIVE_UP_AFTER_S`. Claims are leased in the database (FOR
@@ -17,13 +24,14 @@ overlap store nothing new.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from herald.bus.work import WorkPublisher
+from herald.bus.work import Sending, WorkPublisher
 from herald.config import Settings
 from herald.v1 import common_pb2
 from herald_ledger.convert import job_to_proto
@@ -32,6 +40,10 @@ from herald_ledger.store.codes import CHANNEL_TO_PROTO, PRIORITY_TO_PROTO
 
 log = logging.getLogger("herald.ledger.outbox")
 CLAIM_LIMIT = 500
+# Work messages that may await the bus's acknowledgement after their commit: about two
+# seconds of a busy bus at `sync_interval: always` (docs/performance.md). Past it, the next
+# creation waits for room before it is answered.
+UNACKNOWLEDGED_MAX = 2048
 
 
 def new_job_proto(job: job_creation.NewJob, status: int) -> common_pb2.Job:
@@ -63,47 +75,85 @@ def work_job(job: job_creation.NewJob) -> common_pb2.Job:
     return proto
 
 
+class Publication:
+    """The work messages of one writing transaction (`Outbox.publishing`)."""
+
+    def __init__(self, publisher: WorkPublisher) -> None:
+        self.publisher = publisher
+        self.sending: Sending | None = None
+
+    async def send(self, jobs: list[common_pb2.Job], traces: dict[str, dict[str, str]] | None = None) -> None:
+        """Inside the transaction, after its writes: sends the messages and returns once the
+        bus has read them (so a commit is never left without its messages by this process
+        dying), without waiting for their acknowledgements."""
+        if jobs:
+            self.sending = await self.publisher.send(jobs, traces, flushed=True)
+
+
 class Outbox:
     def __init__(self, engine: AsyncEngine, settings: Settings, publisher: WorkPublisher) -> None:
         self.engine = engine
         self.settings = settings
         self.publisher = publisher
+        self._unacknowledged = 0
+        self._room = asyncio.Condition()
+        self._settling: set[asyncio.Task[None]] = set()
+        # Jobs written QUEUED whose messages the bus refused while the database was away:
+        # published again by the next pass.
+        self._unsettled: list[common_pb2.Job] = []
 
     @property
     def ready(self) -> bool:
-        """Whether jobs written now are published in their transaction (else PENDING)."""
+        """Whether jobs written now are written QUEUED and published after their commit (else PENDING)."""
         return self.publisher.connected
 
-    async def publish_in(
-        self,
-        conn: AsyncConnection,
-        jobs: list[common_pb2.Job],
-        traces: dict[str, dict[str, str]] | None = None,
-        while_writing: Awaitable[None] | None = None,
-    ) -> set[str]:
-        """Inside the transaction that writes `jobs` QUEUED: publishes them and sets the
-        ones the bus did not acknowledge back to PENDING. Returns the acknowledged ids.
-
-        `while_writing`: the statements that write them, run on `conn` while the messages
-        go out, so the transaction waits once for PostgreSQL and the bus together instead
-        of one after the other (its row locks are held for that long). A message may then
-        reach a sender before its row is even written: the same case as before the commit
-        (the start waits for the commit, see `inflight.Committing`). When the writing fails
-        the publishing is still waited for, then the error goes on and the transaction
-        rolls back: messages of jobs that never were, as when a commit fails."""
-        publishing = asyncio.ensure_future(self.publisher.publish(jobs, traces)) if jobs else None
+    @contextlib.asynccontextmanager
+    async def publishing(self, most: int) -> AsyncIterator[Publication]:
+        """Around the transaction that writes up to `most` jobs QUEUED: yields the
+        `Publication` that sends their messages inside it. Waits first while more than
+        `UNACKNOWLEDGED_MAX` messages await the bus. When the block ends committed, the
+        acknowledgements are awaited in the background and the jobs whose messages the bus
+        refused go back to PENDING; when it raises, the messages sent were of jobs that never
+        were (a start finds no row and drops them)."""
+        async with self._room:
+            await self._room.wait_for(lambda: self._unacknowledged < UNACKNOWLEDGED_MAX)
+            self._unacknowledged += most
+        publication = Publication(self.publisher)
         try:
-            if while_writing is not None:
-                await while_writing
+            yield publication
         except BaseException:
-            if publishing is not None:
-                await asyncio.gather(publishing, return_exceptions=True)
+            await self._release(most)
             raise
-        if publishing is None:
-            return set()
-        acknowledged = await publishing
-        await job_creation.unpublished(conn, [uuid.UUID(j.id) for j in jobs if j.id not in acknowledged])
-        return acknowledged
+        task = asyncio.ensure_future(self._settle(publication.sending, most))
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
+
+    async def _settle(self, sending: Sending | None, most: int) -> None:
+        try:
+            if sending is None:
+                return
+            acknowledged = await self.publisher.acknowledged(sending)
+            refused = [j for j in sending.jobs if j.id not in acknowledged]
+            if refused:
+                try:
+                    async with self.engine.begin() as conn:
+                        await job_creation.unpublished(conn, [uuid.UUID(j.id) for j in refused])
+                except Exception as error:
+                    # QUEUED without a message: this ledger's next pass publishes them again.
+                    log.warning("refused jobs not set back to PENDING", extra={"error": repr(error)})
+                    self._unsettled.extend(refused)
+        finally:
+            await self._release(most)
+
+    async def _release(self, count: int) -> None:
+        async with self._room:
+            self._unacknowledged -= count
+            self._room.notify_all()
+
+    async def settle(self, timeout_s: float) -> None:
+        """At shutdown: waits (at most `timeout_s`) for the messages still awaiting the bus."""
+        if self._settling:
+            await asyncio.wait(set(self._settling), timeout=timeout_s)
 
     async def publish_committed(self, jobs: list[common_pb2.Job], restore: bool = False) -> set[str]:
         """Jobs already committed PENDING (the outbox's claims, explicit retries): publishes
@@ -142,6 +192,10 @@ class Outbox:
             log.error("jobs failed: bus unavailable too long", extra={"jobs": len(failed)})
         if not self.ready:
             return
+        if self._unsettled:
+            unsettled, self._unsettled = self._unsettled, []
+            published = await self.publisher.publish_or_restore(unsettled)
+            self._unsettled.extend(j for j in unsettled if j.id not in published)
         lease_s = max(self.settings.outbox_scan_interval_s * 3, 5)
         while True:
             async with self.engine.begin() as conn:

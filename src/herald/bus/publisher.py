@@ -32,6 +32,15 @@ class OutgoingMessage:
     headers: dict[str, str] | None = None
 
 
+@dataclass
+class Sent:
+    """Messages `AckPipeline.send` sent: per message, an error already known (else None), and
+    the answers still awaited (future -> (index, token))."""
+
+    results: list[BaseException | None]
+    waiting: dict[asyncio.Future[BaseException | None], tuple[int, str]]
+
+
 class NotStored(Exception):
     """JetStream answered without storing the message (its error answer, or no stream)."""
 
@@ -70,10 +79,15 @@ class AckPipeline:
     async def publish(self, messages: list[OutgoingMessage], ack_timeout: float = 2.0) -> list[BaseException | None]:
         """Publishes all, then waits for the answers together (one deadline for the batch);
         returns, per message, None when stored or the error."""
+        return await self.acknowledgements(await self.send(messages), ack_timeout)
+
+    async def send(self, messages: list[OutgoingMessage], flushed: bool = False) -> Sent:
+        """Publishes all without waiting for JetStream's answers. `flushed`: returns once the
+        server has read them (a PING's PONG after them), so they are stored even if this
+        process dies now; a message sent before the PONG is read in order with the others."""
         await self.start()
         loop = asyncio.get_running_loop()
-        results: list[BaseException | None] = [None] * len(messages)
-        waiting: dict[asyncio.Future[BaseException | None], tuple[int, str]] = {}
+        sent = Sent([None] * len(messages), {})
         for index, message in enumerate(messages):
             headers = {"Nats-Msg-Id": message.msg_id, **(message.headers or {})}
             if "traceparent" not in headers:
@@ -88,16 +102,32 @@ class AckPipeline:
                 await self.nc.publish(message.subject, message.data, reply=self.prefix + token, headers=headers)
             except Exception as error:
                 self._waiting.pop(token, None)
-                results[index] = error
+                sent.results[index] = error
                 continue
-            waiting[future] = (index, token)
-        if waiting:
-            done, late = await asyncio.wait(waiting, timeout=ack_timeout)
+            sent.waiting[future] = (index, token)
+        if flushed and sent.waiting:
+            try:
+                await self.nc.flush(timeout=2)
+            except Exception as error:
+                # Not known to be with the server: counted as refused (the caller keeps the
+                # jobs for the outbox; a copy that arrives after all is de-duplicated).
+                for future, (index, token) in sent.waiting.items():
+                    self._waiting.pop(token, None)
+                    future.cancel()
+                    sent.results[index] = error
+                sent.waiting.clear()
+        return sent
+
+    async def acknowledgements(self, sent: Sent, ack_timeout: float = 2.0) -> list[BaseException | None]:
+        """Waits for the answers to what `send` sent (one deadline for all); per message,
+        None when stored or the error."""
+        if sent.waiting:
+            done, late = await asyncio.wait(sent.waiting, timeout=ack_timeout)
             for future in done:
-                results[waiting[future][0]] = future.result()
+                sent.results[sent.waiting[future][0]] = future.result()
             for future in late:
-                index, token = waiting[future]
+                index, token = sent.waiting[future]
                 self._waiting.pop(token, None)
                 future.cancel()
-                results[index] = TimeoutError("no acknowledgement within the deadline")
-        return results
+                sent.results[index] = TimeoutError("no acknowledgement within the deadline")
+        return sent.results

@@ -1,8 +1,9 @@
 """Turning jobs into work messages and getting them onto the bus.
 
-Used by the ledger, the service that owns the job rows: it publishes a job's work
-message in the transaction that writes the row (see docs/architecture.md, "What is
-guaranteed") and republishes from its outbox what the bus did not take.
+Used by the ledger, the service that owns the job rows: it sends a job's work message in
+the transaction that writes the row, waits for the bus's acknowledgement after the commit
+(see docs/architecture.md, "What is guaranteed") and republishes from its outbox what the
+bus did not take.
 `Nats-Msg-Id` = job id makes a republish store nothing new.
 """
 
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 
 from herald.bus.payloads import PayloadStore
-from herald.bus.publisher import AckPipeline, OutgoingMessage
+from herald.bus.publisher import AckPipeline, OutgoingMessage, Sent
 from herald.bus.streams import ensure_streams
 from herald.bus.subjects import CHANNEL_CLASSES, Subjects
 from herald.config import Settings
@@ -72,6 +74,16 @@ def work_message(
     return OutgoingMessage(subject=subject, msg_id=msg_id, data=data, headers=headers)
 
 
+@dataclass(frozen=True)
+class Sending:
+    """Work messages on their way: `jobs` asked for, `ready` those sent (a body that could not
+    be stored leaves its job out), `sent` what the pipeline awaits (None: no bus)."""
+
+    jobs: list[common_pb2.Job]
+    ready: list[common_pb2.Job]
+    sent: Sent | None
+
+
 class WorkPublisher:
     """Publishes work messages (pipelined) once a bus connection is attached; before
     that, and whenever the bus refuses, `publish` says so and the caller keeps the jobs
@@ -119,25 +131,43 @@ class WorkPublisher:
     ) -> set[str]:
         """Publishes; returns the ids of the jobs the bus acknowledged. `traces`: per job id,
         the trace context to carry (else the current one); `copy`: see `work_message`."""
+        return await self.acknowledged(await self.send(jobs, traces, copy))
+
+    async def send(
+        self,
+        jobs: list[common_pb2.Job],
+        traces: Mapping[str, dict[str, str]] | None = None,
+        copy: str = "",
+        flushed: bool = False,
+    ) -> Sending:
+        """Sends the jobs' messages without waiting for the bus's acknowledgements (`acknowledged`
+        waits for them); `flushed`: see `AckPipeline.send`."""
         if self.pipeline is None or not jobs:
-            return set()
-        jobs, objects = await self._store_large_bodies(jobs)
+            return Sending(jobs, [], None)
+        ready, objects = await self._store_large_bodies(jobs)
         traces = traces or {}
-        messages = [work_message(self.subjects, j, objects.get(j.id, ""), traces.get(j.id), copy) for j in jobs]
-        outcomes = await self.pipeline.publish(messages)
+        messages = [work_message(self.subjects, j, objects.get(j.id, ""), traces.get(j.id), copy) for j in ready]
+        return Sending(jobs, ready, await self.pipeline.send(messages, flushed))
+
+    async def acknowledged(self, sending: Sending) -> set[str]:
+        """The ids of the jobs whose messages the bus acknowledged (the rest it refused, or did
+        not answer within the deadline)."""
+        if sending.sent is None or self.pipeline is None:
+            return set()
+        outcomes = await self.pipeline.acknowledgements(sending.sent)
         acknowledged = set()
-        for job, error in zip(jobs, outcomes, strict=True):
+        for job, error in zip(sending.ready, outcomes, strict=True):
             channel = label(common_pb2.Channel.Name(job.channel))
             if error is None:
                 acknowledged.add(job.id)
                 JOBS_PUBLISHED.labels(channel).inc()
             else:
                 PUBLISH_FAILURES.labels(channel).inc()
-        if len(acknowledged) < len(jobs):
+        if len(acknowledged) < len(sending.jobs):
             first = next((e for e in outcomes if e is not None), None)
             log.warning(
                 "bus did not acknowledge; jobs stay PENDING for the outbox",
-                extra={"unacknowledged": len(jobs) - len(acknowledged), "error": repr(first)},
+                extra={"unacknowledged": len(sending.jobs) - len(acknowledged), "error": repr(first)},
             )
         return acknowledged
 

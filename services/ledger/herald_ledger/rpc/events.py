@@ -115,7 +115,7 @@ class EventRpcs(Rpcs):
         sent = [j for j in new_jobs if not j.skipped]
         rejection: tuple[int, str] | None = None
         with self.committing.writing() as committing:
-            async with self.engine.connect() as conn:
+            async with self.outbox.publishing(len(sent)) as publication, self.engine.connect() as conn:
                 async with conn.begin() as transaction:
                     if request.replay:
                         recorded = await event_log.get_event(conn, tenant_id, request.event_id)
@@ -159,10 +159,11 @@ class EventRpcs(Rpcs):
                         deliveries = [{"job_id": str(job.id), "target_id": str(job.target_id)} for job in sent]
                         if claimed is not None:
                             await store.set_event_deliveries(conn, claimed, deliveries)
-                        # Published before the commit, as CreateJobs does (herald_ledger.outbox).
+                        # Sent before the commit, acknowledged after it, as CreateJobs does
+                        # (herald_ledger.outbox).
                         if publishing:
                             committing(job.id for job in sent)
-                            await self.outbox.publish_in(conn, [work_job(job) for job in sent])
+                            await publication.send([work_job(job) for job in sent])
         if rejection is not None:
             return ledger_subscriptions_pb2.RecordEventResponse(rejection=rejection[0], detail=rejection[1])  # type: ignore[arg-type]
         return ledger_subscriptions_pb2.RecordEventResponse(

@@ -1,9 +1,10 @@
 """Jobs: creation (group-committed: the idempotency keys claimed, the quotas of store/quota.py
-decided, the rows of store/job_creation.py written and their work messages published before
-the commit), and the reads of jobs and their attempts."""
+decided, the rows of store/job_creation.py written and their work messages sent before the
+commit, acknowledged after it), and the reads of jobs and their attempts."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -114,8 +115,9 @@ class JobRpcs(Rpcs):
             if j.idempotency_key and j.request_hash
         }
         tenant_ids = [j.tenant_id for j in new_jobs]
+        publishing = self.outbox.ready
         with self.committing.writing() as committing:
-            async with self.engine.begin() as conn:
+            async with self.outbox.publishing(len(new_jobs)) as publication, self.engine.begin() as conn:
                 # The keys first: a repeat waits for (then answers with) the job its key names;
                 # in the same statement, the tenants' counters locked for admission.
                 earlier, locked = await claim_keys_and_lock_usage(conn, keyed, tenant_ids, current_period())
@@ -131,7 +133,6 @@ class JobRpcs(Rpcs):
                 ]
                 named = [e.job_id for e in earlier.values() if e.job_id]
                 replayed: dict[uuid.UUID, Any] = {}
-                publishing = self.outbox.ready
 
                 async def write() -> None:
                     # The caller has each request: the rows come back without it (see
@@ -140,14 +141,12 @@ class JobRpcs(Rpcs):
                     await idempotency_store.release(conn, released)
                     replayed.update(await job_store.job_summaries(conn, named))
 
-                # Published before the commit, while the rows are written (see herald_ledger.outbox);
-                # the ones the bus refused are PENDING.
+                # Sent while the rows are written, acknowledged after the commit (see
+                # herald_ledger.outbox): the ones the bus refuses go back to PENDING then.
                 sent = [j for j in admitted if not j.suppressed] if publishing else []
                 committing(j.id for j in sent)
-                work = [work_job(j) for j in sent]
                 traces = {str(j.id): j.trace for j in sent if j.trace}
-                acknowledged = await self.outbox.publish_in(conn, work, traces, while_writing=write())
-                refused_by_bus = {w.id for w in work if w.id not in acknowledged}
+                await asyncio.gather(write(), publication.send([work_job(j) for j in sent], traces))
         written_at = timestamp(datetime.now(UTC))
         assert written_at is not None
         outcomes: list[ledger_jobs_pb2.DraftOutcome | None] = []
@@ -160,7 +159,7 @@ class JobRpcs(Rpcs):
                     rejection = REJECTIONS.get(verdict.rejection_kind, ledger_pb2.REJECTION_QUOTA_EXCEEDED)
                     outcomes.append(ledger_jobs_pb2.DraftOutcome(rejection=rejection, detail=verdict.rejection))  # type: ignore[arg-type]
                 else:
-                    job = answered(verdict.job, publishing and str(verdict.job.id) not in refused_by_bus)
+                    job = answered(verdict.job, publishing)
                     job.created_at.CopyFrom(written_at)
                     job.updated_at.CopyFrom(written_at)
                     outcomes.append(ledger_jobs_pb2.DraftOutcome(job=job))
