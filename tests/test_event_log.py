@@ -10,6 +10,7 @@ import base64
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 import grpc
 import httpx
@@ -201,6 +202,28 @@ def test_event_input_rules(gateway: str, tenant: TenantKey, receiver: Receiver) 
     assert get(gateway, tenant, "/v1/jobs", target_id="not-a-uuid").status_code == 422
     assert get(gateway, tenant, "/v1/jobs", event_id="a\x00b").status_code == 422
     assert get(gateway, tenant, "/v1/events/a%00b").status_code == 404
+    settle(gateway, tenant)
+
+
+def test_an_event_id_with_slashes_and_reserved_characters_is_read_replayed_and_expunged(
+    gateway: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    """Event ids are any printable ASCII: one shaped like a path (`orders/42`), or holding `?`,
+    `#` or `%`, is read, replayed and expunged at its percent-encoded address."""
+    subscribe(gateway, tenant, receiver.url, ["shipped.v1"])
+    for event_id in ("orders/42/shipped", "a?b#c%d"):
+        accepted = publish(gateway, tenant, "shipped.v1", event_id=event_id)
+        address = f"/v1/events/{quote(event_id, safe='')}"
+        event = get(gateway, tenant, address)
+        assert event.status_code == 200, event.text
+        assert event.json()["id"] == event_id and len(event.json()["deliveries"]) == 1
+        assert wait_for_status(gateway, tenant, accepted["deliveries"][0]["job_id"])["status"] == "delivered"
+        replayed = post(gateway, tenant, f"{address}/replay", {})
+        assert replayed.status_code == 202, replayed.text
+        assert wait_for_status(gateway, tenant, replayed.json()["deliveries"][0]["job_id"])["status"] == "delivered"
+        expunged = httpx.delete(f"{gateway}{address}/payload", headers=tenant.headers)
+        assert expunged.status_code == 204, expunged.text
+        assert get(gateway, tenant, address).json()["payload_expunged_at"]
     settle(gateway, tenant)
 
 

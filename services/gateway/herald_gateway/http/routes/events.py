@@ -140,14 +140,14 @@ async def list_events(
     return EventList(data=[event_out(e) for e in page.events], next_cursor=page.next_cursor or None)
 
 
-@router.get("/v1/events/{event_id}", response_model=EventOut)
+@router.get("/v1/events/{event_id:path}", response_model=EventOut)
 async def get_event(event_id: str, principal: Tenant, operations: OperationsDep) -> EventOut:
     """One event: its payload as sent, and every delivery it led to (target, job, status, and
     why one was skipped or failed)."""
     return event_out(await operations.get_event(principal, event_id), full=True)
 
 
-@router.post("/v1/events/{event_id}/replay", status_code=202, response_model=EventAccepted)
+@router.post("/v1/events/{event_id:path}/replay", status_code=202, response_model=EventAccepted)
 async def replay_event(
     event_id: str, principal: Counted, operations: OperationsDep, body: ReplayIn | None = None
 ) -> EventAccepted:
@@ -158,7 +158,7 @@ async def replay_event(
     return EventAccepted(event_id=replayed.event_id, replayed=False, deliveries=accepted_out(replayed))
 
 
-@router.delete("/v1/events/{event_id}/payload", status_code=204)
+@router.delete("/v1/events/{event_id:path}/payload", status_code=204)
 async def expunge_event_payload(event_id: str, principal: Tenant, operations: OperationsDep) -> Response:
     """Takes the event's payload out of Herald, and its deliveries' (DELETE /v1/jobs/{id}/payload
     for each). The event and its deliveries still answer, with `payload_expunged_at`. 409 while
