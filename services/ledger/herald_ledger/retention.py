@@ -130,6 +130,7 @@ _DELETE_AUDIT = text(
 _SHORT_LOCK = "200ms"
 _TRIES = 20
 _GAVE_WAY = ("55P03", "40P01")  # lock_not_available, deadlock_detected
+_PENDING_DETACH = "55000"  # object_not_in_prerequisite_state: "already pending detach"
 _DETACHED = text(
     """
     SELECT c.relname FROM pg_class c
@@ -211,7 +212,7 @@ class Retention:
         a detached partition whose drop gave way to the traffic is dropped now."""
         for row in present:
             if row.pending:
-                await self._ddl([f"ALTER TABLE {row.parent} DETACH PARTITION {row.name} FINALIZE"])
+                await self._patiently(f"ALTER TABLE {row.parent} DETACH PARTITION {row.name} FINALIZE")
         async with self.engine.connect() as conn:
             detached = list((await conn.execute(_DETACHED)).scalars())
         for name in detached:
@@ -233,6 +234,19 @@ class Retention:
                 await asyncio.sleep(0.5)
         log.info("retention gave way to the traffic", extra={"statement": statement})
         return False
+
+    async def _detach(self, parent: str, name: str) -> bool:
+        """DETACH ... CONCURRENTLY, giving way to the traffic (`_patiently`): it takes the
+        partition's exclusive lock, which every statement whose plan covers all the partitions
+        asks for too, so a long wait would hold the traffic queued behind it (the 2-second wait
+        of `_ddl` stalled deliveries for a second in the retention bench, then deadlocked). One
+        interrupted after its first step stays pending: FINALIZE ends it."""
+        try:
+            return await self._patiently(f"ALTER TABLE {parent} DETACH PARTITION {name} CONCURRENTLY")
+        except DBAPIError as error:
+            if str(getattr(error.orig, "sqlstate", "")) != _PENDING_DETACH:
+                raise
+        return await self._patiently(f"ALTER TABLE {parent} DETACH PARTITION {name} FINALIZE")
 
     async def _drop_detached(self, name: str) -> bool:
         """A detached partition: its foreign keys first, each on its own (their triggers live on
@@ -267,7 +281,8 @@ class Retention:
                 for each in (*JOB_CHILDREN, "jobs") if table == "jobs" else ("events",):
                     name = partition_name(each, day)
                     if name in names:
-                        await self._ddl([f"ALTER TABLE {each} DETACH PARTITION {name} CONCURRENTLY"])
+                        if not await self._detach(each, name):
+                            return  # the traffic kept it out: the next round goes on from here
                         if await self._drop_detached(name):
                             report.partitions_dropped.append(name)
 
