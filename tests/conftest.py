@@ -10,6 +10,7 @@ environment and session stack. Run without `-n`, the suite is one process, as be
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from tests.standins.postmark import PostmarkStandIn
 from tests.standins.resend import ResendStandIn
 from tests.standins.sendgrid import SendGridStandIn
 from tests.support.api import TenantKey, create_tenant, remember_secret
-from tests.support.infra import isolated_infra
+from tests.support.infra import isolated_infra, separate_database
 from tests.support.receiver import Receiver
 
 # Two master keys, the first active: the rotation test makes the second active.
@@ -202,19 +203,24 @@ def patient_stack(
     """A second stack with the settings these files need: a call to a receiver may hang for 10
     minutes (tests/test_delivery_isolation.py keeps its calls to a silent receiver open), and
     every service exports its spans to `collector` (tests/test_trace_propagation.py). One per
-    file, stopped with it: it shares the run's database, so while it runs its ledger's reconciler
-    would republish the session stack's overdue jobs onto its own bus."""
-    running = start_stack(
-        work_dir / f"patient-stack-{request.module.__name__.rsplit('.', 1)[-1]}",
-        infra,
-        prefix_suffix="p",
-        HERALD_WEBHOOK_TIMEOUT_S="600",
-        HERALD_WEBHOOK_ACK_WAIT_S="900",
-        OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint,
-        OTEL_BSP_SCHEDULE_DELAY="100",
-    )
-    yield running
-    running.stop()
+    file, stopped with it, on a database and a bus prefix of its own: a stack sharing another's
+    database would republish that one's overdue jobs and publish its Herald events (its
+    reconciler and announcer), and one on another's bus prefix would take the work messages a
+    stack stopped before it left behind."""
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    tag = f"{zlib.crc32(module.encode()):08x}"
+    with separate_database(infra["database_url"], f"patient_{tag}") as database_url:
+        running = start_stack(
+            work_dir / f"patient-stack-{module}",
+            {**infra, "database_url": database_url},
+            prefix_suffix=f"p{tag}",
+            HERALD_WEBHOOK_TIMEOUT_S="600",
+            HERALD_WEBHOOK_ACK_WAIT_S="900",
+            OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint,
+            OTEL_BSP_SCHEDULE_DELAY="100",
+        )
+        yield running
+        running.stop()
 
 
 @pytest.fixture(scope="session")
