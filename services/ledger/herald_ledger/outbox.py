@@ -104,7 +104,7 @@ class Outbox:
 
     @property
     def ready(self) -> bool:
-        """Whether jobs written now are written QUEUED and published after their commit (else PENDING)."""
+        """Whether jobs written now are written QUEUED, their messages sent with them (else PENDING)."""
         return self.publisher.connected
 
     @contextlib.asynccontextmanager
