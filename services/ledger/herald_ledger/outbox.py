@@ -124,14 +124,15 @@ class Outbox:
         except BaseException:
             await self._release(most)
             raise
+        if publication.sending is None:  # nothing was sent (no bus, or every job suppressed)
+            await self._release(most)
+            return
         task = asyncio.ensure_future(self._settle(publication.sending, most))
         self._settling.add(task)
         task.add_done_callback(self._settling.discard)
 
-    async def _settle(self, sending: Sending | None, most: int) -> None:
+    async def _settle(self, sending: Sending, most: int) -> None:
         try:
-            if sending is None:
-                return
             acknowledged = await self.publisher.acknowledged(sending)
             refused = [j for j in sending.jobs if j.id not in acknowledged]
             if refused:
