@@ -188,10 +188,9 @@ def test_a_direct_webhook_dead_lettered_is_told(
     settle_ops(gateway, tenant)
 
 
-def test_quota_thresholds_are_told_once_each(gateway: str, operator_token: str, ops: Receiver) -> None:
-    """Warning at 80 % of the month's webhooks, exhausted at 100 %, once each; Herald's own
-    deliveries count against no quota (the exhausted event still goes out)."""
-    tenant = create_tenant(gateway, operator_token, "operational-quota")
+def quota_watcher(gateway: str, operator_token: str, name: str, ops: Receiver) -> TenantKey:
+    """A tenant allowed 5 webhooks a month, `ops` subscribed to its herald.quota.* events."""
+    tenant = create_tenant(gateway, operator_token, name)
     limits = httpx.patch(
         f"{gateway}/admin/v1/tenants/{tenant.tenant_id}/limits",
         json={"webhooks_per_month": 5},
@@ -199,6 +198,13 @@ def test_quota_thresholds_are_told_once_each(gateway: str, operator_token: str, 
     )
     assert limits.status_code == 200, limits.text
     subscribe(gateway, tenant, ops.url, ["herald.quota.*"])
+    return tenant
+
+
+def test_quota_thresholds_are_told_once_each(gateway: str, operator_token: str, ops: Receiver) -> None:
+    """Warning at 80 % of the month's webhooks, exhausted at 100 %, once each; Herald's own
+    deliveries count against no quota (the exhausted event still goes out)."""
+    tenant = quota_watcher(gateway, operator_token, "operational-quota", ops)
 
     def send() -> httpx.Response:
         return httpx.post(
@@ -225,6 +231,23 @@ def test_quota_thresholds_are_told_once_each(gateway: str, operator_token: str, 
     assert httpx.get(f"{gateway}/v1/usage", headers=tenant.headers).json()["webhooks"] == 5
     kinds = sorted(e["event_type"] for e in herald_events(gateway, tenant))
     assert kinds == ["herald.quota.exhausted", "herald.quota.warning"]
+    settle(gateway, tenant)
+
+
+def test_an_event_refused_whole_for_quota_tells_the_tenant(gateway: str, operator_token: str, ops: Receiver) -> None:
+    """An event whose fan-out does not fit the month's room is refused whole (nothing counted),
+    and the tenant hears herald.quota.exhausted with usage as it stands."""
+    tenant = quota_watcher(gateway, operator_token, "operational-quota-fan-out", ops)
+    for path in ("a", "b", "c"):
+        subscribe(gateway, tenant, f"{ops.url}/{path}", ["order.placed.v1"])
+    assert len(publish(gateway, tenant, "order.placed.v1")["deliveries"]) == 3
+    refused = httpx.post(
+        f"{gateway}/v1/events", json={"event_type": "order.placed.v1", "payload": {}}, headers=tenant.headers
+    )
+    assert refused.status_code == 429, refused.text
+    _, exhausted = wait_told(ops, "herald.quota.exhausted", lambda b: b["tenant_id"] == tenant.tenant_id)
+    assert exhausted == {**exhausted, "counter": "webhooks", "used": 3, "limit": 5, "threshold_percent": 100}
+    assert httpx.get(f"{gateway}/v1/usage", headers=tenant.headers).json()["webhooks"] == 3
     settle(gateway, tenant)
 
 

@@ -24,7 +24,7 @@ from herald_ledger.store import event_log, job_creation, operational, payloads
 from herald_ledger.store import subscriptions as store
 from herald_ledger.store.codes import PRIORITY_FROM_PROTO, STATUS_TO_PROTO
 from herald_ledger.store.platform_email import PlatformMail
-from herald_ledger.store.quota import admit
+from herald_ledger.store.quota import admit, note_refused_fan_out
 
 
 def _active_to_proto(row: Row[Any]) -> ledger_subscriptions_pb2.ActiveSubscription:
@@ -165,6 +165,9 @@ class EventRpcs(Rpcs):
                             committing(job.id for job in sent)
                             await publication.send([work_job(job) for job in sent])
         if rejection is not None:
+            if rejection[0] == ledger_pb2.REJECTION_QUOTA_EXCEEDED:
+                async with self.engine.begin() as conn:
+                    await note_refused_fan_out(conn, tenant_id, "webhook", len(sent), self.platform)
             return ledger_subscriptions_pb2.RecordEventResponse(rejection=rejection[0], detail=rejection[1])  # type: ignore[arg-type]
         return ledger_subscriptions_pb2.RecordEventResponse(
             deliveries=[common_pb2.EventDelivery(**d) for d in deliveries]

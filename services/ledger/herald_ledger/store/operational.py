@@ -16,8 +16,9 @@ Where each fact becomes true, and so where its row is written:
 - `herald.delivery.exhausted`: a job dead-lettered (`store.deliveries`: a variant of the
   outcomes statement, used only for a batch that reports a dead letter);
 - `herald.quota.warning` / `herald.quota.exhausted`: admission taking a monthly usage to 80 %
-  / 100 % of a limit, or refusing a job at the limit (`store.quota.decide`, once per tenant,
-  limit, threshold and month: `dedupe_key`).
+  / 100 % of a limit, or refusing a job at the limit (`store.quota.decide`), or refusing an
+  event's whole fan-out for want of room (`store.quota.note_refused_fan_out`); once per tenant,
+  limit, threshold and month (`dedupe_key`).
 """
 
 from __future__ import annotations
@@ -115,13 +116,13 @@ def failing_event(row: Row[Any], level: int, disable_after_s: float) -> Operatio
     )
 
 
-def quota_events(warnings: Sequence[Any]) -> list[Operational]:
+def quota_events(warnings: Sequence[Any], remembered: bool = True) -> list[Operational]:
     """The events of the quota thresholds admission reached (`platform_email.QuotaWarning`s),
-    less the ones this process knows it wrote already."""
+    less (`remembered`) the ones this process knows it wrote already."""
     told = []
     for w in warnings:
         key = f"op:{w.dedupe_key}"
-        if key in _KNOWN_KEYS or w.threshold not in QUOTA_EVENTS:
+        if (remembered and key in _KNOWN_KEYS) or w.threshold not in QUOTA_EVENTS:
             continue
         payload = {
             "period": w.period,

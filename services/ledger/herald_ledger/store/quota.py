@@ -274,6 +274,30 @@ async def decide(
     return verdicts, usage
 
 
+async def note_refused_fan_out(
+    conn: AsyncConnection, tenant_id: uuid.UUID, channel: str, needed: int, platform: PlatformMail | None = None
+) -> None:
+    """An event refused whole for quota: its transaction rolled back, and with it what
+    `decide` queued, so the tenant is told here (herald.quota.exhausted and the platform
+    email, once a month per limit like any threshold), with usage as it stands: the fan-out
+    needed `needed` more than the limit had room for."""
+    locked = await lock_admission(conn, [tenant_id], current_period())
+    limits, row = locked.limits.get(tenant_id), locked.rows.get(tenant_id)
+    counter = QUOTA_CHANNELS.get(channel)
+    if limits is None or row is None or counter is None:
+        return
+    used = {"webhooks": int(row["webhooks"]), "emails": int(row["emails"])}
+    wanted = {**used, counter: used[counter] + needed}
+    warnings = [
+        QuotaWarning(tenant_id, name, 100, was, limit, locked.period)
+        for name, was, want, limit in _metered(limits, used, wanted)
+        if limit is not None and want > limit
+    ]
+    await queue_quota_warnings(conn, warnings, platform)
+    # Past this process's memory of written keys: the rolled-back attempt may have noted them.
+    await operational.record(conn, operational.quota_events(warnings, remembered=False))
+
+
 def _metered(limits: Limits, before: dict[str, int], after: dict[str, int]) -> list[tuple[str, int, int, int | None]]:
     """(counter, usage before, usage after, limit) for each limit the tenant has."""
     return [
