@@ -49,7 +49,7 @@ def start_stack(
             gateway_http_port=0,
             gateway_grpc_port=0,
             bus_prefix=f"bench{token}",
-            env=env,
+            env={**env, **Switches.parse(variant).service_env()},
             **stack_settings,
         )
     )

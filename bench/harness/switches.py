@@ -11,6 +11,8 @@ so that one invocation puts the same tree beside itself with that one thing chan
   sync-always   `sync_interval: always` (for a REV tree whose own NATS does not set it)
   plain-bus     a nats-server without users: every service connects anonymously
   plain-mesh    the services' gRPC in plaintext, without certificates
+  limits-work   the work stream at limits retention, what the consumers acknowledged purged in
+                bulk by the ledger (HERALD_STREAM_RETENTION=limits, herald.bus.acknowledged)
 
 A side's switches are written joined by `+` (`plain-bus+plain-mesh`); VARIANT lists sides
 separated by spaces (`VARIANT='plain-bus plain-mesh'`: two more work-tree sides).
@@ -27,6 +29,7 @@ SWITCHES = {
     "sync-always": "NATS sync_interval: always",
     "plain-bus": "NATS without users",
     "plain-mesh": "gRPC mesh in plaintext",
+    "limits-work": "work stream at limits retention",
 }
 
 
@@ -38,6 +41,7 @@ class Switches:
     sync: str | None = None
     bus_users: bool = True
     mesh_tls: bool = True
+    limits_work: bool = False
 
     @classmethod
     def parse(cls, side: str) -> Switches:
@@ -50,7 +54,16 @@ class Switches:
         if "sync-default" in words and "sync-always" in words:
             raise ValueError("sync-default and sync-always contradict each other")
         sync = "" if "sync-default" in words else "always" if "sync-always" in words else None
-        return cls(sync=sync, bus_users="plain-bus" not in words, mesh_tls="plain-mesh" not in words)
+        return cls(
+            sync=sync,
+            bus_users="plain-bus" not in words,
+            mesh_tls="plain-mesh" not in words,
+            limits_work="limits-work" in words,
+        )
+
+    def service_env(self) -> dict[str, str]:
+        """The services' settings the switches set."""
+        return {"HERALD_STREAM_RETENTION": "limits"} if self.limits_work else {}
 
 
 def variant_sides(variant: str) -> list[str]:

@@ -84,7 +84,13 @@ class Settings(BaseSettings):
     # sharing the same NATS: it starts every subject and every stream name.
     bus_prefix: str = "herald"
     stream_replicas: int = Field(default=1, ge=1, le=5)
+    # The work stream's retention: "workqueue" removes each message as it is acknowledged (at
+    # `sync_interval: always`, one sync each); "limits" keeps them until the ledger purges, every
+    # `work_purge_interval_s`, what every consumer acknowledged (herald.bus.acknowledged: no sync
+    # per acknowledgement, but a message waiting out a retry backoff holds back the purge of its
+    # lane). JetStream cannot change an existing stream to or from a work queue: one keeps its own.
     stream_retention: Retention = "workqueue"
+    work_purge_interval_s: float = Field(default=2.0, gt=0)
     stream_max_age_s: float = Field(default=7 * 24 * 3600, gt=0)
     stream_duplicate_window_s: float = Field(default=120, gt=0)
     # Webhook bodies above this travel in the JetStream object store, not in the work message.

@@ -1,5 +1,6 @@
 """`herald run ledger`: migrates the schema, then serves the ledger's services (herald_ledger.servicer), publishes the
-work messages of the jobs it writes and Herald's own events to tenants, and runs the outbox and the reconciler."""
+work messages of the jobs it writes and Herald's own events to tenants, and runs the outbox, the reconciler and the
+purge of acknowledged work (herald.bus.acknowledged)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import asyncio
 import logging
 
 from nats.aio.msg import Msg
+from nats.js.api import RetentionPolicy
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from herald.bus.acknowledged import AcknowledgedPurge
 from herald.bus.connection import connect_with_retry
-from herald.bus.streams import ensure_streams
+from herald.bus.streams import ensure_streams, topology
 from herald.bus.subjects import Subjects
 from herald.bus.work import WorkPublisher
 from herald.config import Settings
@@ -35,14 +38,22 @@ log = logging.getLogger("herald.ledger")
 
 
 async def join_bus(
-    settings: Settings, notifier: Notifier, publisher: WorkPublisher, inflight: InFlight, stopping: asyncio.Event
+    settings: Settings,
+    notifier: Notifier,
+    publisher: WorkPublisher,
+    inflight: InFlight,
+    acknowledged: AcknowledgedPurge,
+    stopping: asyncio.Event,
 ) -> None:
     """Connects in the background: the ledger serves without the bus (jobs are written
     PENDING for the outbox), and publishing and notifications start once it is reachable."""
     nc = await connect_with_retry(settings, "ledger", stopping)
     notifier.nc = nc
+    js = nc.jetstream(timeout=5)
     try:
-        await ensure_streams(nc.jetstream(timeout=5), settings)
+        await ensure_streams(js, settings)
+        if (await js.stream_info(acknowledged.stream)).config.retention == RetentionPolicy.LIMITS:
+            acknowledged.nc = nc  # a work queue removes what is acknowledged itself
     except Exception as error:
         # The router ensures them too; until they exist, publishes fail and jobs wait PENDING.
         log.warning("work streams not ensured", extra={"error": repr(error)})
@@ -73,7 +84,9 @@ async def build(runtime: ServiceRuntime) -> None:
     served = add_servicers(runtime.grpc.server, shared)
     runtime.grpc.register(served)
     runtime.grpc.refuse_as_invalid(unstorable_value)
-    runtime.add_loop(lambda: join_bus(settings, notifier, publisher, inflight, runtime.stopping))
+    acknowledged = AcknowledgedPurge(topology(settings).work_stream)
+    runtime.add_loop(lambda: join_bus(settings, notifier, publisher, inflight, acknowledged, runtime.stopping))
+    runtime.add_loop(lambda: run_maintenance([acknowledged.purge], settings.work_purge_interval_s, runtime.stopping))
     runtime.add_loop(lambda: outbox.run(runtime.stopping))
     runtime.add_loop(lambda: announcer.run(runtime.stopping))
     reconciler = Reconciler(engine, settings, publisher, inflight)

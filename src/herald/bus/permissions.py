@@ -16,7 +16,8 @@ The grants are written from what the code does, by kind:
   and acknowledgements, and its data subjects (`$KV.<bucket>.>`, `$O.<bucket>.>`);
 - core subjects: the work, dead-letter, inbound and intake subjects it publishes, the control
   topics it follows or announces;
-- the ledger alone may purge streams and the rate and pacing buckets, for a tenant's erasure.
+- the ledger alone may purge streams and the rate and pacing buckets, for a tenant's erasure
+  and, in the work stream, for the work its consumers acknowledged.
 
 `herald up` writes these into its embedded nats-server's configuration; the Kubernetes NATS
 values (deploy/k8s/nats-values.yaml) hold the same, generated from here (`herald nats-permissions`)
@@ -124,8 +125,10 @@ def permissions(prefix: str = "herald", lanes: int = 16) -> dict[str, Grants]:
             f"{control}.>",
             f"{API}.STREAM.MSG.DELETE.{dlq}",  # a dead letter retried leaves the stream
             *_owns_bucket(f"OBJ_{payloads}", f"$O.{payloads}.>"),
-            # A tenant's erasure purges its subjects (herald.bus.erasure), nothing else of these.
+            # A tenant's erasure purges its subjects (herald.bus.erasure), nothing else of these;
+            # the work its consumers acknowledged leaves the work stream (herald.bus.acknowledged).
             *(f"{API}.STREAM.PURGE.{s}" for s in (work, dlq, inbound, intake, f"KV_{rate}", f"KV_{pace}")),
+            f"{API}.CONSUMER.LIST.{work}",
         ],
         [f"{control}.deliveries"],
     )

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TypeVar
 
@@ -142,11 +142,19 @@ async def ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
 
 async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
     try:
-        await js.stream_info(config.name or "")
+        info = await js.stream_info(config.name or "")
     except NotFoundError:
         await js.add_stream(config)
         log.info("stream created", extra={"stream": config.name})
     else:
+        held = info.config.retention
+        if held != config.retention and RetentionPolicy.WORK_QUEUE in (held, config.retention):
+            # JetStream refuses the change: the stream keeps what it has, said once per start.
+            log.warning(
+                "stream keeps its retention: JetStream cannot change it to or from a work queue",
+                extra={"stream": config.name, "retention": str(held), "configured": str(config.retention)},
+            )
+            config = replace(config, retention=held)
         await js.update_stream(config)
 
 
