@@ -21,15 +21,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-import orjson
 from nats.aio.client import Client
 
-from herald.bus.erasure import API_TIMEOUT_S
+from herald.bus.erasure import API_TIMEOUT_S, purge
+from herald.bus.streams import all_consumers
 
 log = logging.getLogger("herald.bus.acknowledged")
-
-# Consumers listed per request (JetStream's page).
-_PAGE = 256
 
 
 @dataclass(frozen=True)
@@ -41,57 +38,45 @@ class Floor:
     acknowledged: int
 
 
-def overlaps(a: str, b: str) -> bool:
-    """Whether two subject filters can match one subject ("" matches everything)."""
-    if not a or not b:
-        return True
-    left, right = a.split("."), b.split(".")
-    for x, y in zip(left, right, strict=False):
+def _meet(a: list[str], b: list[str]) -> bool:
+    for x, y in zip(a, b, strict=False):
         if ">" in (x, y):
             return True
         if x != y and "*" not in (x, y):
             return False
-    return len(left) == len(right)
+    return len(a) == len(b)
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether two subject filters can match one subject ("" matches everything)."""
+    return not a or not b or _meet(a.split("."), b.split("."))
 
 
 def purgeable(floors: list[Floor]) -> dict[str, int]:
     """Subject -> the first sequence to keep: per consumer's filter, the lowest floor of every
-    consumer overlapping it. No filter (a consumer of the whole stream) means no subject purge."""
-    bounds: dict[str, int] = {}
+    consumer overlapping it. No filter (a consumer of the whole stream) holds every subject
+    back and has none of its own to purge. Each filter is split once: the senders' lanes make
+    about 150 consumers, whose pairs this compares every round."""
+    lowest: dict[str, int] = {}
     for floor in floors:
-        if not floor.subject:
-            continue
-        lowest = min(f.acknowledged for f in floors if overlaps(f.subject, floor.subject))
-        if lowest > 0:
-            bounds[floor.subject] = lowest + 1
+        lowest[floor.subject] = min(lowest.get(floor.subject, floor.acknowledged), floor.acknowledged)
+    whole = lowest.pop("", None)
+    tokens = {subject: subject.split(".") for subject in lowest}
+    bounds: dict[str, int] = {}
+    for subject, own in tokens.items():
+        held = min(lowest[other] for other, theirs in tokens.items() if _meet(own, theirs))
+        if whole is not None:
+            held = min(held, whole)
+        if held > 0:
+            bounds[subject] = held + 1
     return bounds
 
 
-async def _request(nc: Client, subject: str, body: dict[str, object]) -> dict[str, object]:
-    reply = await nc.request(subject, orjson.dumps(body), timeout=API_TIMEOUT_S)
-    answer: dict[str, object] = orjson.loads(reply.data)
-    if answer.get("error"):
-        raise RuntimeError(f"{subject} refused: {answer['error']}")
-    return answer
-
-
 async def consumer_floors(nc: Client, stream: str) -> list[Floor]:
-    """Every consumer of `stream`, with its filter and acknowledgement floor."""
-    floors: list[Floor] = []
-    offset = 0
-    while True:
-        page = await _request(nc, f"$JS.API.CONSUMER.LIST.{stream}", {"offset": offset})
-        consumers = page.get("consumers") or []
-        assert isinstance(consumers, list)
-        for info in consumers:
-            config, floor = info.get("config", {}), info.get("ack_floor", {})
-            # Several filters (`filter_subjects`) are taken as the whole stream: no purge beside it.
-            subject = config.get("filter_subject") or ""
-            floors.append(Floor(subject, int(floor.get("stream_seq", 0))))
-        offset += len(consumers)
-        total = page.get("total", 0)
-        if not consumers or not isinstance(total, int) or offset >= total:
-            return floors
+    """Every consumer of `stream`, with its filter and acknowledgement floor. Several filters
+    (`filter_subjects`) are taken as the whole stream: no purge beside it."""
+    consumers = await all_consumers(nc.jetstream(timeout=API_TIMEOUT_S), stream)
+    return [Floor(c.config.filter_subject or "", int(c.ack_floor.stream_seq if c.ack_floor else 0)) for c in consumers]
 
 
 class AcknowledgedPurge:
@@ -109,17 +94,11 @@ class AcknowledgedPurge:
         """One round: how many messages went."""
         if self.nc is None or not self.nc.is_connected:
             return 0
-        bounds = purgeable(await consumer_floors(self.nc, self.stream))
         removed = 0
-        for subject, keep_from in bounds.items():
-            if self._kept_from.get(subject) == keep_from:
-                continue
-            answer = await _request(
-                self.nc, f"$JS.API.STREAM.PURGE.{self.stream}", {"filter": subject, "seq": keep_from}
-            )
-            self._kept_from[subject] = keep_from
-            purged = answer.get("purged", 0)
-            removed += purged if isinstance(purged, int) else 0
+        for subject, keep_from in purgeable(await consumer_floors(self.nc, self.stream)).items():
+            if self._kept_from.get(subject) != keep_from:
+                removed += await purge(self.nc, self.stream, subject, below=keep_from)
+                self._kept_from[subject] = keep_from
         if removed:
             log.debug("acknowledged work purged", extra={"stream": self.stream, "messages": removed})
         return removed

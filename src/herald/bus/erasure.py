@@ -35,9 +35,11 @@ API_TIMEOUT_S = 10.0
 _NO_STREAM = 10059
 
 
-async def purge(nc: Client, stream: str, subject: str) -> int:
-    """Removes every message of `stream` on `subject` (wildcards allowed); how many went."""
-    reply = await nc.request(f"$JS.API.STREAM.PURGE.{stream}", orjson.dumps({"filter": subject}), timeout=API_TIMEOUT_S)
+async def purge(nc: Client, stream: str, subject: str, below: int | None = None) -> int:
+    """Removes every message of `stream` on `subject` (wildcards allowed), or only those of a
+    sequence under `below` (herald.bus.acknowledged); how many went."""
+    request: dict[str, object] = {"filter": subject} if below is None else {"filter": subject, "seq": below}
+    reply = await nc.request(f"$JS.API.STREAM.PURGE.{stream}", orjson.dumps(request), timeout=API_TIMEOUT_S)
     answer = orjson.loads(reply.data)
     error = answer.get("error")
     if error:

@@ -17,6 +17,7 @@ from nats.js import JetStreamContext
 from nats.js.api import (
     AckPolicy,
     ConsumerConfig,
+    ConsumerInfo,
     DeliverPolicy,
     RetentionPolicy,
     StorageType,
@@ -112,6 +113,20 @@ def lane_consumer_config(settings: Settings, durable: str, filter_subject: str, 
         max_ack_pending=settings.consumer_max_ack_pending,
         filter_subject=filter_subject,
     )
+
+
+# CONSUMER.LIST answers at most this many consumers a page.
+CONSUMER_PAGE = 256
+
+
+async def all_consumers(js: JetStreamContext, stream: str) -> list[ConsumerInfo]:
+    """Every consumer of `stream`, page after page."""
+    found: list[ConsumerInfo] = []
+    while True:
+        page = await js.consumers_info(stream, offset=len(found))
+        found.extend(page)
+        if len(page) < CONSUMER_PAGE:
+            return found
 
 
 async def patiently(what: str, call: Callable[[], Awaitable[T]], patience_s: float = START_PATIENCE_S) -> T:

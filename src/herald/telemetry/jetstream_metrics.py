@@ -44,13 +44,12 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector, CollectorRegistry
 
-from herald.bus.streams import topology
+from herald.bus.streams import all_consumers, topology
 from herald.config import Settings
 
 log = logging.getLogger("herald.telemetry.jetstream")
 
 DEFAULT_INTERVAL_S = 5.0
-_CONSUMER_PAGE = 256
 
 
 @dataclass(frozen=True)
@@ -139,7 +138,7 @@ class JetStreamCollector(Collector):
             streams.append(StreamSample(name, int(state.messages), int(state.bytes), int(state.last_seq)))
             if name == self.dead_letter_stream:
                 dead_letters = int(state.messages)
-            for consumer in await self._consumers(js, name):
+            for consumer in await all_consumers(js, name):
                 channel, priority = self._class_and_priority(consumer.config.filter_subject)
                 consumers.append(
                     ConsumerSample(
@@ -160,16 +159,6 @@ class JetStreamCollector(Collector):
             consumers=tuple(sorted(consumers, key=lambda c: (c.stream, c.name))),
             dead_letter_messages=dead_letters,
         )
-
-    @staticmethod
-    async def _consumers(js: Any, stream: str) -> list[Any]:
-        """Every consumer of the stream: CONSUMER.LIST answers 256 at most per page."""
-        found: list[Any] = []
-        while True:
-            page = await js.consumers_info(stream, offset=len(found))
-            found.extend(page)
-            if len(page) < _CONSUMER_PAGE:
-                return found
 
     def _class_and_priority(self, filter_subject: str | None) -> tuple[str, str]:
         if not filter_subject or not filter_subject.startswith(self._work_prefix):
