@@ -28,6 +28,7 @@ from tests.standins.otlp import Collector as OtlpCollector
 from tests.standins.postmark import PostmarkStandIn
 from tests.standins.resend import ResendStandIn
 from tests.standins.sendgrid import SendGridStandIn
+from tests.support import stack_logs
 from tests.support.api import TenantKey, create_tenant, remember_secret
 from tests.support.infra import isolated_infra, separate_database
 from tests.support.receiver import Receiver
@@ -90,6 +91,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from tests.support.lanes import LaneScheduling
 
     return LaneScheduling(config, log)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test's report carries what the stacks it used logged at warning and above."""
+    outcome = yield
+    made = outcome.get_result()
+    if made.when == "call" and made.failed:
+        stacks = [value for value in getattr(item, "funcargs", {}).values() if isinstance(value, Stack)]
+        made.sections.extend(stack_logs.sections_for(stacks, call.start))
 
 
 def _sections() -> list[tuple[str, list[str]]]:

@@ -334,31 +334,36 @@ class Audit:
     def streams_view(self) -> None:
         started = time.monotonic()
         while True:
-            left, lines = self._work_left()
+            left, lines, where = self._work_left()
             if left <= self.open_jobs or time.monotonic() - started > REDELIVERY_BOUND_S:
                 break
             time.sleep(0.5)
         if left > self.open_jobs:
             self.problems.append(
                 f"the work stream holds {left} messages of load tenants, {self.open_jobs} jobs are open"
-                f" ({REDELIVERY_BOUND_S:.0f} s after the jobs settled)"
+                f" ({REDELIVERY_BOUND_S:.0f} s after the jobs settled): {where}"
             )
         self.figures["work messages left for load tenants"] = (
             f"{left} ({time.monotonic() - started:.1f} s after settling)"
         )
         self.figures["streams"] = "; ".join(lines)
 
-    def _work_left(self) -> tuple[int, list[str]]:
-        """Messages of the load tenants in the work stream, and a line per stream."""
+    def _work_left(self) -> tuple[int, list[str], str]:
+        """Messages of the load tenants in the work stream, a line per stream, and where the
+        load tenants' messages are (their subjects; the work consumers holding any, with how
+        many each has awaiting an ack and not yet delivered)."""
         work = Settings(bus_prefix=self.bus_prefix).stream_name("work")
-        left = 0
-        lines = []
+        left, lines, where = 0, [], ""
         for state in streams(self.nats_url, self.bus_prefix, subjects_filter=f"{self.bus_prefix}.work.>"):
-            if state.name == work:
-                left = sum(n for subject, n in state.subjects.items() if subject.rsplit(".", 1)[-1] in self.tenant_ids)
             pending = sum(a + p for a, p in state.consumers.values())
             lines.append(f"{state.name} {state.messages} messages, {pending} pending on its consumers")
-        return left, lines
+            if state.name != work:
+                continue
+            subjects = {s: n for s, n in state.subjects.items() if s.rsplit(".", 1)[-1] in self.tenant_ids}
+            left = sum(subjects.values())
+            holding = {c: f"{a} awaiting an ack, {p} undelivered" for c, (a, p) in state.consumers.items() if a or p}
+            where = f"subjects {subjects}; consumers {holding}"
+        return left, lines, where
 
     # -- emails: provider stand-ins, dead letters.
     def emails(self) -> None:
