@@ -3,6 +3,9 @@ whoever asks for it."""
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime, timedelta
+
 import grpc
 import httpx
 
@@ -10,7 +13,9 @@ from herald.cli.stack import Stack
 from herald.grpcio.ledger import Ledger
 from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc, ledger_jobs_pb2, ledger_pb2
 from tests.support.api import TenantKey, wait_for_status
+from tests.support.infra import query
 from tests.support.receiver import Receiver
+from tests.test_retention import uuid7_at
 
 
 def test_illegal_transitions_are_refused(stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver) -> None:
@@ -146,3 +151,49 @@ def test_a_value_the_database_cannot_hold_is_invalid_argument_not_a_retry(stack:
             assert "NUL" in error.details()  # type: ignore[attr-defined]
         else:
             raise AssertionError("a tenant name with NUL was accepted")
+
+
+def test_a_job_of_yesterday_starts_and_ends_in_one_batch_with_todays(
+    stack: Stack, gateway: str, tenant: TenantKey, infra: dict[str, str]
+) -> None:
+    """A retry of a job made yesterday reaches the sender beside today's jobs: one call starts
+    them all and one records their ends (the ledger's statements read the days their ids name),
+    and yesterday's unfinished job of an ordering key holds today's job of that key back until
+    it ends."""
+    made = {
+        "yesterday": (uuid7_at(datetime.now(UTC) - timedelta(days=1)), "k"),
+        "today": (uuid7_at(datetime.now(UTC)), None),
+        "today, same key": (uuid7_at(datetime.now(UTC)), "k"),
+    }
+    for job_id, key in made.values():  # in this order: the key's sequence follows it
+        query(
+            infra["database_url"],
+            "INSERT INTO jobs (id, tenant_id, channel, status, priority, request, body, ordering_key) "
+            "VALUES ($1, $2, 'webhook', 'QUEUED', 'normal', '{\"url\": \"http://127.0.0.1:9/days\"}', '{}', $3)",
+            job_id,
+            uuid.UUID(tenant.tenant_id),
+            key,
+        )
+    ids = {name: str(job_id) for name, (job_id, _) in made.items()}
+    succeeded = (common_pb2.ATTEMPT_OUTCOME_SUCCEEDED, common_pb2.JOB_STATUS_DELIVERED)
+    with grpc.insecure_channel(stack.services["ledger"].grpc_addr) as channel:
+        ledger = Ledger.over(channel)
+        starts = ledger.jobs.AdvanceDeliveries(
+            ledger_jobs_pb2.AdvanceDeliveriesRequest(start_job_ids=list(ids.values())), timeout=10
+        )
+        assert [(s.proceed, s.wait) for s in starts.starts] == [(True, False), (True, False), (False, True)]
+        ended = ledger.jobs.AdvanceDeliveries(
+            ledger_jobs_pb2.AdvanceDeliveriesRequest(
+                results=[_attempt_result(ids[name], *succeeded) for name in ("yesterday", "today")],
+                start_job_ids=[ids["today, same key"]],
+            ),
+            timeout=10,
+        )
+        assert [s.proceed for s in ended.starts] == [True], "the key's earlier job ended in the same call"
+        ledger.jobs.AdvanceDeliveries(
+            ledger_jobs_pb2.AdvanceDeliveriesRequest(results=[_attempt_result(ids["today, same key"], *succeeded)]),
+            timeout=10,
+        )
+    for name, job_id in ids.items():
+        job = httpx.get(f"{gateway}/v1/jobs/{job_id}", headers=tenant.headers, timeout=10).json()
+        assert (job["status"], [a["target"] for a in job["attempts"]]) == ("delivered", ["copy"]), name

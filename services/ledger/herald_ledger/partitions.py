@@ -12,7 +12,9 @@ Partitions are named `<table>_pYYYYMMDD`; the ledger's maintenance creates them
 
 from __future__ import annotations
 
+import re
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 
 # Parent table -> the column its days are ranges of.
@@ -21,6 +23,9 @@ PARTITIONED: dict[str, str] = {"jobs": "id", "attempts": "job_id", "job_events":
 JOB_CHILDREN = ("attempts", "job_events")
 # Days made ahead of today (and one behind, for a replica whose clock lags at midnight).
 AHEAD_DAYS = 7
+MS_PER_DAY = 86_400_000
+_ID_MS_END = 1 << 48  # past the last millisecond a UUIDv7 can name
+_MARKS = re.compile(r"\b(DAYS|SINCE)\((\w+\.\w+)\)")
 
 
 def id_at(moment: datetime) -> uuid.UUID:
@@ -65,3 +70,32 @@ def days_ahead(today: date) -> list[date]:
 
 # A day as SQL computes it from an id: the first 48 bits are the milliseconds since the epoch.
 DAY_OF_ID_SQL = "(('x' || substr(replace({column}::text, '-', ''), 1, 12))::bit(48)::bigint / 86400000)"
+
+
+def within_days(sql: str, ids: Iterable[uuid.UUID], since: uuid.UUID | None = None) -> str:
+    """`sql` with each `DAYS(column)` made a constant range of ids, the whole UTC days that
+    `ids` fall in, and each `SINCE(column)` that range from the day of `since` on and a day
+    further (a job another replica made just before may carry a clock a little ahead).
+
+    A hot statement names the ids it reads or changes (`id = ANY($1)`), which prunes the other
+    days' partitions only as it runs: a cached plan holds every partition, and PostgreSQL 15
+    locks each of them at every execution, so every statement paid for every day retained
+    (docs/performance.md). With the days as constants the plan is made over those days'
+    partitions alone. The texts differ only by day, so a connection prepares a few a day. A
+    range only restates what the ids say of themselves, so it never leaves out a row the
+    statement would have found; an id too large to name a day leaves the range open."""
+    values = [i.int >> 80 for i in ids]
+    if not values:
+        return _MARKS.sub("FALSE", sql)
+    low = min(values) // MS_PER_DAY * MS_PER_DAY
+    high = (max(values) // MS_PER_DAY + 1) * MS_PER_DAY
+    since_day = low if since is None else min(low, (since.int >> 80) // MS_PER_DAY * MS_PER_DAY)
+
+    def bounds(mark: re.Match[str]) -> str:
+        first, end = (low, high) if mark[1] == "DAYS" else (since_day, high + MS_PER_DAY)
+        column = mark[2]
+        if end >= _ID_MS_END:
+            return f"{column} >= '{uuid.UUID(int=first << 80)}'::uuid"
+        return f"({column} >= '{uuid.UUID(int=first << 80)}'::uuid AND {column} < '{uuid.UUID(int=end << 80)}'::uuid)"
+
+    return _MARKS.sub(bounds, sql)

@@ -12,14 +12,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import bindparam, insert, text
+from sqlalchemy import TextClause, bindparam, insert, text
 from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import created_at_of
 from herald_ledger.db.models import attempts
 from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
-from herald_ledger.partitions import id_at
+from herald_ledger.partitions import id_at, within_days
 from herald_ledger.store import operational
 from herald_ledger.store.driver import driver_of, in_transaction
 from herald_ledger.store.jobs import status_array
@@ -92,17 +92,18 @@ class DeliveryStart:
 # "Finished" is every terminal status (a SKIPPED delivery holds no later one back).
 _FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
 # The earlier jobs of an ordering key are looked for among ids from `$2` on (ORDERING_WINDOW
-# back): jobs are partitioned by day of id (herald_ledger.partitions), and a constant bound
-# lets the plan read a few days' partitions instead of every retained day's.
+# back). Jobs are partitioned by day of id: `DAYS(...)` and `SINCE(...)` become those days as
+# constants (`partitions.within_days`), so a plan holds those days' partitions, not every
+# retained day's.
 _STARTS_QUERY = f"""
     SELECT j.id, j.status, j.attempt_count,
         EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
-          AND earlier.seq < j.seq AND earlier.id >= $2::uuid
+          AND earlier.seq < j.seq AND earlier.id >= $2::uuid AND SINCE(earlier.id)
           AND earlier.status NOT IN ({_FINISHED})
     )) AS blocked
-    FROM jobs j WHERE j.id = ANY($1::uuid[])
+    FROM jobs j WHERE j.id = ANY($1::uuid[]) AND DAYS(j.id)
 """  # noqa: S608 (constant status names)
 # No job stays unfinished this long (webhook retries end within 24 hours, the reconciler settles
 # what the bus lost), so an older one never holds a later one of its key back.
@@ -126,7 +127,9 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
     """Says which jobs may start (those a sender could legally deliver now)."""
     if not job_ids:
         return []
-    return _starts(job_ids, await (await driver_of(conn)).fetch(_STARTS_QUERY, list(job_ids), ordering_since()))
+    since = ordering_since()
+    query = within_days(_STARTS_QUERY, job_ids, since)
+    return _starts(job_ids, await (await driver_of(conn)).fetch(query, list(job_ids), since))
 
 
 def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryStart]:
@@ -167,7 +170,8 @@ _INSERT_ATTEMPTS = """
         INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
                               error_class, response_headers, response_excerpt)
         SELECT a.job_id,
-               (SELECT count(*) FROM attempts p WHERE p.job_id = a.job_id AND p.job_id = ANY($12::uuid[]))
+               (SELECT count(*) FROM attempts p
+                WHERE p.job_id = a.job_id AND p.job_id = ANY($12::uuid[]) AND DAYS(p.job_id))
                  + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
                a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
                a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
@@ -202,8 +206,10 @@ async def advance_attempts(
     bumps: dict[uuid.UUID, int] = {}
     for r in results:
         bumps[r.job_id] = bumps.get(r.job_id, 0) + 1
+    since = ordering_since()
+    statement = _ADVANCE_ATTEMPTS_TELLING if dead_letters_in(results) else _ADVANCE_ATTEMPTS
     rows = await (await driver_of(conn)).fetch(
-        _ADVANCE_ATTEMPTS_TELLING if dead_letters_in(results) else _ADVANCE_ATTEMPTS,
+        within_days(statement, [*recorded, *now_ids], since),
         *_outcome_arguments(_deciding(results), bumps),
         [r.job_id for r in results],
         [r.target for r in results],
@@ -216,7 +222,7 @@ async def advance_attempts(
         [orjson.dumps(r.response_headers).decode() if r.response_headers else None for r in results],
         [r.response_excerpt for r in results],
         now_ids,
-        ordering_since(),
+        since,
     )
     starts = {s.job_id: s for s in _starts(now_ids, rows)}
     # Read again after the statement: the starts of jobs it recorded, and those it found held
@@ -228,12 +234,15 @@ async def advance_attempts(
     return len(results), [starts[i] for i in start_job_ids]
 
 
-_WALK_PLACE = text(
-    """
-    SELECT attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = :job_id) AS rows
-    FROM jobs WHERE id = :job_id FOR UPDATE
-    """
-).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
+_WALK_PLACE = """
+    SELECT attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = :job_id AND DAYS(a.job_id)) AS rows
+    FROM jobs WHERE id = :job_id AND DAYS(jobs.id) FOR UPDATE
+"""
+
+
+def _walk_place(job_id: uuid.UUID) -> TextClause:
+    """`_WALK_PLACE` over the day of `job_id`."""
+    return text(within_days(_WALK_PLACE, [job_id])).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
 
 
 async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
@@ -246,7 +255,7 @@ async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
     bumps: dict[uuid.UUID, int] = {}
     seen_rows: dict[uuid.UUID, int] = {}
     for walk in walks:
-        place = (await conn.execute(_WALK_PLACE, {"job_id": walk.job_id})).first()
+        place = (await conn.execute(_walk_place(walk.job_id), {"job_id": walk.job_id})).first()
         if place is None:
             continue  # the job is gone (its tenant was deleted): nothing to record
         earlier_walks = bumps.get(walk.job_id, 0)
@@ -316,7 +325,7 @@ _OUTCOMES = """
             AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence, delay)
     ), current AS (
         SELECT jobs.id, jobs.status, jobs.status = ANY(string_to_array(input.sources, ',')) AS legal
-        FROM jobs JOIN input ON jobs.id = input.id WHERE jobs.id = ANY($1::uuid[])
+        FROM jobs JOIN input ON jobs.id = input.id WHERE jobs.id = ANY($1::uuid[]) AND DAYS(jobs.id)
         ORDER BY jobs.id FOR UPDATE OF jobs
     ), changed AS (
         UPDATE jobs SET attempt_count = jobs.attempt_count + input.bump, updated_at = now(),
@@ -330,7 +339,7 @@ _OUTCOMES = """
                                    WHEN input.target = 'QUEUED' AND input.delay IS NOT NULL
                                    THEN now() + make_interval(secs => input.delay) END
         FROM input JOIN current c ON c.id = input.id
-        WHERE jobs.id = input.id AND jobs.id = ANY($1::uuid[])
+        WHERE jobs.id = input.id AND jobs.id = ANY($1::uuid[]) AND DAYS(jobs.id)
         RETURNING jobs.id, jobs.tenant_id, jobs.channel, jobs.run, jobs.attempt_count, jobs.last_error,
                   c.status AS from_status, jobs.status AS to_status, c.legal,
                   input.reason, input.error, input.message_id, input.dead, input.dead_sequence
@@ -407,4 +416,5 @@ async def _apply_outcomes(
     deciding = _deciding(outcomes)
     if deciding:
         statement = _APPLY_OUTCOMES_TELLING if dead_letters_in(deciding) else _APPLY_OUTCOMES
+        statement = within_days(statement, [o.job_id for o in deciding])
         await (await in_transaction(conn)).fetchval(statement, *_outcome_arguments(deciding, bumps or {}))

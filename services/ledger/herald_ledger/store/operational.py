@@ -157,7 +157,7 @@ EXHAUSTED_CTE = """
                    'occurred_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
                    'job_id', ch.id, 'channel', ch.channel, 'target_id', j.target_id, 'event_id', j.event_id,
                    'attempts', ch.attempt_count, 'error', COALESCE(ch.last_error, ''), 'run', ch.run)
-        FROM changed ch JOIN jobs j ON j.id = ch.id
+        FROM changed ch JOIN jobs j ON j.id = ch.id AND DAYS(j.id)
         WHERE ch.legal AND ch.dead AND ch.to_status = 'FAILED' AND ch.channel <> 'platform_email'
     )
 """
