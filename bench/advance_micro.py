@@ -47,9 +47,12 @@ async def prepare(url: str, days_back: int, jobs: int) -> list[uuid.UUID]:
     conn = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(hide_password=False))
     try:
         today = datetime.now(UTC).date()
+        # A day as the tree makes it (with its keys; a tree from before `day_sql` had one per table).
+        make = getattr(partitions, "day_sql", lambda table, day: [partitions.create_partition_sql(table, day)])
         for n in range(2, days_back + 1):
             for table in partitions.PARTITIONED:
-                await conn.execute(partitions.create_partition_sql(table, today - timedelta(days=n)))
+                for statement in make(table, today - timedelta(days=n)):
+                    await conn.execute(statement)
         tenant = await conn.fetchval(
             "INSERT INTO tenants (id, name, plan) VALUES (gen_random_uuid(), 'micro', 'startup') RETURNING id"
         )

@@ -12,7 +12,7 @@ import asyncpg
 import pytest
 from alembic import command
 from herald_ledger.migrate import alembic_config
-from herald_ledger.partitions import partition_name
+from herald_ledger.partitions import JOB_CHILDREN, PARTITIONED, create_partition_sql, partition_name
 
 from tests.support.infra import query, separate_database
 from tests.test_retention import uuid7_at
@@ -104,3 +104,48 @@ def test_an_existing_database_moves_into_day_partitions(infra: dict[str, str]) -
         command.downgrade(alembic_config(database_url), "0022")
         assert query(database_url, "SELECT count(*) FROM jobs")[0][0] == 1
         assert query(database_url, "SELECT relkind::text FROM pg_class WHERE relname = 'jobs'")[0][0] == "r"
+
+
+JOB_KEYS = """
+    SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint
+    WHERE contype = 'f' AND conrelid::regclass::text ~ '^(attempts|job_events)' AND conparentid = 0
+"""
+
+
+def test_a_jobs_rows_refer_to_its_day_of_jobs(infra: dict[str, str]) -> None:
+    """Migration 0027: the keys of attempts and job events go from day to day (each day's rows to
+    that day of jobs) and still refuse a row of no job and go with their job; and back."""
+    with separate_database(infra["database_url"], "job_keys") as database_url:
+        command.upgrade(alembic_config(database_url), "0026")
+        tenant = uuid.uuid4()
+        query(database_url, "INSERT INTO tenants (id, name, plan) VALUES ($1, 'keys', 'startup')", tenant)
+        made = datetime.now(UTC) - timedelta(days=3)
+        for table in PARTITIONED:
+            query(database_url, create_partition_sql(table, made.date()))
+        job_id = uuid7_at(made)
+        query(
+            database_url,
+            "INSERT INTO jobs (id, tenant_id, channel, status, priority, request, body) "
+            "VALUES ($1, $2, 'webhook', 'FAILED', 'normal', '{}', 'x')",
+            job_id,
+            tenant,
+        )
+        query(database_url, NEW_ATTEMPT, job_id)
+        query(database_url, "INSERT INTO job_events (job_id, to_status) VALUES ($1, 'FAILED')", job_id)
+
+        command.upgrade(alembic_config(database_url), "0027")
+        keys = {(row["child"], row["parent"]) for row in query(database_url, JOB_KEYS)}
+        for day in (made.date(), datetime.now(UTC).date()):
+            for child in JOB_CHILDREN:
+                assert (partition_name(child, day), partition_name("jobs", day)) in keys
+        assert not {parent for _, parent in keys} & {"jobs"}, "no key from parent to parent is left"
+        with pytest.raises(asyncpg.ForeignKeyViolationError):
+            query(database_url, NEW_ATTEMPT, uuid7_at(datetime.now(UTC)))
+        query(database_url, "DELETE FROM jobs WHERE id = $1", job_id)
+        for child in JOB_CHILDREN:
+            assert query(database_url, f"SELECT count(*) FROM {child} WHERE job_id = $1", job_id)[0][0] == 0
+
+        command.downgrade(alembic_config(database_url), "0026")
+        assert {row["parent"] for row in query(database_url, JOB_KEYS)} == {"jobs"}
+        with pytest.raises(asyncpg.ForeignKeyViolationError):
+            query(database_url, NEW_ATTEMPT, uuid7_at(datetime.now(UTC)))

@@ -17,7 +17,7 @@ import asyncpg
 import grpc
 import httpx
 from herald_ledger.db.engine import create_engine
-from herald_ledger.partitions import PARTITIONED, create_partition_sql, partition_name
+from herald_ledger.partitions import PARTITIONED, day_sql, partition_name
 from herald_ledger.retention import Retention, RoundReport
 
 from herald.cli.stack import Stack
@@ -42,7 +42,7 @@ def old_job(database_url: str, tenant_id: str, days_ago: float, dead_letter: boo
     made = datetime.now(UTC) - timedelta(days=days_ago)
     job_id, event_row, tenant = uuid7_at(made), uuid7_at(made), uuid.UUID(tenant_id)
     request = '{"url": "https://example.com/hook", "headers": {"x-card": "4242"}, "content_type": "application/json"}'
-    statements: list[tuple[str, tuple[Any, ...]]] = [(create_partition_sql(t, made.date()), ()) for t in PARTITIONED]
+    statements: list[tuple[str, tuple[Any, ...]]] = [(sql, ()) for t in PARTITIONED for sql in day_sql(t, made.date())]
     statements += [
         (
             "INSERT INTO jobs (id, tenant_id, channel, status, priority, request, body, created_at, updated_at, "

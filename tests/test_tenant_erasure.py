@@ -27,7 +27,7 @@ from tests.support.traces import bus_messages_with, dump_lines_with
 from tests.test_subscriptions import publish, subscribe
 
 # Non-partition tables of the ledger's schema with a `tenant_id` column, and those with a
-# foreign key to `jobs` (a partition is erased with its parent).
+# foreign key to `jobs` or to a day of it (a partition is erased with its parent).
 TABLES_WITH_TENANT = """
     SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -35,8 +35,11 @@ TABLES_WITH_TENANT = """
       AND c.relkind IN ('r', 'p') AND NOT c.relispartition
 """
 TABLES_OF_JOBS = """
-    SELECT DISTINCT c.relname FROM pg_constraint f JOIN pg_class c ON c.oid = f.conrelid
-    WHERE f.contype = 'f' AND f.confrelid = 'jobs'::regclass AND NOT c.relispartition
+    SELECT DISTINCT COALESCE(parent.relname, c.relname) AS relname
+    FROM pg_constraint f JOIN pg_class c ON c.oid = f.conrelid
+    LEFT JOIN pg_inherits i ON i.inhrelid = c.oid LEFT JOIN pg_class parent ON parent.oid = i.inhparent
+    WHERE f.contype = 'f' AND (f.confrelid = 'jobs'::regclass
+      OR f.confrelid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'jobs'::regclass))
 """
 
 # The operators' mail (jobs of the platform tenant) that names a tenant.

@@ -57,7 +57,7 @@ _FILL_ATTEMPTS = """
 
 def fill_old_day(database_url: str) -> dict[str, Any]:
     """RETENTION_JOBS delivered jobs (one attempt each) in the partitions of one old day."""
-    from herald_ledger.partitions import PARTITIONED, create_partition_sql, partition_name
+    from herald_ledger.partitions import PARTITIONED, day_sql, partition_name
 
     jobs = int(env("RETENTION_JOBS", "0"))
     day = _day()
@@ -67,7 +67,8 @@ def fill_old_day(database_url: str) -> dict[str, Any]:
         try:
             started = time.monotonic()
             for table in PARTITIONED:
-                await connection.execute(create_partition_sql(table, day.date()))
+                for statement in day_sql(table, day.date()):
+                    await connection.execute(statement)
             tenant = await connection.fetchval("SELECT id FROM tenants ORDER BY id LIMIT 1")
             await connection.execute(_FILL_JOBS, int(day.timestamp() * 1000), jobs, tenant, day)
             await connection.execute(_FILL_ATTEMPTS.format(partition=partition_name("jobs", day.date())))

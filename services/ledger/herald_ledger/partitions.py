@@ -64,6 +64,26 @@ def create_partition_sql(table: str, day: date) -> str:
     )
 
 
+def job_key_sql(table: str, day: date) -> str:
+    """The foreign key of a day of a job's rows (`JOB_CHILDREN`) to that day of `jobs`, made once.
+
+    Keys from partition to partition, not from parent to parent: a check of a parent's key looks
+    the job up in `jobs` through a cached plan over every day, which PostgreSQL 15 locks whole at
+    each inserted attempt or history row (docs/performance.md); a day's key looks in one table.
+    Both hold the same rows, since a job's rows live in its day."""
+    child, jobs_day = partition_name(table, day), partition_name("jobs", day)
+    return (
+        f"DO $$ BEGIN ALTER TABLE {child} ADD CONSTRAINT fk_{child}_job_id FOREIGN KEY (job_id) "
+        f"REFERENCES {jobs_day} (id) ON DELETE CASCADE; "
+        "EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+    )
+
+
+def day_sql(table: str, day: date) -> list[str]:
+    """What makes `table`'s partition of `day` (after that day of `jobs`, for a job's rows)."""
+    return [create_partition_sql(table, day), *([job_key_sql(table, day)] if table in JOB_CHILDREN else [])]
+
+
 def days_ahead(today: date) -> list[date]:
     return [today + timedelta(days=n) for n in range(-1, AHEAD_DAYS + 1)]
 

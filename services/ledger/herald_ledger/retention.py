@@ -40,8 +40,8 @@ from herald.plans import plan_days
 from herald_ledger.partitions import (
     JOB_CHILDREN,
     PARTITIONED,
-    create_partition_sql,
     day_of_partition,
+    day_sql,
     day_start,
     days_ahead,
     id_at,
@@ -262,7 +262,7 @@ class Retention:
         for table in PARTITIONED:  # parents of foreign keys first: jobs before attempts
             for day in days_ahead(today):
                 if partition_name(table, day) not in present:
-                    await self._ddl([create_partition_sql(table, day)])
+                    await self._ddl(day_sql(table, day))
                     report.partitions_made.append(partition_name(table, day))
 
     async def _drop_days(self, cutoff: datetime, present: list[Any], report: RoundReport) -> None:

@@ -3,7 +3,8 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 from herald_ledger.db.models.base import created_at_column, metadata
 
-# Partitioned by the day of its job's id, beside its job (herald_ledger.partitions).
+# Partitioned by the day of its job's id, beside its job (herald_ledger.partitions); a day's key
+# refers to that day of `jobs` (migration 0027; the key below names the relation).
 # One row per call to a receiver or provider. Email rows also name the tenant's provider
 # config, the provider's message id when it accepted, and the walk (pass over the
 # providers) they belong to; a provider skipped by its open circuit is a row with outcome

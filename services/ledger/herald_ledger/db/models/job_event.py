@@ -3,7 +3,8 @@ from sqlalchemy.dialects.postgresql import UUID
 
 from herald_ledger.db.models.base import created_at_column, metadata
 
-# The history of a job: every status change with its reason; in its job's day partition.
+# The history of a job: every status change with its reason; in its job's day partition, whose
+# key refers to that day of `jobs` (migration 0027; the key below names the relation).
 job_events = Table(
     "job_events",
     metadata,
