@@ -27,6 +27,7 @@ from herald_ledger.rpc.common import Context, require_id, require_ids, require_p
 from herald_ledger.store import dead_letters as dead_letter_store
 from herald_ledger.store import deliveries as delivery_store
 from herald_ledger.store import jobs as job_store
+from herald_ledger.store import walks as walk_store
 from herald_ledger.store.codes import OUTCOME_FROM_PROTO, STATUS_FROM_PROTO, STATUS_TO_PROTO
 
 # How long a start waits for the commit of a job this ledger is writing (see
@@ -86,7 +87,7 @@ async def new_attempts(
     return results
 
 
-async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord]) -> list[delivery_store.NewWalk]:
+async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord]) -> list[walk_store.NewWalk]:
     """The walks of an AdvanceWalks request, checked (INVALID_ARGUMENT otherwise)."""
     walks = []
     for i, item in enumerate(items):
@@ -100,7 +101,7 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
             if outcome is None:
                 await abort_invalid(context, [(f"walks[{i}].calls[{n}].outcome", "must be set")])
             calls.append(
-                delivery_store.ProviderCall(
+                walk_store.ProviderCall(
                     provider_id=call.provider_id,
                     target=call.target,
                     outcome=outcome,
@@ -112,7 +113,7 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
                 )
             )
         walks.append(
-            delivery_store.NewWalk(
+            walk_store.NewWalk(
                 job_id=job_id,
                 calls=calls,
                 next_status=next_status,
@@ -138,10 +139,10 @@ async def advance_attempts(
 
 
 async def advance_walks(
-    engine: AsyncEngine, walks: Sequence[delivery_store.NewWalk], job_ids: Sequence[Any]
+    engine: AsyncEngine, walks: Sequence[walk_store.NewWalk], job_ids: Sequence[Any]
 ) -> tuple[int, list[delivery_store.DeliveryStart]]:
     async with engine.begin() as conn:
-        return await delivery_store.record_walks(conn, walks), await delivery_store.start_deliveries(conn, job_ids)
+        return await walk_store.record_walks(conn, walks), await delivery_store.start_deliveries(conn, job_ids)
 
 
 def advance_rpc(
@@ -192,7 +193,7 @@ class DeliveryRpcs:
     async def _announce(
         self,
         starts: Sequence[delivery_store.DeliveryStart],
-        ended: Sequence[delivery_store.NewAttempt | delivery_store.NewWalk],
+        ended: Sequence[delivery_store.NewAttempt | walk_store.NewWalk],
     ) -> None:
         """Deliveries that begin and end, for readers of any replica (herald_ledger.inflight)."""
         begun = [(s.job_id, s.attempt_count) for s in starts if s.proceed]

@@ -1,6 +1,6 @@
-"""Deliveries: the senders' starts, and the attempts and email walks that end or retry a job
-(their outcomes applied in one statement per batch, a dead letter, its operational event or
-a platform email finished with them)."""
+"""Deliveries: the senders' starts, and the attempts that end or retry a job (their outcomes
+applied in one statement per batch, a dead letter, its operational event or a platform email
+finished with them); the email-sender's walks (`store.walks`) end theirs the same way."""
 
 from __future__ import annotations
 
@@ -12,12 +12,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import TextClause, bindparam, insert, text
-from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from herald.ids import created_at_of
-from herald_ledger.db.models import attempts
 from herald_ledger.job_status import TERMINAL, JobStatus, allowed_sources
 from herald_ledger.partitions import id_at, within_days
 from herald_ledger.store import operational
@@ -59,19 +56,6 @@ class NewAttempt(Call, JobOutcome):
     error_class: str | None = None
     response_headers: dict[str, str] | None = None
     response_excerpt: str | None = None
-
-
-@dataclass
-class ProviderCall(Call):
-    """One provider in one email walk: a call, or a skip (outcome "skipped")."""
-
-    provider_id: str
-    provider_message_id: str | None
-
-
-@dataclass
-class NewWalk(JobOutcome):
-    calls: list[ProviderCall]
 
 
 @dataclass
@@ -234,56 +218,6 @@ async def advance_attempts(
     return len(results), [starts[i] for i in start_job_ids]
 
 
-_WALK_PLACE = """
-    SELECT attempt_count, (SELECT count(*) FROM attempts a WHERE a.job_id = :job_id AND DAYS(a.job_id)) AS rows
-    FROM jobs WHERE id = :job_id AND DAYS(jobs.id) FOR UPDATE
-"""
-
-
-def _walk_place(job_id: uuid.UUID) -> TextClause:
-    """`_WALK_PLACE` over the day of `job_id`."""
-    return text(within_days(_WALK_PLACE, [job_id])).bindparams(bindparam("job_id", type_=PG_UUID(as_uuid=True)))
-
-
-async def record_walks(conn: AsyncConnection, walks: Sequence[NewWalk]) -> int:
-    """Email: each walk spends one attempt (attempt_count + 1, in the same update as the
-    job's next status) and leaves one attempt row per provider it considered, numbered
-    after the job's earlier rows and tagged with the walk."""
-    if not walks:
-        return 0
-    rows: list[dict[str, Any]] = []
-    bumps: dict[uuid.UUID, int] = {}
-    seen_rows: dict[uuid.UUID, int] = {}
-    for walk in walks:
-        place = (await conn.execute(_walk_place(walk.job_id), {"job_id": walk.job_id})).first()
-        if place is None:
-            continue  # the job is gone (its tenant was deleted): nothing to record
-        earlier_walks = bumps.get(walk.job_id, 0)
-        earlier_rows = seen_rows.get(walk.job_id, 0)
-        bumps[walk.job_id] = earlier_walks + 1
-        seen_rows[walk.job_id] = earlier_rows + len(walk.calls)
-        rows.extend(
-            {
-                "job_id": walk.job_id,
-                "number": place.rows + earlier_rows + i,
-                "target": call.target,
-                "outcome": call.outcome,
-                "status_code": call.status_code,
-                "duration_ms": call.duration_ms,
-                "error": call.error,
-                "started_at": call.started_at,
-                "provider_id": call.provider_id or None,
-                "provider_message_id": call.provider_message_id or None,
-                "walk": place.attempt_count + earlier_walks + 1,
-            }
-            for i, call in enumerate(walk.calls, start=1)
-        )
-    if rows:
-        await conn.execute(insert(attempts), rows)
-    await _apply_outcomes(conn, [w for w in walks if w.job_id in bumps], bumps)
-    return len(walks)
-
-
 # Which report about one job wins when one batch holds several (two copies of one work
 # message delivered at once): a success is final, then a failure, then a retry.
 _PRECEDENCE = {JobStatus.DELIVERED: 0, JobStatus.FAILED: 1, JobStatus.QUEUED: 2}
@@ -408,7 +342,7 @@ def _outcome_arguments(outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, in
     ]
 
 
-async def _apply_outcomes(
+async def apply_outcomes(
     conn: AsyncConnection, outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int] | None = None
 ) -> None:
     """Moves each job to its next status (adding `bumps[job]` to its attempt count), with what
