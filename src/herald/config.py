@@ -276,6 +276,10 @@ class Settings(BaseSettings):
     # The ledger's housekeeping runs this often: idempotency keys past their 24 hours are
     # deleted, plans whose paid period ended after a cancellation go back to free.
     ledger_maintenance_interval_s: float = Field(default=60.0, gt=0)
+    # How often the ledger looks for a filling day partition that has doubled since it was last
+    # analyzed, and analyzes it (herald_ledger.statistics: a plan cached while the day was nearly
+    # empty reads the whole day until then).
+    partition_stats_interval_s: float = Field(default=5.0, gt=0)
     # Retention per plan, in days (`plan=days,...`; herald_ledger.retention): how long rows (jobs
     # with their attempts and history, events) and payloads (bodies, event payloads, attempts'
     # excerpts, idempotency answers) are kept. An operator's override per tenant wins

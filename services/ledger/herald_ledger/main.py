@@ -18,6 +18,7 @@ from herald.bus.subjects import Subjects
 from herald.bus.work import WorkPublisher
 from herald.config import Settings
 from herald.service import ServiceRuntime, run_service
+from herald_ledger import statistics
 from herald_ledger.db.engine import create_engine
 from herald_ledger.db.refusals import unstorable_value
 from herald_ledger.inflight import InFlight
@@ -108,6 +109,13 @@ async def build(runtime: ServiceRuntime) -> None:
         lambda: run_maintenance([prune, end_plans], settings.ledger_maintenance_interval_s, runtime.stopping)
     )
     retention = Retention(engine, settings)
+
+    async def analyze_filling_days() -> None:
+        await statistics.refresh(engine)
+
+    runtime.add_loop(
+        lambda: run_maintenance([analyze_filling_days], settings.partition_stats_interval_s, runtime.stopping)
+    )
     runtime.add_loop(lambda: run_maintenance([retention.run], settings.retention_interval_s, runtime.stopping))
     runtime.on_stop(engine.dispose)
     runtime.on_stop(notifier.close)
