@@ -90,6 +90,15 @@ class Settings(BaseSettings):
     # per acknowledgement, but a message waiting out a retry backoff holds back the purge of its
     # lane). JetStream cannot change an existing stream to or from a work queue: one keeps its own.
     stream_retention: Retention = "workqueue"
+    # How the work stream persists (an R1 stream on nats-server 2.12 or later; a replicated one is
+    # always "strong"): "async" answers a publish or an acknowledgement before its write reaches
+    # the disk, "strong" as the server's sync_interval says (at `always`, two syncs a job, one after
+    # the other per stream). The work stream holds nothing the ledger does not: a job's row is
+    # committed before its message is published, and a message an OS crash takes back is published
+    # again by the reconciler (its job late by `reconcile_queued_after_s`, never lost), so "async"
+    # is the default; every other stream (intake, dead letters, KV) stays at the server's setting.
+    # JetStream cannot change an existing stream's mode: one keeps its own.
+    work_stream_persist: Literal["async", "strong"] = "async"
     work_purge_interval_s: float = Field(default=2.0, gt=0)
     stream_max_age_s: float = Field(default=7 * 24 * 3600, gt=0)
     stream_duplicate_window_s: float = Field(default=120, gt=0)

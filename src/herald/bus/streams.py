@@ -19,6 +19,7 @@ from nats.js.api import (
     ConsumerConfig,
     ConsumerInfo,
     DeliverPolicy,
+    PersistMode,
     RetentionPolicy,
     StorageType,
     StreamConfig,
@@ -62,6 +63,8 @@ def topology(settings: Settings) -> Topology:
 
 
 def work_stream_config(settings: Settings) -> StreamConfig:
+    # JetStream refuses an "async" stream with replicas (settings.work_stream_persist).
+    persist = settings.work_stream_persist == "async" and settings.stream_replicas == 1
     return StreamConfig(
         name=topology(settings).work_stream,
         subjects=[Subjects(settings.bus_prefix).all_work()],
@@ -70,6 +73,7 @@ def work_stream_config(settings: Settings) -> StreamConfig:
         num_replicas=settings.stream_replicas,
         max_age=settings.stream_max_age_s,
         duplicate_window=settings.stream_duplicate_window_s,
+        persist_mode=PersistMode.ASYNC if persist else None,
     )
 
 
@@ -170,7 +174,29 @@ async def _ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
                 extra={"stream": config.name, "retention": str(held), "configured": str(config.retention)},
             )
             config = replace(config, retention=held)
+        config = _keeping_persist_mode(config, info.config)
         await js.update_stream(config)
+
+
+def _mode(config: StreamConfig) -> PersistMode:
+    """The stream's mode (the server's answer names it as a string, or not at all: the default)."""
+    return PersistMode(config.persist_mode or PersistMode.DEFAULT)
+
+
+def _keeping_persist_mode(config: StreamConfig, held: StreamConfig) -> StreamConfig:
+    """`config` with the persistence mode `held` has: JetStream refuses to change it, and an
+    "async" stream stays at one replica (it cannot have more). Said once per start; deleting the
+    work stream makes the services create it anew, and the reconciler publishes again what it held."""
+    if _mode(held) == _mode(config):
+        return config
+    kept = replace(config, persist_mode=_mode(held) if held.persist_mode else None)
+    if _mode(held) == PersistMode.ASYNC:
+        kept = replace(kept, num_replicas=1)
+    log.warning(
+        "stream keeps its persistence mode: JetStream cannot change it (or predates it: 2.12)",
+        extra={"stream": config.name, "persist_mode": _mode(held).value, "configured": _mode(config).value},
+    )
+    return kept
 
 
 async def keep_replicated(js: JetStreamContext, stream: str, replicas: int) -> None:
