@@ -37,7 +37,7 @@ from harness.steady_figures import slo_limits, slo_ok
 from harness.switches import variant_sides
 from harness.tables import num
 
-FIGURES = ("accept_p50_ms", "accept_p99_ms", "a2d_p50_ms", "a2d_p99_ms", "a2d_p999_ms")
+FIGURES = ("accept_p50_ms", "accept_p99_ms", "a2d_p50_ms", "a2d_p99_ms", "a2d_p999_ms", "d2d_p50_ms", "d2d_p99_ms")
 COUNTS = ("delivered_jobs", "undelivered_jobs", "sink_duplicates", "accept_errors")
 
 
@@ -172,7 +172,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
             print(f"   its services' settings: {first.get('service_env') or '(none)'}")
         print(
             f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {OPEN_LOOP_HEADER if fanout else ''}"
-            f"{'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} "
+            f"{'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} {'d2d p50':>8} {'d2d p99':>8} "
             f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  {'other':>5}  "
             "per process (CPU ms per delivered job)"
         )
@@ -184,6 +184,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
                 f"{rate:>7} {num(r['accept_p50_ms'], 1):>8} {num(r['accept_p99_ms'], 1):>8} "
                 f"{open_loop_cells(r) if fanout else ''}"
                 f"{num(r['a2d_p50_ms'], 1):>8} {num(r['a2d_p99_ms'], 1):>8} {num(r['a2d_p999_ms'], 1):>9} "
+                f"{num(r.get('d2d_p50_ms'), 1):>8} {num(r.get('d2d_p99_ms'), 1):>8} "
                 f"{num(r['delivered_jobs']):>9} {num(r['undelivered_jobs']):>7} {num(r['sink_duplicates']):>5} "
                 f"{num(cpu_per_job(r), 2):>10}  {'ok ' if slo_ok(r) else 'NO '}  {num(other_cores(r), 2):>5}  {procs}"
             )
@@ -231,6 +232,10 @@ def compare(sides: dict[str, dict[int, dict[str, Any]]]) -> None:
         if light in rows:
             h, o = herald[light].get("a2d_p50_ms"), rows[light].get("a2d_p50_ms")
             line += f"; accept-to-delivery p50 at {light}/s {num(h, 1)} / {num(o, 1)} ms" + (
+                f" = {h / o:.2f}x" if h is not None and o else ""
+            )
+            h, o = herald[light].get("d2d_p50_ms"), rows[light].get("d2d_p50_ms")
+            line += f", due-to-delivery p50 {num(h, 1)} / {num(o, 1)} ms" + (
                 f" = {h / o:.2f}x" if h is not None and o else ""
             )
         both = [rate for rate in herald if rate in rows]
