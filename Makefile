@@ -59,9 +59,9 @@ typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy $(addprefix -p ,herald $(notdir $(wildcard services/*/herald_*)))
 	$(VENV)/bin/mypy clients/python/herald_webhooks clients/python/herald_client
 
-# Two lanes at once, one worker process each (tests/support/lanes.py says which tests make which);
+# Four lanes at once, one worker process each (tests/support/lanes.py says which tests make which);
 # LANES= runs the suite as one process.
-LANES ?= -n 2
+LANES ?= -n 4
 
 test: protos-check lint typecheck $(TEST_PREREQS)
 	$(VENV)/bin/pytest -q $(LANES) $(PYTEST_ARGS)

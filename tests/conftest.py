@@ -2,7 +2,7 @@
 running stack per test session, a real HTTP receiver, and a closing report of
 what the fault tests measured (duplicates and the like).
 
-`make test` runs the suite in two lanes at once (pytest-xdist with `-n 2`; tests/support/lanes.py
+`make test` runs the suite in four lanes at once (pytest-xdist with `-n 4`; tests/support/lanes.py
 says which test goes in which lane), each lane one worker process with its own isolated
 environment and session stack. Run without `-n`, the suite is one process, as before.
 """

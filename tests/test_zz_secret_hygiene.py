@@ -19,7 +19,7 @@ import pytest
 from herald.cli.stack import Stack
 from tests.support.api import CREATED_SECRETS, KEYED_SECRETS
 from tests.support.infra import query
-from tests.support.lanes import LANES, SESSION_STACK_LANE
+from tests.support.lanes import LANES, lane_of
 
 
 def leaks(text: str, secrets: list[str]) -> list[str]:
@@ -49,7 +49,7 @@ def test_no_secret_in_logs_metrics_or_database(lane: str, stack: Stack, work_dir
         )
     ]
     assert ("public", "idempotency_keys") in tables
-    if lane == SESSION_STACK_LANE:
+    if lane == lane_of("tests/test_idempotent_secrets.py"):
         # Each kind of secret was also created with an Idempotency-Key (tests/test_idempotent_secrets.py),
         # whose answer the gateway stored for replay.
         assert {"api_key", "signing_secret", "provider_key"} <= set(KEYED_SECRETS), KEYED_SECRETS.keys()

@@ -1,12 +1,13 @@
-"""The suite's two lanes, for `make test` (pytest-xdist, `-n 2`): one worker process each.
+"""The suite's four lanes, for `make test` (pytest-xdist, `-n 4`): one worker process each.
 
 The packages that bring their own stacks and infrastructure (a three-node cluster, the
 resilience suite's private PostgreSQL and nats-server, the browser, the deploy tooling) make
-one lane; everything on the session's stack makes the other. The suite mostly waits (on
-deliveries, retries, restarts), so two lanes share the machine's cores instead of leaving one
-idle. A lane is one unit of work: its tests run in collection order (files in name order, the
-`test_zz_*` files last) in one process, so a package's fixtures are made once and the ordering
-each lane relies on holds as in a single-process run.
+two lanes; everything on a session's stack makes the other two, each lane with a session stack
+of its own. The suite mostly waits (on deliveries, retries, restarts), so four lanes share the
+machine's two cores instead of leaving them idle. A lane is one unit of work: its tests run in
+collection order (files in name order, the `test_zz_*` files last) in one process, so a
+package's fixtures are made once and the ordering each lane relies on holds as in a
+single-process run.
 
 A test chooses its lane by a parameter named after it (tests/test_zz_secret_hygiene.py runs
 once at the end of each lane). xdist's own `--dist loadgroup` cannot do this: it marks a test's
@@ -19,7 +20,13 @@ from xdist.scheduler.loadscope import LoadScopeScheduling
 
 SESSION_STACK_LANE = "session-stack"
 OWN_STACKS_LANE = "own-stacks"
-LANES = (SESSION_STACK_LANE, OWN_STACKS_LANE)
+# Each kind of lane is cut in two by path (relative to tests/), each half in collection order:
+# the paths named here make the second half. The halves took 560-680 s each in one CI run.
+SECOND_HALVES = {
+    SESSION_STACK_LANE: lambda path: path >= "test_g",
+    OWN_STACKS_LANE: lambda path: path.startswith(("resilience/", "test_herald_up.py", "test_lost_work.py")),
+}
+LANES = tuple(f"{kind}-{half}" for kind in SECOND_HALVES for half in ("a", "b"))
 OWN_STACK_PACKAGES = frozenset({"cluster", "console", "deploy", "resilience"})
 # Files at the top that bring their own stacks (`herald up`, embedded servers, a stack on a
 # database of its own): they touch nothing of the session's stack, so they run in the lane
@@ -43,10 +50,11 @@ def lane_of(nodeid: str) -> str:
     for lane in LANES:
         if nodeid.endswith(f"[{lane}]"):
             return lane
-    parts = nodeid.split("::", 1)[0].split("/")
-    if (len(parts) > 2 and parts[1] in OWN_STACK_PACKAGES) or (len(parts) == 2 and parts[1] in OWN_STACK_FILES):
-        return OWN_STACKS_LANE
-    return SESSION_STACK_LANE
+    path = nodeid.split("::", 1)[0].removeprefix("tests/")
+    parts = path.split("/")
+    own = (len(parts) > 1 and parts[0] in OWN_STACK_PACKAGES) or (len(parts) == 1 and parts[0] in OWN_STACK_FILES)
+    kind = OWN_STACKS_LANE if own else SESSION_STACK_LANE
+    return f"{kind}-{'b' if SECOND_HALVES[kind](path) else 'a'}"
 
 
 class LaneScheduling(LoadScopeScheduling):
