@@ -30,8 +30,8 @@ SECOND_HALVES = {
 LANES = tuple(f"{kind}-{half}" for kind in SECOND_HALVES for half in ("a", "b"))
 OWN_STACK_PACKAGES = frozenset({"cluster", "console", "deploy", "resilience"})
 # Files at the top that bring their own stacks (`herald up`, embedded servers, a stack on a
-# database of its own): they touch nothing of the session's stack, so they run in the lane
-# with the other own stacks, which keeps the two lanes about as long as each other.
+# database of its own): they touch nothing of the session's stack, so they run in the lanes
+# with the other own stacks, which keeps the four lanes about as long as each other.
 OWN_STACK_FILES = frozenset(
     {
         "test_herald_up.py",
