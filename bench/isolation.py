@@ -70,8 +70,9 @@ def main() -> int:
             for round_ in range(RUNS):
                 idle = latencies(sink, send(gateway, y_headers, sink.url, Y_JOBS, 4), timeout=120)
                 figures["idle"].append((statistics.median(idle), p99(idle)))
-                for name, url in cases.items():
-                    _, x_headers = tenant(gateway, operator, f"bad-x-{round_}-{len(figures[name])}")
+                for case, (name, url) in enumerate(cases.items()):
+                    # A new X each round and case (tenant names are unique).
+                    _, x_headers = tenant(gateway, operator, f"bad-x-{round_}-{case}")
                     send(gateway, x_headers, url(), X_JOBS, 16)
                     loaded = latencies(sink, send(gateway, y_headers, sink.url, Y_JOBS, 4), timeout=600)
                     figures[name].append((statistics.median(loaded), p99(loaded)))
