@@ -5,8 +5,8 @@ plaintext values appears in any log line, any metric, or anywhere in the databas
 table of every schema, the idempotency table included, read as text (bytea as hex).
 
 Checked once per lane (tests/support/lanes.py), at the end of each: a lane's secrets only ever
-reach that lane's stacks, its logs and its database. Run as one process, both checks cover
-every secret of the run (the second again, a few seconds)."""
+reach that lane's stacks, its logs and its database. Run as one process, the four checks cover
+every secret of the run (each after the first again, a few seconds)."""
 
 from __future__ import annotations
 
