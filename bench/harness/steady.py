@@ -1,16 +1,17 @@
 """MODE=steady: the open loop, rate by rate, for every side in one invocation, and the SLO capacity.
 
-Each rate is one run per side (RUNS: more, medians), the sides interleaved within the rate so that
-drifts in the machine's load spread over all of them: the work tree as `herald up` runs it; with
-VARIANT the work tree again per group of infrastructure switches (harness/switches.py: sync-default,
-plain-bus, plain-mesh), with VARIANT_ENV's service settings on every such side (VARIANT_ENV alone:
-one side with only those); with REV that commit (BASE_VARIANT: its switches); with PEER the peer's
-own run.sh at each worker concurrency of PEER_WC (5 and 50: the peer at its better). A run is the
-burst mode's run (its own servers, warm-up, quiet wait, sampler, summarize.py) with the open loop
-(bench/openloop.js) at the rate for SECONDS, deliveries awaited DRAIN s after it. Rates rise in
-steps; a side stops PAST rates after the first it fails (its SLO capacity is then known), so a run
-stays short. MODE=fanout with RATES= (or STEP=) runs its events the same way, the work tree alone
-(harness/fanout.py), with events/s, deliveries/s and event-to-last-delivery in the table.
+Each rate is one run per side (RUNS: more, medians), the sides interleaved within the rate (run r of
+every side before run r + 1) so that drifts in the machine's load spread over all of them: the work
+tree as `herald up` runs it; with VARIANT the work tree again per group of infrastructure switches
+(harness/switches.py: sync-default, plain-bus, plain-mesh), with VARIANT_ENV's service settings on
+every such side (VARIANT_ENV alone: one side with only those); with REV that commit (BASE_VARIANT:
+its switches); with PEER the peer's own run.sh at each worker concurrency of PEER_WC (5 and 50: the
+peer at its better). A run is the burst mode's run (its own servers, warm-up, quiet wait, sampler,
+summarize.py) with the open loop (bench/openloop.js) at the rate for SECONDS, deliveries awaited
+DRAIN s after it. Rates rise in steps; a side stops PAST rates after the first it fails (its SLO
+capacity is then known), so a run stays short. MODE=fanout with RATES= (or STEP=) runs its events
+the same way, the work tree alone (harness/fanout.py), with events/s, deliveries/s and
+event-to-last-delivery in the table.
 
 Settings (beside the burst mode's): RATES=200,400 (a list) or STEP=100 MAX_RATE=1000 (STEP, 2·STEP,
 ... MAX_RATE); SECONDS=20 per rate; DRAIN=30; PAST=1; PEER_WC=5,50; SLO_ACCEPT_P99_MS=100;
@@ -73,11 +74,11 @@ def steady_main(cfg: Config, machine: dict[str, Any], run_of: dict[str, Callable
     records: list[dict[str, Any]] = []
     index = 0
     for rate in steady_rates():
-        for kind, label, side in sides:
-            if failed[label] > past:
-                continue
-            runs = []
-            for _ in range(cfg.runs):
+        at_rate = [(kind, label, side) for kind, label, side in sides if failed[label] <= past]
+        runs: dict[str, list[dict[str, Any]]] = {label: [] for _, label, _ in at_rate}
+        # Run r of every side, then run r + 1: a drift in the machine's speed spreads over all sides.
+        for _ in range(cfg.runs):
+            for kind, label, side in at_rate:
                 index += 1
                 run_cfg = dataclasses.replace(side, rate=rate, n=max(int(rate * seconds), 1))
                 started = time.monotonic()
@@ -92,9 +93,10 @@ def steady_main(cfg: Config, machine: dict[str, Any], run_of: dict[str, Callable
                 record.update(steady_side=label, role={"base": "base", "herald": "work"}.get(kind, "peer"))
                 with cfg.results.open("a") as f:
                     f.write(json.dumps(record) + "\n")
-                runs.append(record)
-            records += runs
-            kept = slo_ok(merged(runs)) if runs else False
+                runs[label].append(record)
+        for _, label, _ in at_rate:
+            records += runs[label]
+            kept = slo_ok(merged(runs[label])) if runs[label] else False
             if not kept or failed[label]:
                 failed[label] += 1
     steady_report(cfg, machine, records)
