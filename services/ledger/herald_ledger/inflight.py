@@ -20,6 +20,7 @@ import struct
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
 
 from herald_ledger.job_status import JobStatus
 
@@ -27,6 +28,8 @@ _ENTRY = struct.Struct("!16si")
 _COUNT = struct.Struct("!I")
 # Row statuses a delivery can be under way in.
 _UNDER_WAY = frozenset({JobStatus.PENDING, JobStatus.QUEUED})
+# How long after its commit a job's first start is answered without a read (Committing).
+FRESH_S = 5.0
 
 
 class InFlight:
@@ -94,37 +97,80 @@ class InFlight:
         self.ended(uuid.UUID(bytes=data[offset : offset + 16]) for offset in range(ends_at, len(data), 16))
 
 
+class Job(Protocol):
+    """What Committing reads of a job being written (store.job_creation.NewJob)."""
+
+    id: uuid.UUID
+    ordering_key: str | None
+
+
 class Committing:
     """Jobs whose transaction this ledger has not finished, though their work messages are
     out (published before the commit). A sender that starts one before the commit would
     be told to wait and come back (a NAK and a redelivery); when the start reaches the
     ledger that is writing it, the start waits for that commit instead, a few
-    milliseconds. Another replica's start still answers `wait`."""
+    milliseconds. Another replica's start still answers `wait`.
 
-    def __init__(self) -> None:
+    Once the commit landed, the first start of such a job is answered from here, without
+    reading its row: the row is the one this ledger just wrote (QUEUED, no attempt, due
+    now), and no one else can have changed it in the moment since: its id reaches the
+    tenant in the same instant, with the 202. So the start costs no statement, and the
+    delivery waits for nothing but the commit its 202 waits for too. Only a job without an
+    ordering key (that one must look for earlier jobs of its key), only its first start
+    (a second one, a redelivery, reads the row), and only for `FRESH_S` after the commit."""
+
+    def __init__(self, fresh_s: float = FRESH_S) -> None:
         self._by_job: dict[uuid.UUID, asyncio.Future[None]] = {}
+        self.fresh_s = fresh_s
+        # Committed, not started yet: job id -> until when; insertion order is expiry order.
+        self._fresh: dict[uuid.UUID, float] = {}
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[Callable[[Iterable[uuid.UUID]], None]]:
-        """Around a writing transaction: yields `add(job ids)`; when the block ends
-        (committed or not), whoever waits on those jobs goes on."""
+    def writing(self) -> Iterator[Callable[[Iterable[Job]], None]]:
+        """Around a writing transaction: yields `add(jobs)`; when the block ends (committed
+        or not), whoever waits on those jobs goes on. A block that ends without an error
+        committed them: their first starts need no read (see above)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        added: list[uuid.UUID] = []
+        added: list[Job] = []
 
-        def add(job_ids: Iterable[uuid.UUID]) -> None:
-            for job_id in job_ids:
-                self._by_job[job_id] = done
-                added.append(job_id)
+        def add(jobs: Iterable[Job]) -> None:
+            for job in jobs:
+                self._by_job[job.id] = done
+                added.append(job)
 
         try:
             yield add
+            now = time.monotonic()
+            self._expire(now)
+            until = now + self.fresh_s
+            for job in added:
+                if job.ordering_key is None:
+                    self._fresh[job.id] = until
         finally:
-            for job_id in added:
-                if self._by_job.get(job_id) is done:
-                    del self._by_job[job_id]
+            for job in added:
+                if self._by_job.get(job.id) is done:
+                    del self._by_job[job.id]
             done.set_result(None)
 
     async def wait_for(self, job_ids: Iterable[uuid.UUID], timeout_s: float) -> None:
         waiting = {self._by_job[i] for i in job_ids if i in self._by_job}
         if waiting:
             await asyncio.wait(waiting, timeout=timeout_s)
+
+    def first_starts(self, job_ids: Iterable[uuid.UUID]) -> set[uuid.UUID]:
+        """Which of `job_ids` are starting for the first time since this ledger committed them
+        (each is answered so once)."""
+        now = time.monotonic()
+        first = set()
+        for job_id in job_ids:
+            until = self._fresh.pop(job_id, None)
+            if until is not None and until > now:
+                first.add(job_id)
+        return first
+
+    def _expire(self, now: float) -> None:
+        while self._fresh:
+            oldest = next(iter(self._fresh))
+            if self._fresh[oldest] > now:
+                return
+            del self._fresh[oldest]

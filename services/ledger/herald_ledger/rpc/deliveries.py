@@ -1,9 +1,9 @@
 """Deliveries: the senders' one call per batch (AdvanceDeliveries for webhook attempts,
 AdvanceWalks for email walks: what finished is recorded, and what begins is started, in one
 transaction; for webhook attempts in one statement, a single round trip), explicit retries and
-dead letters. A start waits a moment for a job this ledger is still committing, and what begins
-and ends is announced to every replica's readers (herald_ledger.inflight): a start writes
-nothing to the row."""
+dead letters. A start waits a moment for a job this ledger is still committing (and the first
+start of a job it just committed reads nothing: inflight.Committing), and what begins and ends is
+announced to every replica's readers (herald_ledger.inflight): a start writes nothing to the row."""
 
 from __future__ import annotations
 
@@ -128,6 +128,15 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
     return walks
 
 
+def merged_starts(
+    ids: Sequence[Any], first: set[Any], read: Sequence[delivery_store.DeliveryStart]
+) -> list[delivery_store.DeliveryStart]:
+    """The starts of `ids` in their order: a first start of a job this ledger just committed
+    proceeds with no attempt made yet (inflight.Committing), the others as their rows said."""
+    rest = iter(read)
+    return [delivery_store.DeliveryStart(i, True, JobStatus.DELIVERING, 0) if i in first else next(rest) for i in ids]
+
+
 Advance = Callable[[AsyncEngine, Sequence[Any], Sequence[Any]], Awaitable[tuple[int, Sequence[Any]]]]
 
 
@@ -159,7 +168,10 @@ def advance_rpc(
         outcomes = await check(context, getattr(request, field))
         ids = await require_ids(context, list(request.start_job_ids), "start_job_ids")
         await self.committing.wait_for(ids, COMMIT_WAIT_S)
-        recorded, starts = await advance(self.engine, outcomes, ids)
+        first = self.committing.first_starts(ids)
+        rest = [i for i in ids if i not in first]
+        recorded, read = await advance(self.engine, outcomes, rest) if outcomes or rest else (0, [])
+        starts = merged_starts(ids, first, read)
         if delivery_store.dead_letters_in(outcomes):
             self.announcer.kick()  # herald.delivery.exhausted, written with the dead letter
         await self._announce(starts, outcomes)

@@ -162,7 +162,7 @@ class EventRpcs(Rpcs):
                         # Sent before the commit, acknowledged after it, as CreateJobs does
                         # (herald_ledger.outbox).
                         if publishing:
-                            committing(job.id for job in sent)
+                            committing(sent)
                             await publication.send([work_job(job) for job in sent])
         if rejection is not None:
             if rejection[0] == ledger_pb2.REJECTION_QUOTA_EXCEEDED:

@@ -144,7 +144,7 @@ class JobRpcs(Rpcs):
                 # Sent while the rows are written, acknowledged after the commit (see
                 # herald_ledger.outbox): the ones the bus refuses go back to PENDING then.
                 sent = [j for j in admitted if not j.suppressed] if publishing else []
-                committing(j.id for j in sent)
+                committing(sent)
                 traces = {str(j.id): j.trace for j in sent if j.trace}
                 await asyncio.gather(write(), publication.send([work_job(j) for j in sent], traces))
         written_at = timestamp(datetime.now(UTC))
