@@ -214,6 +214,9 @@ def test_the_readme_runs_as_written(scratch: tuple[Path, dict[str, str]]) -> Non
             assert time.monotonic() < deadline, f"still listening after the last block: {still}"
             time.sleep(0.2)
     finally:
+        # A failed block leaves the stack up: stopped through its supervisor first, which stops
+        # its services (each in a session of its own); killing the shell's group would orphan them.
+        _stop_stack(checkout / ".herald")
         code = terminal.close()
     assert code == 0, terminal.output
     # Every delivery was shown: the webhook's and the fan-out's, each read back delivered.
