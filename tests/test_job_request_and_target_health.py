@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -82,7 +83,11 @@ def test_a_target_reads_back_its_open_breaker(
     fresh = read(gateway, tenant, target_path)
     assert fresh["breaker"] == "closed" and fresh["last_success_at"] is None
     receiver.behaviour.status = 503
-    job_ids = [publish(gateway, tenant, "outage.v1", payload={"n": n})["deliveries"][0]["job_id"] for n in range(10)]
+    # All at once: published one by one on a busy machine, the ten took longer than the breaker's
+    # cool-down, its probe failed too, and the target was disabled (3 s of failing) before the last.
+    with ThreadPoolExecutor(10) as pool:
+        events = list(pool.map(lambda n: publish(gateway, tenant, "outage.v1", payload={"n": n}), range(10)))
+    job_ids = [event["deliveries"][0]["job_id"] for event in events]
     assert wait_for_reason(gateway, tenant, job_ids, CIRCUIT_OPEN), "no delivery is held by the breaker"
     target = read(gateway, tenant, target_path)
     assert target["breaker"] == "open" and target["failing_since"] and target["last_success_at"] is None, target
