@@ -97,7 +97,7 @@ class InFlight:
         self.ended(uuid.UUID(bytes=data[offset : offset + 16]) for offset in range(ends_at, len(data), 16))
 
 
-class Job(Protocol):
+class Written(Protocol):
     """What Committing reads of a job being written (store.job_creation.NewJob)."""
 
     id: uuid.UUID
@@ -126,14 +126,14 @@ class Committing:
         self._fresh: dict[uuid.UUID, float] = {}
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[Callable[[Iterable[Job]], None]]:
+    def writing(self) -> Iterator[Callable[[Iterable[Written]], None]]:
         """Around a writing transaction: yields `add(jobs)`; when the block ends (committed
         or not), whoever waits on those jobs goes on. A block that ends without an error
         committed them: their first starts need no read (see above)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        added: list[Job] = []
+        added: list[Written] = []
 
-        def add(jobs: Iterable[Job]) -> None:
+        def add(jobs: Iterable[Written]) -> None:
             for job in jobs:
                 self._by_job[job.id] = done
                 added.append(job)

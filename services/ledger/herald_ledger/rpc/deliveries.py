@@ -1,6 +1,7 @@
-"""Deliveries: the senders' one call per batch (AdvanceDeliveries for webhook attempts,
-AdvanceWalks for email walks: what finished is recorded, and what begins is started, in one
-transaction; for webhook attempts in one statement, a single round trip), explicit retries and
+"""Deliveries: the senders' calls (AdvanceDeliveries for webhook attempts, AdvanceWalks for
+email walks: what finished is recorded, and what begins is started, in one transaction; for
+webhook attempts in one statement, a single round trip; the senders send starts and records in
+calls of their own, herald.sender.loop), explicit retries and
 dead letters. A start waits a moment for a job this ledger is still committing (and the first
 start of a job it just committed reads nothing: inflight.Committing), and what begins and ends is
 announced to every replica's readers (herald_ledger.inflight): a start writes nothing to the row."""
