@@ -1,7 +1,8 @@
 """What one HTTP client may hold of a service (herald.http_limits), on a real uvicorn with
 httptools serving a small app that reads the whole body: oversized heads and bodies are
 refused with problem+json, slow clients are cut off, and ordinary traffic (keep-alive,
-bodies up to the limit) is untouched. The head of an answer waits for its body only within
+bodies up to the limit) is untouched. An idle keep-alive connection is closed after its time,
+which on the services outlasts a load balancer's idle timeout. The head of an answer waits for its body only within
 one loop turn (so a small answer leaves in one write): a streamed answer's head is not held."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from herald.cli.embedded import free_port
 from herald.http_limits import HttpLimits
 
 MAX_BODY = 1024 * 1024
-LIMITS = HttpLimits(max_body_bytes=MAX_BODY, head_timeout_s=0.5, body_timeout_s=0.8)
+LIMITS = HttpLimits(max_body_bytes=MAX_BODY, head_timeout_s=0.5, body_timeout_s=0.8, keep_alive_s=2.0)
 # GET /streamed: the head at once, the body when the test sets this (after it has read the head).
 BODY_MAY_FOLLOW = threading.Event()
 
@@ -98,6 +99,37 @@ def test_ordinary_requests_pass_on_one_keep_alive_connection(server: str) -> Non
     with httpx.Client(base_url=server) as client:
         sizes = [0, 1, 70_000, MAX_BODY, 3]
         assert [client.post("/", content=b"x" * n).text for n in sizes] == [str(n) for n in sizes]
+
+
+def _ask_again(sock: socket.socket) -> bytes:
+    """One more GET on an open connection: the answer's head, or b"" if the server closed it."""
+    try:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        return sock.recv(65536)
+    except ConnectionResetError:
+        return b""
+
+
+def test_an_idle_keep_alive_connection_lives_its_time_then_is_closed(server: str) -> None:
+    port = int(server.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        assert _ask_again(sock).startswith(b"HTTP/1.1 200")
+        time.sleep(LIMITS.keep_alive_s / 2)
+        assert _ask_again(sock).startswith(b"HTTP/1.1 200"), "closed before its keep-alive time"
+        time.sleep(LIMITS.keep_alive_s * 1.5)
+        assert sock.recv(65536) == b"", "still open after its keep-alive time"
+
+
+def test_the_gateway_keeps_an_idle_connection_past_five_seconds(gateway: str) -> None:
+    """uvicorn's own 5 s closed connections a client was about to reuse (resets at 600/s); a
+    load balancer in front keeps its idle connections 60 s, and must close them first."""
+    host, port = gateway.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        time.sleep(6)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200"), "the idle connection was closed"
 
 
 def test_a_chunked_body_up_to_the_limit_is_read(server: str) -> None:

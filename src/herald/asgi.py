@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Generator
 from typing import Any
 
@@ -39,19 +40,21 @@ async def serve_asgi(
     its request (see http_limits). `metrics_service`: record HTTP request metrics under that name (for apps
     that do not record their own). `health`: /healthz and /readyz, answered before spans and metrics (a
     probe is not traffic)."""
+    limits = limits or HttpLimits()
     served = ServerSpans(app, metrics_service)
     server = _EmbeddedServer(
         uvicorn.Config(
             health.wrap(served) if health is not None else served,
             host=host,
             port=port,
-            http=GuardedHttpToolsProtocol.with_limits(limits or HttpLimits()),
+            http=GuardedHttpToolsProtocol.with_limits(limits),
             log_config=None,
             access_log=False,
             # Herald does not use client addresses; parsing X-Forwarded-* costs every request.
             proxy_headers=False,
             timeout_graceful_shutdown=10,
             limit_concurrency=10_000,
+            timeout_keep_alive=math.ceil(limits.keep_alive_s),
         )
     )
     serving = asyncio.create_task(server.serve())

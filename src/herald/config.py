@@ -119,6 +119,11 @@ class Settings(BaseSettings):
     # (a deadline, not an idle timeout) for its body; then it is answered 408 and cut off.
     http_head_timeout_s: float = Field(default=10.0, gt=0)
     http_body_timeout_s: float = Field(default=30.0, gt=0)
+    # An idle keep-alive connection is closed after this long. Longer than the idle timeout of
+    # whatever reuses connections to Herald (a load balancer: 60 s on AWS's ALB; nginx keeps
+    # upstream connections 60 s): a server that closes first races the client's next request
+    # on the same connection, which then fails with a reset (uvicorn's own 5 s did, at 600/s).
+    http_keep_alive_s: float = Field(default=75.0, gt=0)
     metrics_port: int = 9464
 
     # The gateway's public gRPC server closes each connection after this long (clients

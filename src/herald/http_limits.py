@@ -50,6 +50,8 @@ class HttpLimits:
     # From the end of the headers to the end of the body: a deadline, not an idle timeout, so
     # trickling a byte at a time does not extend it.
     body_timeout_s: float = 30.0
+    # An idle keep-alive connection's life (HERALD_HTTP_KEEP_ALIVE_S, see herald.config).
+    keep_alive_s: float = 75.0
 
 
 class _Refused(Exception):

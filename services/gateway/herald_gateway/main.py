@@ -67,6 +67,7 @@ async def build(runtime: ServiceRuntime) -> None:
         max_body_bytes=MAX_REQUEST_BYTES,
         head_timeout_s=settings.http_head_timeout_s,
         body_timeout_s=settings.http_body_timeout_s,
+        keep_alive_s=settings.http_keep_alive_s,
     )
     health = Health(
         [

@@ -58,7 +58,11 @@ async def build(runtime: ServiceRuntime) -> None:
     )
     app = create_app(receivers)
     # The body is bounded by the receivers themselves (413 past inbound_max_body_bytes, chunked or not).
-    limits = HttpLimits(head_timeout_s=settings.http_head_timeout_s, body_timeout_s=settings.http_body_timeout_s)
+    limits = HttpLimits(
+        head_timeout_s=settings.http_head_timeout_s,
+        body_timeout_s=settings.http_body_timeout_s,
+        keep_alive_s=settings.http_keep_alive_s,
+    )
     health = Health([grpc_dependency("ledger", channel), jetstream_dependency("bus", lambda: js)], runtime.stopping)
     runtime.add_loop(
         lambda: serve_asgi(
