@@ -28,7 +28,7 @@ from tests.standins.otlp import Collector as OtlpCollector
 from tests.standins.postmark import PostmarkStandIn
 from tests.standins.resend import ResendStandIn
 from tests.standins.sendgrid import SendGridStandIn
-from tests.support import stack_logs
+from tests.support import stack_logs, stack_state
 from tests.support.api import TenantKey, create_tenant, remember_secret
 from tests.support.infra import isolated_infra, separate_database
 from tests.support.receiver import Receiver
@@ -101,6 +101,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if made.when == "call" and made.failed:
         stacks = [value for value in getattr(item, "funcargs", {}).values() if isinstance(value, Stack)]
         made.sections.extend(stack_logs.sections_for(stacks, call.start))
+        made.sections.extend(stack_state.sections_for(stacks))
 
 
 def _sections() -> list[tuple[str, list[str]]]:

@@ -50,7 +50,10 @@ class RouterServicer(router_pb2_grpc.RouterServiceServicer):
             drafts.append(draft)
         # The gateway already coalesces concurrent requests into this call, and the ledger
         # group-commits concurrent calls: one hop, no batcher of our own in between.
-        created = await self.ledger.jobs.CreateJobs(ledger_jobs_pb2.CreateJobsRequest(drafts=drafts))
+        # Within the gateway's deadline: a call it gave up on is not worth finishing here.
+        created = await self.ledger.jobs.CreateJobs(
+            ledger_jobs_pb2.CreateJobsRequest(drafts=drafts), timeout=context.time_remaining()
+        )
         outcomes = list(created.outcomes)
         for submission, outcome in zip(request.submissions, outcomes, strict=True):
             channel = label(common_pb2.Channel.Name(submission.channel))

@@ -19,6 +19,12 @@ def max_connection_age(age_s: float, grace_s: float) -> list[tuple[str, int]]:
     ]
 
 
+# The deadline of a call on a job's path between the services (the gateway's SubmitJobs, which the
+# router passes on to CreateJobs; a sender's ledger calls): one that never answered would hold the
+# one call in flight, and every request or job waiting behind it, for good. A caller that gives up
+# answers 503 (the gateway) or hands its messages back to the bus (a sender).
+CALL_DEADLINE_S = 30.0
+
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),

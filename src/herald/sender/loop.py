@@ -45,6 +45,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.erased import ErasedTenants
 from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
@@ -66,17 +67,7 @@ from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_slots
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
-__all__ = [
-    "HAND_BACK_S",
-    "CallLane",
-    "Conclusion",
-    "Counters",
-    "HandBack",
-    "Identity",
-    "Job",
-    "Sender",
-    "WorkMessage",
-]
+__all__ = ["HAND_BACK_S", "CallLane", "Conclusion", "Counters", "HandBack", "Identity", "Job", "Sender", "WorkMessage"]
 
 log = logging.getLogger("herald.sender")
 _tracer = trace.get_tracer("herald.sender")
@@ -240,10 +231,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         task.add_done_callback(self._tasks.discard)
 
     async def _start_many(self, job_ids: list[str]) -> list[ledger_jobs_pb2.DeliveryStart]:
-        return await self.advance([], job_ids)
+        return await asyncio.wait_for(self.advance([], job_ids), CALL_DEADLINE_S)
 
     async def _record_many(self, records: list[Record]) -> list[None]:
-        await self.advance(records, [])
+        await asyncio.wait_for(self.advance(records, []), CALL_DEADLINE_S)
         return [None] * len(records)
 
     async def _handle(self, message: Msg) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from herald.batching import Batcher
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.v1 import email_sender_pb2_grpc, ledger_jobs_pb2, router_pb2, router_pb2_grpc, webhook_sender_pb2_grpc
 from herald_gateway.audit import Auditor
 from herald_gateway.operations.crud import Crud, ItemT, Resource
@@ -51,7 +52,9 @@ class OperationsBase:
         self.auditor = Auditor(ledger)
 
     async def _submit_many(self, submissions: list[router_pb2.Submission]) -> list[ledger_jobs_pb2.DraftOutcome]:
-        response = await self.router.SubmitJobs(router_pb2.SubmitJobsRequest(submissions=submissions))
+        response = await self.router.SubmitJobs(
+            router_pb2.SubmitJobsRequest(submissions=submissions), timeout=CALL_DEADLINE_S
+        )
         return list(response.outcomes)
 
     def crud(self, resource: Resource[ItemT]) -> Crud[ItemT]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.v1 import common_pb2, ledger_jobs_pb2, router_pb2, router_pb2_grpc
 from herald_gateway.errors import GatewayError, IdempotencyMismatch, Invalid, Unavailable, from_rpc, refused
 from herald_gateway.target_check import TargetCheck
@@ -122,7 +123,7 @@ class BatchSubmitter:
             if failure is None:
                 try:
                     response = await self.router.SubmitJobs(
-                        router_pb2.SubmitJobsRequest(submissions=[s for _, s in chunk])
+                        router_pb2.SubmitJobsRequest(submissions=[s for _, s in chunk]), timeout=CALL_DEADLINE_S
                     )
                 except grpc.aio.AioRpcError as error:
                     failure = _refusal(error)
