@@ -1,13 +1,16 @@
 """CPU per unary gRPC call, each side in its own process: what the tracing machinery costs when
-nothing exports spans (docs/performance.md, "Per-job costs").
+nothing exports spans (docs/performance.md, "Per-job costs"); and what the same round trip costs
+as a message and its answer on a bidirectional stream kept open, the cheapest a hop's call
+could become in grpc.aio (docs/performance.md, "What stands in the way").
 
 Usage: python bench/grpc_call_cost.py [CALLS] [ROUNDS]
 
 Server side: a server with Herald's `TelemetryInterceptor`, once as it runs without an exporter
 (no span) and once on its span path under the unsampled provider (a non-recording span and the
 caller's context extracted per call, as every call did before). Client side: a channel with and
-without the `TracePropagation` interceptor. Each figure is the measured process's CPU (user +
-system, all its threads) over CALLS sequential calls, divided by CALLS.
+without the `TracePropagation` interceptor. Stream: both sides without either. Each figure is
+the measured process's CPU (user + system, all its threads) over CALLS sequential calls,
+divided by CALLS.
 """
 
 from __future__ import annotations
@@ -33,16 +36,40 @@ async def _echo(request: bytes, context: object) -> bytes:
     return request
 
 
+async def _echo_stream(requests: Any, context: object) -> Any:
+    async for request in requests:
+        yield request
+
+
 async def _serve(port: int, spans: bool) -> None:
     tracing.configure_tracing("bench")
     tracing._exporting = spans  # the span path, under the unsampled provider configure_tracing chose
     server = grpc.aio.server(interceptors=[TelemetryInterceptor("bench")])
-    handler: Any = grpc.unary_unary_rpc_method_handler(_echo)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("b.S", {"M": handler}),))
+    handlers: Any = {
+        "M": grpc.unary_unary_rpc_method_handler(_echo),
+        "B": grpc.stream_stream_rpc_method_handler(_echo_stream),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("b.S", handlers),))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     print("up", flush=True)
     await server.wait_for_termination()
+
+
+async def _streamed(port: int, n: int) -> float:
+    """CPU seconds of this process over `n` round trips on one open stream."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stream: Any = channel.stream_stream("/b.S/B")()
+        for _ in range(200):
+            await stream.write(BODY)
+            await stream.read()
+        started = time.process_time()
+        for _ in range(n):
+            await stream.write(BODY)
+            await stream.read()
+        used = time.process_time() - started
+        await stream.done_writing()
+        return used
 
 
 async def _calls(port: int, n: int, intercepted: bool) -> float:
@@ -97,6 +124,9 @@ def main() -> None:
             for intercepted in (True, False):
                 cpu = uvloop.run(_calls(port, n, intercepted))
                 line.append(f"client {'interceptor' if intercepted else 'none'} {cpu / n * 1e6:.0f} us")
+            before = _cpu_s(proc.pid)
+            cpu = uvloop.run(_streamed(port, n))
+            line.append(f"stream server {(_cpu_s(proc.pid) - before) / n * 1e6:.0f} us, client {cpu / n * 1e6:.0f} us")
         finally:
             proc.kill()
             proc.wait()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from herald.config import Settings
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.names import PROVIDER_VALUES, TLS_VALUES
 from herald.secrets import KeyRing, SecretUnavailable, associated_data
 from herald.v1 import common_pb2, ledger_providers_pb2
@@ -89,7 +90,7 @@ class TenantProviders:
         self._loading[tenant_id] = future
         try:
             found = await self.ledger.providers.GetProviderSecrets(
-                ledger_providers_pb2.GetProviderSecretsRequest(tenant_id=tenant_id)
+                ledger_providers_pb2.GetProviderSecretsRequest(tenant_id=tenant_id), timeout=CALL_DEADLINE_S
             )
             providers = ProviderSet(
                 tenant_id=tenant_id,

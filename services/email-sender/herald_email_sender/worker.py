@@ -31,6 +31,7 @@ from herald import dead_letters
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.loop import Conclusion, Counters, HandBack, Job, Sender
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS
 from herald.telemetry.metrics import label as metric_label
@@ -113,7 +114,7 @@ class EmailWorker(Sender[Delivery, ProviderSet, WalkResult, ledger_jobs_pb2.Walk
         self, records: list[ledger_jobs_pb2.WalkRecord], start_job_ids: list[str]
     ) -> list[ledger_jobs_pb2.DeliveryStart]:
         answer = await self.ledger.jobs.AdvanceWalks(
-            ledger_jobs_pb2.AdvanceWalksRequest(walks=records, start_job_ids=start_job_ids)
+            ledger_jobs_pb2.AdvanceWalksRequest(walks=records, start_job_ids=start_job_ids), timeout=CALL_DEADLINE_S
         )
         return list(answer.starts)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from herald.crypto import sign_payload, sign_standard_webhook, sign_standard_webhook_ed25519
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.secrets import KeyRing, associated_data
 from herald.v1 import ledger_providers_pb2
 
@@ -73,7 +74,8 @@ class Signer:
         if cached is not MISSING:
             return cached
         found = await self.ledger.providers.GetSigningSecrets(
-            ledger_providers_pb2.GetSigningSecretsRequest(tenant_id=tenant_id, target_id=target_id)
+            ledger_providers_pb2.GetSigningSecretsRequest(tenant_id=tenant_id, target_id=target_id),
+            timeout=CALL_DEADLINE_S,
         )
         sealed = _sealed_keys(tenant_id, found)
         self._cache.put((tenant_id, target_id), sealed)

@@ -24,6 +24,7 @@ from prometheus_client import Counter
 from herald import dead_letters
 from herald.batching import Batcher
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.v1 import common_pb2, ledger_subscriptions_pb2
 
 log = logging.getLogger("herald.webhook_sender.target_health")
@@ -50,7 +51,8 @@ class TargetHealth:
 
     async def _note(self, outcomes: list[ledger_subscriptions_pb2.TargetOutcome]) -> list[None]:
         noted = await self.ledger.subscriptions.NoteTargetOutcomes(
-            ledger_subscriptions_pb2.NoteTargetOutcomesRequest(outcomes=outcomes, disable_after_s=self.disable_after_s)
+            ledger_subscriptions_pb2.NoteTargetOutcomesRequest(outcomes=outcomes, disable_after_s=self.disable_after_s),
+            timeout=CALL_DEADLINE_S,
         )
         for target in noted.disabled:
             self._announce(target)

@@ -19,6 +19,7 @@ import grpc
 
 from herald.expiring import MISSING, ExpiringCache
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.v1 import ledger_subscriptions_pb2
 from herald.webhooks.retry_policy import RetryPolicy
 
@@ -51,7 +52,7 @@ class TenantConfig:
             return cached
         try:
             found = await self.ledger.subscriptions.GetWebhookSettings(
-                ledger_subscriptions_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id)
+                ledger_subscriptions_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id), timeout=CALL_DEADLINE_S
             )
             settings = found.settings
             policy = self.default_policy.overridden(
@@ -73,7 +74,8 @@ class TenantConfig:
         try:
             found = (
                 await self.ledger.subscriptions.GetWebhookTarget(
-                    ledger_subscriptions_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id)
+                    ledger_subscriptions_pb2.GetWebhookTargetRequest(tenant_id=tenant_id, target_id=target_id),
+                    timeout=CALL_DEADLINE_S,
                 )
             ).target
             limits = TargetLimits(

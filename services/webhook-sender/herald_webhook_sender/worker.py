@@ -30,6 +30,7 @@ from herald.bus.fair import FairFetcher
 from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
 from herald.sender.slots import window_size
 from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
@@ -125,7 +126,8 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         self, records: list[ledger_jobs_pb2.AttemptResult], start_job_ids: list[str]
     ) -> list[ledger_jobs_pb2.DeliveryStart]:
         answer = await self.ledger.jobs.AdvanceDeliveries(
-            ledger_jobs_pb2.AdvanceDeliveriesRequest(results=records, start_job_ids=start_job_ids)
+            ledger_jobs_pb2.AdvanceDeliveriesRequest(results=records, start_job_ids=start_job_ids),
+            timeout=CALL_DEADLINE_S,
         )
         return list(answer.starts)
 
@@ -167,7 +169,8 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         await self.ledger.jobs.NoteWaiting(
             ledger_jobs_pb2.NoteWaitingRequest(
                 notes=[ledger_jobs_pb2.WaitingNote(job_id=job_id, reason=reason) for job_id, reason in notes]
-            )
+            ),
+            timeout=CALL_DEADLINE_S,
         )
 
     async def prepare(self, job: Job[Delivery]) -> Prepared:

@@ -45,7 +45,6 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
-from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.erased import ErasedTenants
 from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
@@ -167,7 +166,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
 
     @abstractmethod
     async def advance(self, records: list[Record], start_job_ids: list[str]) -> list[ledger_jobs_pb2.DeliveryStart]:
-        """One ledger call: record `records`, then start `start_job_ids` (their starts, in order)."""
+        """One ledger call: record `records`, then start `start_job_ids` (their starts, in order),
+        with the deadline `CALL_DEADLINE_S`: one that never answered would hold its messages,
+        kept in progress, and every job behind the call in flight, for good; a call that
+        fails hands its messages back to the bus."""
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -231,10 +233,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         task.add_done_callback(self._tasks.discard)
 
     async def _start_many(self, job_ids: list[str]) -> list[ledger_jobs_pb2.DeliveryStart]:
-        return await asyncio.wait_for(self.advance([], job_ids), CALL_DEADLINE_S)
+        return await self.advance([], job_ids)
 
     async def _record_many(self, records: list[Record]) -> list[None]:
-        await asyncio.wait_for(self.advance(records, []), CALL_DEADLINE_S)
+        await self.advance(records, [])
         return [None] * len(records)
 
     async def _handle(self, message: Msg) -> None:
