@@ -1,6 +1,7 @@
 """The loss checker: every accepted id of a run accounted for at the end, across the faults the
 ledger must outlast (the work stream purged, deleted and recreated, expired by `max_age`; the
-nats-server SIGKILLed; PostgreSQL stopped fast and immediately; the webhook-sender SIGKILLed).
+nats-server SIGKILLed; PostgreSQL stopped fast and immediately; the webhook-sender SIGKILLed);
+and what the ledger answers while its database is down.
 
 Each fault gets its own tenant and receiver, so its counts stand alone: delivered (once, or with
 its duplicates counted), failed with a reason, still scheduled with a due time, or lost; lost
@@ -13,14 +14,19 @@ import secrets
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import grpc
 import httpx
 import pytest
 
 from herald.cli.stack import Stack
+from herald.grpcio.ledger import Ledger
+from herald.v1 import ledger_jobs_pb2
 from tests.conftest import TEST_ENV, report, start_stack
 from tests.resilience.infra import PrivateInfra
 from tests.support.accounting import account, wait_settled
@@ -165,3 +171,20 @@ def test_every_accepted_job_is_accounted_for(checked: Checked, fault: str) -> No
         assert not accounts.lost, f"{fault}: lost {accounts.lost[:5]}; {accounts.line()}"
     finally:
         receiver.close()
+
+
+def test_the_ledger_answers_unavailable_while_its_database_is_down(checked: Checked) -> None:
+    """UNAVAILABLE, the status every caller retries (a sender hands its messages back, the
+    gateway answers 503), with its reason; not UNKNOWN with a traceback per call."""
+    checked.infra.postgres.stop()
+    try:
+        with grpc.insecure_channel(checked.stack.services["ledger"].grpc_addr) as channel:
+            with pytest.raises(grpc.RpcError) as raised:
+                Ledger.over(channel).jobs.GetJob(
+                    ledger_jobs_pb2.GetJobRequest(tenant_id=str(uuid.uuid4()), job_id=str(uuid.uuid4())), timeout=60
+                )
+        error: Any = raised.value
+        assert error.code() == grpc.StatusCode.UNAVAILABLE, (error.code(), error.details())
+        assert "database is unavailable" in error.details()
+    finally:
+        assert checked.infra.postgres.start() == checked.infra.database_url

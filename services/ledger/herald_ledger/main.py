@@ -20,6 +20,7 @@ from herald.config import Settings
 from herald.service import ServiceRuntime, run_service
 from herald_ledger import statistics
 from herald_ledger.db.engine import create_engine
+from herald_ledger.db.outage import database_unreachable
 from herald_ledger.db.refusals import unstorable_value
 from herald_ledger.inflight import InFlight
 from herald_ledger.maintenance import PRUNED_BY_AGE, prune_by_age, run_maintenance
@@ -85,6 +86,7 @@ async def build(runtime: ServiceRuntime) -> None:
     served = add_servicers(runtime.grpc.server, shared)
     runtime.grpc.register(served)
     runtime.grpc.refuse_as_invalid(unstorable_value)
+    runtime.grpc.answer_unavailable(database_unreachable)
     acknowledged = AcknowledgedPurge(topology(settings).work_stream)
     runtime.add_loop(lambda: join_bus(settings, notifier, publisher, inflight, acknowledged, runtime.stopping))
     runtime.add_loop(lambda: run_maintenance([acknowledged.purge], settings.work_purge_interval_s, runtime.stopping))

@@ -64,6 +64,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, service: str) -> None:
         self.service = service
         self.caller_mistake: CallerMistake | None = None
+        self.outage: CallerMistake | None = None
         # Per method, its observed handler when no span is made (see `intercept_service`).
         self._unspanned: dict[str, Any] = {}
 
@@ -96,6 +97,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         inner = handler.unary_unary
         service = self.service
         mistake = self.caller_mistake
+        outage = self.outage
 
         async def observed(request: Any, context: Any) -> Any:
             started = time.perf_counter()
@@ -116,6 +118,10 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     if reason is not None:
                         code = "INVALID_ARGUMENT"
                         await abort_invalid(context, [("request", reason)])
+                    away = outage(error) if outage is not None and isinstance(error, Exception) else None
+                    if away is not None:
+                        code = "UNAVAILABLE"
+                        await context.abort(grpc.StatusCode.UNAVAILABLE, away)
                     status = context.code()
                     code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
                     raise
@@ -218,6 +224,11 @@ class GrpcServer:
         INVALID_ARGUMENT with its reason, without a logged traceback: the request can never
         succeed, so neither UNKNOWN nor a retry is right."""
         self._telemetry.caller_mistake = mistake
+
+    def answer_unavailable(self, outage: CallerMistake) -> None:
+        """Exceptions `outage` explains (a dependency that is away) are answered UNAVAILABLE with
+        its reason, without a logged traceback: the request may succeed when retried."""
+        self._telemetry.outage = outage
 
     def register(self, full_names: Iterable[str]) -> None:
         self._service_names.extend(full_names)
