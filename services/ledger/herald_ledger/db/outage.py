@@ -5,6 +5,7 @@ than UNKNOWN with a traceback logged for each call while PostgreSQL restarts."""
 
 from __future__ import annotations
 
+from asyncpg.exceptions import InterfaceError
 from sqlalchemy.exc import DBAPIError
 
 REASON = "the ledger's database is unavailable; retry shortly"
@@ -25,6 +26,9 @@ def database_unreachable(error: Exception) -> str | None:
             continue
         seen.add(id(current))
         if isinstance(current, ConnectionError):
+            return REASON
+        # A pooled connection the server dropped (SQLAlchemy's asyncpg dialect tells it the same way).
+        if isinstance(current, InterfaceError) and "connection is closed" in str(current):
             return REASON
         if isinstance(current, DBAPIError):
             if current.connection_invalidated:
