@@ -55,16 +55,16 @@ def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
     return deserialize
 
 
-# Says why an exception a handler raised is the caller's mistake (answered INVALID_ARGUMENT
-# rather than UNKNOWN), or None when it is not.
-CallerMistake = Callable[[Exception], str | None]
+# Says why an exception a handler raised is of one kind (the caller's mistake, answered
+# INVALID_ARGUMENT; a dependency away, answered UNAVAILABLE), or None when it is not.
+Explains = Callable[[Exception], str | None]
 
 
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, service: str) -> None:
         self.service = service
-        self.caller_mistake: CallerMistake | None = None
-        self.outage: CallerMistake | None = None
+        self.caller_mistake: Explains | None = None
+        self.outage: Explains | None = None
         # Per method, its observed handler when no span is made (see `intercept_service`).
         self._unspanned: dict[str, Any] = {}
 
@@ -219,13 +219,13 @@ class GrpcServer:
         self._health_only: grpc.aio.Server | None = None
         self._hidden: tuple[str, MaySee] | None = None
 
-    def refuse_as_invalid(self, mistake: CallerMistake) -> None:
+    def refuse_as_invalid(self, mistake: Explains) -> None:
         """Exceptions `mistake` explains (a value the database cannot hold, say) are answered
         INVALID_ARGUMENT with its reason, without a logged traceback: the request can never
         succeed, so neither UNKNOWN nor a retry is right."""
         self._telemetry.caller_mistake = mistake
 
-    def answer_unavailable(self, outage: CallerMistake) -> None:
+    def answer_unavailable(self, outage: Explains) -> None:
         """Exceptions `outage` explains (a dependency that is away) are answered UNAVAILABLE with
         its reason, without a logged traceback: the request may succeed when retried."""
         self._telemetry.outage = outage
