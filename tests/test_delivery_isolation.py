@@ -20,7 +20,7 @@ from herald.cli.stack import Stack
 from herald.config import Settings
 from herald.sender.waiting import AT_TARGET_BOUND
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
-from tests.support.api import create_tenant, wait_for_reason, wait_for_status
+from tests.support.api import create_tenant, metric, wait_for_reason, wait_for_status
 from tests.support.receiver import Receiver
 from tests.support.silent_receiver import SilentReceiver
 from tests.test_subscriptions import publish, subscribe
@@ -28,6 +28,10 @@ from tests.test_subscriptions import publish, subscribe
 X_JOBS = 150  # more than the sender's call slots (HERALD_WEBHOOK_CONCURRENCY's default)
 Y_JOBS = 20
 TARGET_BOUND = Settings.model_fields["webhook_target_in_flight"].default
+
+
+def sender_gauge(stack: Stack, name: str) -> float:
+    return metric(stack, "webhook-sender", f'herald_sender_{name}{{channel="webhook"}}')
 
 
 @pytest.fixture
@@ -65,6 +69,12 @@ def test_a_silent_receiver_holds_up_no_other_tenant(
     assert silent.closed_by_sender == 0, "a call to the silent receiver ended: the check proves nothing"
     assert silent.open == TARGET_BOUND
     assert len(silent.requests) == TARGET_BOUND
+    # What an operator sees meanwhile: the silent receiver's calls in flight, X's other jobs held
+    # behind its bound, and the sender's window of started jobs not full, so no tenant's next
+    # message waits for a place in it.
+    assert sender_gauge(patient_stack, "calls_in_flight") >= TARGET_BOUND
+    assert sender_gauge(patient_stack, "calls_held") > 0
+    assert TARGET_BOUND <= sender_gauge(patient_stack, "jobs_in_hand") < sender_gauge(patient_stack, "window")
     for job_id in y_jobs:
         assert wait_for_status(gateway, y, job_id, timeout=60)["status"] == "delivered"
     # X's jobs not called yet say why in their record (looked for until one does: the notes are

@@ -5,13 +5,11 @@ the email providers' breakers (herald.breaker)."""
 
 from __future__ import annotations
 
-import re
-
 import httpx
 
 from herald.cli.stack import Stack
 from herald.sender.waiting import CIRCUIT_OPEN
-from tests.support.api import TenantKey, wait_for_reason, wait_for_status
+from tests.support.api import TenantKey, metric, wait_for_reason, wait_for_status
 from tests.support.receiver import Receiver
 
 JOBS = 10
@@ -22,20 +20,13 @@ DELAYS_S = [1] * 10
 OPENED = 'herald_webhook_circuit_transitions_total{channel="webhook",to="open"}'
 
 
-def metric(stack: Stack, series: str) -> float:
-    port = stack.services["webhook-sender"].env["HERALD_METRICS_PORT"]
-    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
-    found = re.search(rf"^{re.escape(series)} (\S+)$", text, re.MULTILINE)
-    return float(found.group(1)) if found else 0.0
-
-
 def test_an_open_breaker_spends_no_attempts_and_a_probe_closes_it(
     stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
     schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": DELAYS_S}, headers=tenant.headers)
     assert schedule.status_code == 200, schedule.text
     receiver.behaviour.status = 503
-    opened_before = metric(stack, OPENED)
+    opened_before = metric(stack, "webhook-sender", OPENED)
     job_ids = [
         httpx.post(
             f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": n}}, headers=tenant.headers
@@ -46,7 +37,7 @@ def test_an_open_breaker_spends_no_attempts_and_a_probe_closes_it(
     # call, while every job's retry (1 s) comes due again and again.
     while len(receiver.requests) < JOBS + PROBES:
         receiver.wait_for("no such job", timeout=0.5)
-    assert metric(stack, OPENED) > opened_before
+    assert metric(stack, "webhook-sender", OPENED) > opened_before
     # A job held back by the open breaker says so in its record.
     assert wait_for_reason(gateway, tenant, job_ids, CIRCUIT_OPEN), "no job's record says the circuit holds it"
 

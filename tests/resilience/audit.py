@@ -361,7 +361,12 @@ class Audit:
                 continue
             subjects = {s: n for s, n in state.subjects.items() if s.rsplit(".", 1)[-1] in self.tenant_ids}
             left = sum(subjects.values())
-            holding = {c: f"{a} awaiting an ack, {p} undelivered" for c, (a, p) in state.consumers.items() if a or p}
+            holding = {
+                c: f"{a} awaiting an ack, {p} undelivered, {state.pulls[c][1]} redelivered,"
+                f" {state.pulls[c][0]} pulls waiting"
+                for c, (a, p) in state.consumers.items()
+                if a or p
+            }
             where = f"subjects {subjects}; consumers {holding}"
         return left, lines, where
 

@@ -18,6 +18,10 @@ class StreamState:
     subjects: dict[str, int] = field(default_factory=dict)
     # Per durable consumer: (unacknowledged, not yet delivered).
     consumers: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # Per durable consumer: its pull requests waiting, and its messages delivered more than once
+    # and not yet acknowledged: a message left unacknowledged with no pull waiting on its lane is
+    # never redelivered, one with a pull waiting is kept in progress by a sender.
+    pulls: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def streams(nats_url: str, prefix: str, subjects_filter: str | None = None) -> list[StreamState]:
@@ -36,6 +40,7 @@ def streams(nats_url: str, prefix: str, subjects_filter: str | None = None) -> l
                 state = StreamState(name, detail.state.messages, dict(detail.state.subjects or {}))
                 for consumer in await js.consumers_info(name):
                     state.consumers[consumer.name] = (consumer.num_ack_pending, consumer.num_pending)
+                    state.pulls[consumer.name] = (consumer.num_waiting or 0, consumer.num_redelivered or 0)
                 found.append(state)
             return found
         finally:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from herald.cli.stack import Stack
 
 TERMINAL = {"delivered", "failed"}
 
@@ -98,3 +101,11 @@ def wait_for_reason(
                 return job
         time.sleep(0.2)
     return None
+
+
+def metric(stack: Stack, service: str, series: str) -> float:
+    """One series of a service's /metrics, as an operator's Prometheus reads it (0 when absent)."""
+    port = stack.services[service].env["HERALD_METRICS_PORT"]
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    found = re.search(rf"^{re.escape(series)} (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0

@@ -151,6 +151,11 @@ class FairFetcher:
         self._in_hand.clear()
         self._copies.clear()
 
+    def holding(self) -> tuple[int, int]:
+        """Messages handed out by `next` and not yet settled, and messages in the lanes' buffers
+        (read by the metrics' thread: lengths only, which are atomic)."""
+        return len(self._in_hand), sum(len(lane.buffer) for lanes in self.lanes.values() for lane in lanes)
+
     def settled(self, message: Msg) -> list[Msg]:
         """The caller is about to ack, NAK or terminate `message`: no longer kept alive (an
         in-progress after a NAK with a delay would bring the message back early). Returns the

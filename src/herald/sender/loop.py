@@ -62,7 +62,7 @@ from herald.sender.states import (
 )
 from herald.sender.waiting import WaitingNotes
 from herald.telemetry import tracing
-from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_slots
+from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_sender
 from herald.telemetry.propagation import extract_context
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
@@ -176,7 +176,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     async def run(self, stopping: asyncio.Event) -> None:
         self._stopped = asyncio.get_running_loop().create_future()
         self.slots.start()
-        watch_slots(self.label, self.slots)
+        watch_sender(self.label, self.slots, self.fetcher, window_size(self.concurrency))
         taking = asyncio.create_task(self._take(stopping))
         stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({taking, stop}, return_when=asyncio.FIRST_COMPLETED)

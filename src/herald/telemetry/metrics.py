@@ -15,6 +15,10 @@ class SlotReadings(Protocol):
     def readings(self) -> tuple[int, int, int]: ...
 
 
+class FetcherReadings(Protocol):
+    def holding(self) -> tuple[int, int]: ...
+
+
 RPC_SECONDS = Histogram(
     "herald_rpc_duration_seconds",
     "Server-side duration of gRPC calls.",
@@ -64,6 +68,20 @@ SLOT_HELD = Gauge(
 SLOT_TARGETS_AT_BOUND = Gauge(
     "herald_sender_targets_at_bound", "Targets with as many calls in flight as their bound allows.", ["channel"]
 )
+SENDER_IN_HAND = Gauge(
+    "herald_sender_jobs_in_hand",
+    "Messages a sender has taken from the bus and not yet settled: started, waiting for a call or being "
+    "recorded. At herald_sender_window it takes no more, and no tenant's next message starts there.",
+    ["channel"],
+)
+SENDER_WINDOW = Gauge(
+    "herald_sender_window", "The most messages a sender holds at once (its window of started jobs).", ["channel"]
+)
+SENDER_BUFFERED = Gauge(
+    "herald_sender_messages_buffered",
+    "Messages a sender fetched ahead of their start, in its fairness lanes' buffers.",
+    ["channel"],
+)
 HELD_BACK = Counter(
     "herald_sender_held_back_total",
     "Jobs handed back to the bus without a call or an attempt: their target's (reason target) or tenant's "
@@ -98,11 +116,14 @@ ATTEMPTS_PER_JOB = Histogram(
 )
 
 
-def watch_slots(channel: str, slots: SlotReadings) -> None:
-    """The slot gauges read `slots` when scraped."""
+def watch_sender(channel: str, slots: SlotReadings, fetcher: FetcherReadings, window: int) -> None:
+    """The sender's gauges read its call slots and its fetcher when scraped."""
     SLOT_CALLS.labels(channel).set_function(lambda: slots.readings()[0])
     SLOT_HELD.labels(channel).set_function(lambda: slots.readings()[1])
     SLOT_TARGETS_AT_BOUND.labels(channel).set_function(lambda: slots.readings()[2])
+    SENDER_IN_HAND.labels(channel).set_function(lambda: fetcher.holding()[0])
+    SENDER_BUFFERED.labels(channel).set_function(lambda: fetcher.holding()[1])
+    SENDER_WINDOW.labels(channel).set(window)
 
 
 def observe_finished(channel: str, job_id: str, attempts: int, delivered: bool) -> None:
