@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import grpc
 
 from herald.crypto import API_KEY_PREFIX, OPERATOR_TOKEN_PREFIX, hash_api_key
-from herald.expiring import MISSING, ExpiringCache
+from herald.expiring import ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.ids import TenantId
 from herald.plans import effective_limits
@@ -90,12 +90,9 @@ class ApiKeyAuthenticator:
         if not token.startswith(API_KEY_PREFIX):
             raise Unauthenticated("not a Herald API key")
         digest = hash_api_key(token)
-        principal = self._cache.get(digest)
-        if principal is MISSING:
-            principal = await self._lookup(digest)
-            if principal is not None and principal.tenant_id in self._erased:
-                principal = None
-            self._cache.put(digest, principal, None if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S))
+        principal = await self._cache.load(digest, lambda: self._lookup(digest), self._lifetime)
+        if principal is not None and principal.tenant_id in self._erased:
+            principal = None
         if principal is None:
             raise Unauthenticated("unknown or revoked API key")
         if principal.disabled:
@@ -105,6 +102,10 @@ class ApiKeyAuthenticator:
             )
         self._uses[principal.key_id] = time.time()
         return principal
+
+    def _lifetime(self, principal: Principal | None) -> float | None:
+        """An unknown key is remembered briefly: it may be created in a moment."""
+        return None if principal is not None else min(self.ttl_s, NEGATIVE_TTL_S)
 
     async def _lookup(self, digest: bytes) -> Principal | None:
         try:

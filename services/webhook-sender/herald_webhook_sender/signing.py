@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 
 from herald.crypto import sign_payload, sign_standard_webhook, sign_standard_webhook_ed25519
-from herald.expiring import MISSING, ExpiringCache
+from herald.expiring import ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
 from herald.secrets import KeyRing, associated_data
@@ -70,16 +70,14 @@ class Signer:
         self._cache.forget_where(lambda key, _keys: key[0] == tenant_id)
 
     async def _sealed(self, tenant_id: str, target_id: str) -> SealedSecrets:
-        cached = self._cache.get((tenant_id, target_id))
-        if cached is not MISSING:
-            return cached
+        return await self._cache.load((tenant_id, target_id), lambda: self._fetch(tenant_id, target_id))
+
+    async def _fetch(self, tenant_id: str, target_id: str) -> SealedSecrets:
         found = await self.ledger.providers.GetSigningSecrets(
             ledger_providers_pb2.GetSigningSecretsRequest(tenant_id=tenant_id, target_id=target_id),
             timeout=CALL_DEADLINE_S,
         )
-        sealed = _sealed_keys(tenant_id, found)
-        self._cache.put((tenant_id, target_id), sealed)
-        return sealed
+        return _sealed_keys(tenant_id, found)
 
     async def prepare(self, tenant_id: str, target_id: str = "") -> SealedSecrets | None:
         """The delivery's sealed keys (None: it is signed with nothing), fetched before the

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from herald.expiring import MISSING, ExpiringCache
+from herald.expiring import ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
 from herald.v1 import ledger_subscriptions_pb2
@@ -47,30 +47,31 @@ class TenantConfig:
         self._targets.forget_where(lambda key, _limits: key[0] == tenant_id)
 
     async def policy(self, tenant_id: str) -> RetryPolicy:
-        cached = self._policies.get(tenant_id)
-        if cached is not MISSING:
-            return cached
         try:
-            found = await self.ledger.subscriptions.GetWebhookSettings(
-                ledger_subscriptions_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id), timeout=CALL_DEADLINE_S
-            )
-            settings = found.settings
-            policy = self.default_policy.overridden(
-                schedule_s=list(settings.retry_schedule_s) or None,
-                retry_statuses=list(settings.retry_statuses) or None,
-            )
+            return await self._policies.load(tenant_id, lambda: self._fetch_policy(tenant_id))
         except Exception as error:
             log.warning("tenant webhook settings unavailable; operator's policy used", extra={"error": repr(error)})
             return self.default_policy
-        self._policies.put(tenant_id, policy)
-        return policy
+
+    async def _fetch_policy(self, tenant_id: str) -> RetryPolicy:
+        found = await self.ledger.subscriptions.GetWebhookSettings(
+            ledger_subscriptions_pb2.GetWebhookSettingsRequest(tenant_id=tenant_id), timeout=CALL_DEADLINE_S
+        )
+        settings = found.settings
+        return self.default_policy.overridden(
+            schedule_s=list(settings.retry_schedule_s) or None,
+            retry_statuses=list(settings.retry_statuses) or None,
+        )
 
     async def target(self, tenant_id: str, target_id: str) -> TargetLimits:
         """The target's limits; none for a target since deleted (its queued deliveries still run)."""
-        key = (tenant_id, target_id)
-        cached = self._targets.get(key)
-        if cached is not MISSING:
-            return cached
+        try:
+            return await self._targets.load((tenant_id, target_id), lambda: self._fetch_target(tenant_id, target_id))
+        except grpc.aio.AioRpcError as error:
+            log.warning("target settings unavailable; the defaults apply for now", extra={"error": repr(error)})
+            return TargetLimits()
+
+    async def _fetch_target(self, tenant_id: str, target_id: str) -> TargetLimits:
         try:
             found = (
                 await self.ledger.subscriptions.GetWebhookTarget(
@@ -78,14 +79,11 @@ class TenantConfig:
                     timeout=CALL_DEADLINE_S,
                 )
             ).target
-            limits = TargetLimits(
-                found.rate_limit_per_min if found.HasField("rate_limit_per_min") else 0,
-                found.max_in_flight if found.HasField("max_in_flight") else 0,
-            )
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.NOT_FOUND:
-                log.warning("target settings unavailable; the defaults apply for now", extra={"error": repr(error)})
-                return TargetLimits()
-            limits = TargetLimits()
-        self._targets.put(key, limits)
-        return limits
+                raise
+            return TargetLimits()
+        return TargetLimits(
+            found.rate_limit_per_min if found.HasField("rate_limit_per_min") else 0,
+            found.max_in_flight if found.HasField("max_in_flight") else 0,
+        )
