@@ -41,6 +41,11 @@ async def plan_of(connection: asyncpg.Connection, ids: list[uuid.UUID]) -> str:
     return "\n".join(r[0] for r in await connection.fetch("EXPLAIN " + execute(ids)))
 
 
+async def estimated_rows(connection: asyncpg.Connection, table: str) -> float:
+    """The planner's row count for `table` (-1: never analyzed)."""
+    return float(await connection.fetchval("SELECT reltuples FROM pg_class WHERE relname = $1", table))
+
+
 async def grown_and_analyzed(engine: AsyncEngine) -> list[str]:
     """The first refresh that finds the day grown: a backend reports its row counts to
     PostgreSQL's statistics within a second or so of its commit."""
@@ -72,10 +77,15 @@ async def scenario(database_url: str) -> None:
         assert await statistics.refresh(engine) == []  # 40 rows: below the threshold
 
         ids = first + await add_jobs(connection, tenant, 20 * FIRST_ROWS)
-        assert "Seq Scan" in await plan_of(connection, ids[-5:])  # the plan made at 40 rows
+        # The day's statistics still say what they said at 40 rows. (Whether the plan cached then
+        # is still in place is not up to Herald: DDL in other databases on a shared server, the
+        # other test lanes' migrations, overflows the backends' invalidation queue and makes
+        # PostgreSQL plan again from the day's current size.)
+        assert await estimated_rows(connection, partition_name("jobs", today)) <= 40
 
         analyzed = await grown_and_analyzed(engine)
         assert partition_name("jobs", today) in analyzed
+        assert await estimated_rows(connection, partition_name("jobs", today)) >= 20 * FIRST_ROWS
         plan = await plan_of(connection, ids[-5:])
         assert "Index" in plan and "Seq Scan" not in plan, plan
         assert len(await connection.fetch(execute(ids[-5:]))) == 5
