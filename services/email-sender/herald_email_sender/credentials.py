@@ -10,13 +10,12 @@ provider, configured in settings.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from herald.config import Settings
-from herald.expiring import MISSING, ExpiringCache
+from herald.expiring import ExpiringCache
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
 from herald.names import PROVIDER_VALUES, TLS_VALUES
@@ -74,43 +73,27 @@ class TenantProviders:
         self.ledger = ledger
         self.ring = ring
         self._cache: ExpiringCache[str, ProviderSet] = ExpiringCache(ttl_s, clock=clock)
-        self._loading: dict[str, asyncio.Future[ProviderSet]] = {}
 
     def forget(self, tenant_id: str) -> None:
         self._cache.forget(tenant_id)
 
     async def for_tenant(self, tenant_id: str, fresh: bool = False) -> ProviderSet:
-        cached = self._cache.get(tenant_id)
-        if cached is not MISSING and not fresh:
-            return cached
-        loading = self._loading.get(tenant_id)
-        if loading is not None and not fresh:
-            return await asyncio.shield(loading)
-        future: asyncio.Future[ProviderSet] = asyncio.get_running_loop().create_future()
-        self._loading[tenant_id] = future
-        try:
-            found = await self.ledger.providers.GetProviderSecrets(
-                ledger_providers_pb2.GetProviderSecretsRequest(tenant_id=tenant_id), timeout=CALL_DEADLINE_S
-            )
-            providers = ProviderSet(
-                tenant_id=tenant_id,
-                configs=[p.config for p in found.providers],
-                sealed={p.config.id: p.sealed_credential for p in found.providers},
-                ring=self.ring,
-            )
-        except Exception as error:
-            future.set_exception(error)
-            future.exception()  # retrieved: waiters get it; nobody else must be told
-            raise
-        except BaseException:
-            future.cancel()
-            raise
-        finally:
-            if self._loading.get(tenant_id) is future:
-                del self._loading[tenant_id]
-        future.set_result(providers)
-        self._cache.put(tenant_id, providers)
-        return providers
+        """The tenant's providers; `fresh`: asked of the ledger again, neither from the cache nor
+        from a lookup already under way."""
+        if fresh:
+            self._cache.forget(tenant_id)
+        return await self._cache.load(tenant_id, lambda: self._fetch(tenant_id))
+
+    async def _fetch(self, tenant_id: str) -> ProviderSet:
+        found = await self.ledger.providers.GetProviderSecrets(
+            ledger_providers_pb2.GetProviderSecretsRequest(tenant_id=tenant_id), timeout=CALL_DEADLINE_S
+        )
+        return ProviderSet(
+            tenant_id=tenant_id,
+            configs=[p.config for p in found.providers],
+            sealed={p.config.id: p.sealed_credential for p in found.providers},
+            ring=self.ring,
+        )
 
 
 def platform_providers(settings: Settings) -> ProviderSet:
