@@ -16,9 +16,9 @@
 // client itself fell behind, which would understate the load), send_lag_p99_ms.
 // LOADGEN_WARM_S (default 3): before t0 the client sends the same requests at the same rate for this
 // long to a server of its own in this process, answered at once and counted nowhere. A fresh Node
-// process takes 0.2-0.35 of a core more for its first 3-4 s at 600/s while it compiles (measured
-// against a bare server); on a 2-core machine loaded by the system under test, that fell on the
-// first seconds of the measure, whichever system it was.
+// process takes 0.1-0.25 of a core more for its first 3-4 s at 600/s while it compiles (measured
+// against a bare server: 0.34, 0.25, 0.22, 0.15, then 0.10 core); on a 2-core machine loaded by the
+// system under test, that fell on the first seconds of the measure, whichever system it was.
 const http = require('http');
 const crypto = require('crypto');
 const fs = require('fs');

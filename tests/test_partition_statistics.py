@@ -64,7 +64,7 @@ async def scenario(database_url: str) -> None:
         tenant = uuid.uuid4()
         await connection.execute("INSERT INTO tenants (id, name, plan) VALUES ($1, 'stats', 'startup')", tenant)
         # Only the ledger's round analyzes the day here: PostgreSQL's autovacuum, on the machine's
-        # server, may otherwise analyze it as it fills and replace the plan made at 40 rows first.
+        # server, may otherwise analyze it as it fills, before the round.
         await connection.execute(f"ALTER TABLE {partition_name('jobs', today)} SET (autovacuum_enabled = false)")
         first = await add_jobs(connection, tenant, 40)
         # The shape of the senders' statements: ids, bounded by their day as constants.

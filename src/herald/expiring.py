@@ -49,10 +49,9 @@ class ExpiringCache(Generic[Key, Value]):
         self.clock = clock
         # Insertion order is put order: a put moves its key to the end. (expires, refresh at, value)
         self._entries: dict[Key, tuple[float, float, Value]] = {}
-        # The load under way per key (`load`), and how many forgets there have been: a load
-        # begun before the latest forget is not kept.
+        # The load under way per key (`load`); a forget drops it from here, and a load no longer
+        # here when it ends is answered but not kept.
         self._loading: dict[Key, asyncio.Future[Value]] = {}
-        self._forgets = 0
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -98,9 +97,8 @@ class ExpiringCache(Generic[Key, Value]):
     async def _fill(
         self, key: Key, loader: Callable[[], Awaitable[Value]], ttl_s: Callable[[Value], float | None]
     ) -> Value:
-        forgets = self._forgets
         value = await loader()
-        if forgets == self._forgets:
+        if self._loading.get(key) is asyncio.current_task():
             self.put(key, value, ttl_s(value))
         return value
 
@@ -114,24 +112,21 @@ class ExpiringCache(Generic[Key, Value]):
         return done
 
     def forget(self, key: Key) -> None:
-        self._forgot()
+        """Drops the entry and any load of it under way: the load may have read the ledger
+        before the change (a revoked API key must be refused by the next request)."""
+        self._loading.pop(key, None)
         self._entries.pop(key, None)
 
     def forget_where(self, predicate: Callable[[Key, Value], bool]) -> None:
-        """Drops every entry the predicate picks (a tenant's, when the ledger says it changed)."""
-        self._forgot()
+        """Drops every entry the predicate picks (a tenant's, when the ledger says it changed),
+        and every load under way: what a load answers is not known before it ends."""
+        self._loading.clear()
         for key in [k for k, (_, _, value) in self._entries.items() if predicate(k, value)]:
             del self._entries[key]
 
     def clear(self) -> None:
-        self._forgot()
-        self._entries.clear()
-
-    def _forgot(self) -> None:
-        """No load under way is kept, nor joined by a later caller: each may have read the ledger
-        before the change (a revoked API key must be refused by the next request)."""
-        self._forgets += 1
         self._loading.clear()
+        self._entries.clear()
 
     def _trim(self) -> None:
         now = self.clock()
