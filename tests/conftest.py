@@ -245,6 +245,11 @@ def gateway(stack: Stack) -> str:
     return stack.endpoints["gateway_http"]
 
 
+@pytest.fixture(scope="module")
+def verifier(stack: Stack) -> str:
+    return stack.endpoints["verifier_http"]
+
+
 @pytest.fixture
 def tenant(gateway: str, operator_token: str, request: pytest.FixtureRequest) -> TenantKey:
     return create_tenant(gateway, operator_token, f"tenant-{request.node.name}"[:200])

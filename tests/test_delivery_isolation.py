@@ -23,7 +23,7 @@ from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.support.api import create_tenant, metric, wait_for_reason, wait_for_status
 from tests.support.receiver import Receiver
 from tests.support.silent_receiver import SilentReceiver
-from tests.test_subscriptions import publish, subscribe
+from tests.support.subscriptions import publish, subscribe
 
 X_JOBS = 150  # more than the sender's call slots (HERALD_WEBHOOK_CONCURRENCY's default)
 Y_JOBS = 20

@@ -11,7 +11,7 @@ import nats
 from herald.v1 import router_pb2
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
-from tests.test_subscriptions import subscribe
+from tests.support.subscriptions import subscribe
 
 
 def publish(nats_url: str, subject: str, data: bytes, headers: dict[str, str] | None = None) -> int:

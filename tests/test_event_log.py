@@ -20,8 +20,8 @@ from herald.cli.stack import Stack
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, remember_secret, wait_for_status
 from tests.support.receiver import Receiver
+from tests.support.subscriptions import post, publish, settle, subscribe
 from tests.test_admission import set_limits
-from tests.test_subscriptions import post, publish, settle, subscribe
 from tests.test_webhook_signing import verify_standard
 
 

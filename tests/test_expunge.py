@@ -18,8 +18,8 @@ from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Receiver
+from tests.support.subscriptions import publish, settle, subscribe
 from tests.test_key_scopes import scoped_key
-from tests.test_subscriptions import publish, settle, subscribe
 
 SECRET_BODY = b'{"card": "4242-secret-payload"}'
 

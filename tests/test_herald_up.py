@@ -33,7 +33,7 @@ from herald.cli.stack_env import FIRST_OPERATOR, MASTER_KEYS, SECRET_HOLDERS
 from herald.v1 import router_pb2, router_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
-from tests.test_subscriptions import subscribe
+from tests.support.subscriptions import subscribe
 
 HERALD = str(Path(sys.executable).parent / "herald")
 

@@ -18,7 +18,7 @@ from herald.sender.waiting import CIRCUIT_OPEN
 from herald.v1 import gateway_pb2, gateway_pb2_grpc
 from tests.support.api import TenantKey, wait_for_reason, wait_for_status
 from tests.support.receiver import Receiver
-from tests.test_subscriptions import publish, subscribe
+from tests.support.subscriptions import publish, subscribe
 
 SECRET_HEADER = "Bearer sk_live_abcdef123456"
 

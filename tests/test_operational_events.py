@@ -21,8 +21,8 @@ from herald.v1 import router_pb2
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Received, Receiver
+from tests.support.subscriptions import publish, settle, subscribe
 from tests.test_event_intake import publish as publish_on_nats
-from tests.test_subscriptions import publish, settle, subscribe
 from tests.test_target_signing import target_secret, verifies
 
 ALL_OF_HERALD = ["herald.*"]

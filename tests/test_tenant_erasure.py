@@ -23,8 +23,8 @@ from herald.v1 import common_pb2, gateway_pb2, gateway_pb2_grpc
 from tests.support.api import TenantKey, create_tenant, remember_secret, wait_for_status
 from tests.support.infra import query
 from tests.support.receiver import Receiver
+from tests.support.subscriptions import publish, subscribe
 from tests.support.traces import bus_messages_with, dump_lines_with
-from tests.test_subscriptions import publish, subscribe
 
 # Non-partition tables of the ledger's schema with a `tenant_id` column, and those with a
 # foreign key to `jobs` or to a day of it (a partition is erased with its parent).

@@ -8,7 +8,7 @@ import httpx
 
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
-from tests.test_subscriptions import publish, subscribe
+from tests.support.subscriptions import publish, subscribe
 
 EVENT = "paced.v1"
 EVENTS = 8

@@ -19,7 +19,7 @@ from herald.v1 import gateway_pb2, gateway_pb2_grpc, ledger_subscriptions_pb2
 from tests.standins.alerts import AlertReceiver
 from tests.support.api import TenantKey, create_tenant, wait_for_status
 from tests.support.receiver import Receiver
-from tests.test_subscriptions import publish, subscribe
+from tests.support.subscriptions import publish, subscribe
 
 EVENT = "health.ping.v1"
 

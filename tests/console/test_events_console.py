@@ -15,7 +15,7 @@ from playwright.async_api import Page, expect
 from tests.console.conftest import shot, sign_in, unlabelled_controls
 from tests.support.api import TenantKey, wait_for_status
 from tests.support.receiver import Receiver
-from tests.test_subscriptions import subscribe
+from tests.support.subscriptions import subscribe
 
 SCRIPT = "<script>window.pwned=1</script>"
 # An event id is the tenant's own text (printable ASCII without spaces): markup in it stays text.
