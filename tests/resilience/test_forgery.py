@@ -1,7 +1,7 @@
 """Inbound forgery (tests/resilience/README.md): per provider scheme, forged, replayed, truncated,
 malformed and cross-tenant requests are all rejected, and nothing is believed.
 
-Today the corpus (tests/verifier/corpus.py) runs against the verifier's scheme modules,
+Today the corpus (tests/verifier/corpus/) runs against the verifier's scheme modules,
 for two tenants, each with keys of its own, and crosswise: every request signed for one
 tenant is refused under the other tenant's key. A replay that a scheme cannot tell apart
 by itself (Paystack and Postmark carry no timestamp) must at least carry the same
