@@ -18,9 +18,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import grpc
 import httpx
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from herald.cli.stack import Stack
 from tests.conftest import SECTIONS, start_stack
@@ -125,3 +128,26 @@ def resilient(work_dir: Path) -> Iterator[Resilient]:
 def remember(value: str) -> str:
     """Secrets the suite creates are scanned for by the secret-hygiene test (when the whole suite runs)."""
     return remember_secret(value)
+
+
+# --- shared by the hostile-input tests (test_hostile_input*.py) ------------------------------
+
+
+@pytest.fixture(scope="package")
+def attacker(resilient: Resilient) -> TenantKey:
+    """The tenant the hostile input comes from: one for all the hostile-input tests."""
+    return resilient.tenant("attacker")
+
+
+def assert_still_healthy(resilient: Resilient, name: str) -> None:
+    service = resilient.stack.services[name]
+    assert service.process is not None and service.process.poll() is None, f"{name} died"
+    with grpc.insecure_channel(service.grpc_addr) as channel:
+        answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
+    assert answer.status == health_pb2.HealthCheckResponse.SERVING, f"{name} is {answer.status}"
+
+
+def case_id(case: Any) -> str:
+    """The test id of a parametrized case: its name."""
+    hostile = case.values[0] if hasattr(case, "values") else case
+    return str(hostile.name)

@@ -1,6 +1,6 @@
 """Hostile input (tests/resilience/README.md), first half: the gateway's HTTP surface fuzzed from
 its own OpenAPI document (the second half, malformed and oversized requests, slow clients
-and garbage gRPC, is in test_hostile_input.py).
+and garbage gRPC, is in test_hostile_input*.py).
 
 Schemathesis generates requests for every operation of /openapi.json (valid and invalid
 data), with a valid key (the tenant's on /v1, the operator's on /admin), with no key,

@@ -1,6 +1,7 @@
-"""Hostile input (tests/resilience/README.md), second half: malformed, oversized and slow requests
-on the gateway's HTTP port, and garbage on every service's gRPC port (the fuzzing from
-/openapi.json is in test_hostile_fuzz.py).
+"""Hostile input (tests/resilience/README.md): malformed, oversized and slow requests on the
+gateway's HTTP port. The rest of hostile input is in test_hostile_fuzz.py (fuzzing from
+/openapi.json), test_hostile_input_grpc.py (garbage on every service's gRPC port) and
+test_hostile_input_strings.py (strings nothing downstream can take).
 
 Each malformed request runs while another tenant keeps sending webhooks: that tenant's
 requests must all succeed, during the attack as before it (the reduced run asserts no
@@ -15,35 +16,21 @@ import contextlib
 import socket
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
-import grpc
 import httpx
 import pytest
-from google.protobuf import descriptor_pool
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
-from grpc_status import rpc_status
 
-from herald.grpcio.options import MAX_MESSAGE_BYTES
-from tests.resilience.conftest import Resilient
+from tests.resilience.conftest import Resilient, assert_still_healthy, case_id
 from tests.resilience.profile import PROFILE
 from tests.resilience.receivers import FlakyReceiver
 from tests.resilience.report import REPORT
 from tests.support.api import TenantKey
 
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
-SERVICES = ("gateway", "router", "ledger", "webhook-sender", "email-sender", "verifier")
 SECTION = "hostile input: malformed, oversized and slow requests"
-
-
-@pytest.fixture(scope="module")
-def attacker(resilient: Resilient) -> TenantKey:
-    return resilient.tenant("attacker")
 
 
 @pytest.fixture(scope="module")
@@ -234,12 +221,7 @@ CASES = [
 ]
 
 
-def _case_id(case: Any) -> str:
-    hostile = case.values[0] if hasattr(case, "values") else case
-    return str(hostile.name)
-
-
-@pytest.mark.parametrize("hostile", CASES, ids=[_case_id(c) for c in CASES])
+@pytest.mark.parametrize("hostile", CASES, ids=[case_id(c) for c in CASES])
 def test_malformed_and_oversized_requests_are_refused_while_another_tenant_is_served(
     resilient: Resilient,
     attacker: TenantKey,
@@ -322,239 +304,3 @@ def test_slow_clients_do_not_slow_another_tenant(
     assert len(during.latencies) >= 3, "the other tenant was barely served"
     assert still_open == 0, f"{still_open} slow clients were still connected after {PROFILE.slow_client_hold_s}s"
     assert_still_healthy(resilient, "gateway")
-
-
-# --- garbage gRPC -------------------------------------------------------------------------------
-
-GARBAGE = {
-    "invalid wire type": b"\xff" * 16,
-    "length past the end": b"\x0a\xff\xff\xff\xff\x0f" + b"x" * 8,
-    "truncated varint": b"\x08\xff\xff\xff",
-}
-
-
-def assert_still_healthy(resilient: Resilient, name: str) -> None:
-    service = resilient.stack.services[name]
-    assert service.process is not None and service.process.poll() is None, f"{name} died"
-    with grpc.insecure_channel(service.grpc_addr) as channel:
-        answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
-    assert answer.status == health_pb2.HealthCheckResponse.SERVING, f"{name} is {answer.status}"
-
-
-def grpc_methods(channel: grpc.Channel) -> tuple[list[str], list[str], list[tuple[str, bool]]]:
-    """Every method the server exposes, found through its own reflection service: the unary
-    ones, the server-streaming ones (one request each), and the client-streaming ones with
-    whether they stream back too."""
-    database = ProtoReflectionDescriptorDatabase(channel)
-    pool = descriptor_pool.DescriptorPool(database)
-    methods, server_streaming, client_streaming = [], [], []
-    for name in database.get_services():
-        for method in pool.FindServiceByName(name).methods:
-            if method.client_streaming:
-                client_streaming.append((f"/{name}/{method.name}", method.server_streaming))
-            elif method.server_streaming:
-                server_streaming.append(f"/{name}/{method.name}")
-            else:
-                methods.append(f"/{name}/{method.name}")
-    return methods, server_streaming, client_streaming
-
-
-def _read_all(stream: Callable[..., Any]) -> Callable[..., list[Any]]:
-    return lambda garbage, **kwargs: list(stream(garbage, **kwargs))
-
-
-def stream_garbage(channel: grpc.Channel, method: str, server: bool, garbage: bytes, key: str) -> None:
-    """One garbage message on a client-streaming method (raw bytes in, raw bytes out), every answer read."""
-    metadata = [("authorization", f"Bearer {key}")]
-    if server:
-        list(channel.stream_stream(method)(iter([garbage]), timeout=10, metadata=metadata))
-    else:
-        channel.stream_unary(method)(iter([garbage]), timeout=10, metadata=metadata)
-
-
-@pytest.mark.parametrize("name", SERVICES)
-def test_garbage_grpc_messages_are_refused_with_a_status(resilient: Resilient, attacker: TenantKey, name: str) -> None:
-    """Every method of the service (found by reflection, so new ones are covered) gets bytes that
-    are no protobuf message, and one message over the size limit. A method taking one request
-    answers promptly with a rich INVALID_ARGUMENT (RESOURCE_EXHAUSTED for the size) and no
-    traceback is logged for it; a client-streaming method gets the garbage as a message of the
-    stream, with a real tenant key so that it is read, and answers with an error status
-    promptly. The process stays up and SERVING."""
-    service = resilient.stack.services[name]
-    pid = service.process.pid if service.process else None
-    log_path = resilient.stack.data_dir / "logs" / f"{name}.log"
-    log_offset = log_path.stat().st_size if log_path.exists() else 0
-    wrong: list[str] = []
-    codes: Counter[str] = Counter()
-    with grpc.insecure_channel(service.grpc_addr) as channel:
-        methods, server_streaming, client_streaming = grpc_methods(channel)
-        assert methods, f"{name} exposes no unary method through reflection"
-        for method in methods + server_streaming:
-            # Raw bytes in, raw bytes out; a stream is read to its end (or its error).
-            call = (
-                _read_all(channel.unary_stream(method)) if method in server_streaming else channel.unary_unary(method)
-            )
-            for label, garbage in GARBAGE.items():
-                try:
-                    call(garbage, timeout=10, metadata=[("authorization", "Bearer not-a-key")])
-                    wrong.append(f"{method} ({label}): answered OK")
-                except grpc.RpcError as error:
-                    codes[error.code().name] += 1
-                    if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
-                        wrong.append(f"{method} ({label}): {error.code().name} {error.details()}")
-                    elif rpc_status.from_call(error) is None:
-                        wrong.append(f"{method} ({label}): INVALID_ARGUMENT without a google.rpc.Status")
-        for method, server in client_streaming:
-            for label, garbage in GARBAGE.items():
-                try:
-                    stream_garbage(channel, method, server, garbage, attacker.api_key)
-                    wrong.append(f"{method} (stream, {label}): answered OK")
-                except grpc.RpcError as error:
-                    codes[f"stream {error.code().name}"] += 1
-                    if error.code() in (grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE):
-                        wrong.append(f"{method} (stream, {label}): {error.code().name} {error.details()}")
-        try:
-            channel.unary_unary(methods[0])(b"\x0a" + b"x" * (MAX_MESSAGE_BYTES + 1024 * 1024), timeout=30)
-            wrong.append(f"{methods[0]}: a message over {MAX_MESSAGE_BYTES} bytes answered OK")
-        except grpc.RpcError as error:
-            codes[f"over the size limit: {error.code().name}"] += 1
-            if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
-                wrong.append(f"{methods[0]} over the size limit: {error.code().name}")
-    assert_still_healthy(resilient, name)
-    logged = log_path.read_bytes()[log_offset:].decode(errors="replace") if log_path.exists() else ""
-    if "DecodeError" in logged:
-        wrong.append(f"{name} logged an error for an undecodable request")
-    if service.process is not None and service.process.pid != pid:
-        wrong.append(f"{name} was restarted during the test")
-    REPORT.add(
-        "hostile input: garbage gRPC (status codes answered)",
-        f"{name:<15} {len(methods)} unary, {len(server_streaming)} server-streaming and "
-        f"{len(client_streaming)} client-streaming methods: "
-        + ", ".join(f"{code} x{n}" for code, n in sorted(codes.items())),
-    )
-    assert not wrong, "\n".join(wrong[:40])
-
-
-# --- strings nothing downstream can take --------------------------------------------------------
-
-NUL, LONE_SURROGATE = "\\u0000", "\\ud800"  # as JSON escapes
-
-
-@dataclass(frozen=True)
-class Unstorable:
-    name: str
-    path: str  # {TENANT}: the calling tenant's id
-    body: str  # JSON text; {X} is replaced by `char`
-    char: str
-    operator: bool = False
-    method: str = "POST"
-
-
-UNSTORABLE = [
-    Unstorable("tenant name, NUL", "/admin/v1/tenants", '{"name": "a{X}b", "plan": "startup"}', NUL, True),
-    Unstorable(
-        "tenant name, lone surrogate", "/admin/v1/tenants", '{"name": "a{X}b", "plan": "startup"}', LONE_SURROGATE, True
-    ),
-    Unstorable("API key name, NUL", "/v1/api-keys", '{"name": "a{X}b"}', NUL),
-    Unstorable("suppressed address, NUL", "/v1/suppressions", '{"address": "a{X}b@example.com"}', NUL),
-    Unstorable(
-        "tenant limit beyond int32",
-        "/admin/v1/tenants/{TENANT}/limits",
-        '{"webhooks_per_month": {X}}',
-        str(2**40),
-        operator=True,
-        method="PATCH",
-    ),
-    Unstorable(
-        "Postmark key, lone surrogate",
-        "/v1/providers",
-        '{"provider": "postmark", "api_key": "pm-{X}", "base_url": "http://127.0.0.1:9"}',
-        LONE_SURROGATE,
-    ),
-    Unstorable(
-        "webhook header value, NUL",
-        "/v1/webhooks",
-        '{"url": "http://127.0.0.1:9/x", "payload": 1, "headers": {"X-A": "a{X}b"}}',
-        NUL,
-    ),
-    Unstorable(
-        "Postmark key, non-ASCII",
-        "/v1/providers",
-        '{"provider": "postmark", "api_key": "pm-{X}", "base_url": "http://127.0.0.1:9"}',
-        "\\u20ac",
-    ),
-    Unstorable(
-        "tenant limit just past int32",
-        "/admin/v1/tenants/{TENANT}/limits",
-        '{"rate_per_min": {X}}',
-        str(2**31),
-        operator=True,
-        method="PATCH",
-    ),
-    Unstorable(
-        "webhook ordering key, NUL",
-        "/v1/webhooks",
-        '{"url": "http://127.0.0.1:9/x", "payload": 1, "ordering_key": "a{X}b"}',
-        NUL,
-    ),
-    Unstorable(
-        "email tag, NUL",
-        "/v1/emails",
-        '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "s", "text": "t", "tags": ["a{X}b"]}',
-        NUL,
-    ),
-    Unstorable(
-        "Postmark account token, non-ASCII",
-        "/v1/domains",
-        '{"domain": "mail.acme.example", "provider_id": "x", "account_token": "t-{X}"}',
-        "\\u00e9",
-    ),
-    Unstorable(
-        "webhook payload, integer beyond 64 bits",
-        "/v1/webhooks",
-        '{"url": "http://127.0.0.1:9/x", "payload": {"n": {X}}}',
-        str(-(2**64)),
-    ),
-    Unstorable(
-        "event payload, integer beyond 64 bits", "/v1/events", '{"event_type": "a.b", "payload": {X}}', str(2**64)
-    ),
-    Unstorable(
-        "email subject, NUL",
-        "/v1/emails",
-        '{"from": "a@acme.example", "to": ["b@example.com"], "subject": "a{X}b", "text": "t"}',
-        NUL,
-    ),
-]
-
-
-@pytest.mark.parametrize("case", UNSTORABLE, ids=[_case_id(c) for c in UNSTORABLE])
-def test_strings_nothing_downstream_can_take_are_refused(
-    resilient: Resilient, attacker: TenantKey, case: Unstorable
-) -> None:
-    """NUL (PostgreSQL refuses it in text) and lone surrogates (not UTF-8) are valid JSON escapes: the
-    gateway must refuse them (4xx), not pass them on to fail downstream (5xx)."""
-    headers = resilient.operator_headers if case.operator else attacker.headers
-    response = httpx.request(
-        case.method,
-        f"{resilient.gateway}{case.path.replace('{TENANT}', attacker.tenant_id)}",
-        content=case.body.replace("{X}", case.char).encode(),
-        headers={**headers, "content-type": "application/json"},
-        timeout=30,
-    )
-    REPORT.add("hostile input: strings nothing downstream can take", f"{case.name:<32} -> {response.status_code}")
-    assert 400 <= response.status_code < 500, response.text[:300]
-    assert response.headers["content-type"].startswith("application/problem+json"), response.text[:300]
-
-
-def test_a_replayed_error_is_problem_json_too(resilient: Resilient, attacker: TenantKey) -> None:
-    """An Idempotency-Key replays the first answer, errors included: with the same media type.
-    (A route that creates a job writes its key with the job, so there a refused request leaves
-    no key behind and a repeat is refused afresh; this is a route that stores its answer.)"""
-    headers = {**attacker.headers, "idempotency-key": f"replayed-error-{resilient.run_id}"}
-    body = {"url": "ftp://receiver.example/hook"}  # not http(s): 422
-    first, again = (
-        httpx.post(f"{resilient.gateway}/v1/webhooks/targets", json=body, headers=headers, timeout=30) for _ in range(2)
-    )
-    assert (first.status_code, again.status_code) == (422, 422)
-    assert again.headers.get("idempotent-replayed") == "true"
-    assert again.headers["content-type"].startswith("application/problem+json")

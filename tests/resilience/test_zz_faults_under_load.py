@@ -19,36 +19,32 @@ Then, against the database, the streams and the receivers:
   same job, and nothing is delivered again after the ledger recorded it DELIVERED;
 - jobs sharing an ordering key were delivered in submission order;
 - no 5xx but 503, and 503 (or a refused connection) only inside a fault window.
+
+The faults are in faults.py; the known defects problems may be put down to, in known_defects.py.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import signal
-import threading
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.resilience.audit import GRACE_S, TERMINAL, Audit, Windows
+from tests.resilience.audit import TERMINAL, Audit, Windows
 from tests.resilience.conftest import Resilient, remember
+from tests.resilience.faults import Faults, impact, keep_records, kill_groups
+from tests.resilience.known_defects import classify
 from tests.resilience.load import LoadGenerator, plan_jobs
 from tests.resilience.logs import error_sites
 from tests.resilience.profile import PROFILE
 from tests.resilience.receivers import FlakyReceiver, FlakySendGrid
-from tests.resilience.report import REPORT, Fault
+from tests.resilience.report import REPORT
 from tests.support.api import TenantKey
 from tests.support.infra import query
-
-KILL_ORDER = ("gateway", "router", "ledger", "webhook-sender", "email-sender", "verifier")
-WEBHOOK_TIMEOUT_S = 3.0  # tests/conftest.py TEST_ENV
 
 
 @dataclass
@@ -122,70 +118,6 @@ def email_delivery_works(resilient: Resilient, cast: Cast) -> tuple[str, str]:
         return "", job_id
     finally:
         sendgrid.failure_rate = failure_rate
-
-
-# --- the faults ------------------------------------------------------------------------------
-
-
-class Faults:
-    def __init__(self, resilient: Resilient, load_started: float) -> None:
-        self.resilient = resilient
-        self.t0 = load_started
-        self.windows: list[Fault] = []
-
-    def at(self) -> float:
-        return time.monotonic() - self.t0
-
-    def record(self, name: str, started: float, note: str = "") -> None:
-        self.windows.append(Fault(name, started, self.at(), note))
-
-    def kill(self, names: tuple[str, ...]) -> None:
-        started = self.at()
-        for name in names:
-            self.resilient.stack.kill(name, signal.SIGKILL)
-        for name in names:
-            self.resilient.stack.wait_healthy(name, timeout=90)
-        together = " at once" if len(names) > 1 else ""
-        self.record(f"SIGKILL {', '.join(names)}", started, f" (restarted by the supervisor{together})")
-
-    def restart_nats(self) -> None:
-        started = self.at()
-        self.resilient.infra.restart_nats(down_for_s=1.0)
-        self.record("restart nats-server", started, " (same port, same store)")
-
-    def restart_postgres(self) -> None:
-        started = self.at()
-        failures = len(self.resilient.infra.postgres.stop_failures)
-        self.resilient.infra.restart_postgres(down_for_s=1.0)
-        how = " (fast shutdown, same port and data)"
-        for failure in self.resilient.infra.postgres.stop_failures[failures:]:
-            how += f" [fast shutdown failed, signals used: {failure}]"
-        self.record("restart PostgreSQL", started, how)
-
-    def stall(self, receiver: FlakyReceiver, for_s: float) -> threading.Thread:
-        hold = WEBHOOK_TIMEOUT_S + 1.0
-        started = self.at()
-        receiver.stall(for_s, hold)
-
-        def end() -> None:
-            time.sleep(for_s + hold)
-            self.record(
-                f"stall receiver {receiver.name}",
-                started,
-                f" (held {hold:.0f}s > the {WEBHOOK_TIMEOUT_S:.0f}s timeout)",
-            )
-
-        thread = threading.Thread(target=end, daemon=True)
-        thread.start()
-        return thread
-
-
-def kill_groups() -> list[tuple[str, ...]]:
-    """Full: one service at a time. Reduced: several at once, each group mixing the intake path with a
-    consumer, so the run stays short and every service is still killed mid-load."""
-    if PROFILE.kills_at_once == 1:
-        return [(name,) for name in KILL_ORDER]
-    return [("gateway", "webhook-sender", "verifier"), ("router", "ledger", "email-sender")]
 
 
 def run_faults(faults: Faults, cast: Cast, gap: float, load: LoadGenerator, jobs: int) -> None:
@@ -310,87 +242,6 @@ def test_faults_under_load(resilient: Resilient, cast: Cast) -> None:
     assert not unexplained, f"{len(unexplained)} problems:\n" + "\n".join(unexplained[:60])
     if explained:
         pytest.xfail("known defects: " + "; ".join(f"{d.name} ({len(lines)}x)" for d, lines in explained.items()))
-
-
-def keep_records(resilient: Resilient, generator: LoadGenerator, faults: Faults) -> Path:
-    """Every response the load generator got and every fault window, for a look after the run."""
-    path = resilient.data_dir / "faults-under-load.json"
-    t0 = generator.started_at
-    path.write_text(
-        json.dumps(
-            {
-                "faults": [asdict(w) for w in faults.windows],
-                "exchanges": [
-                    {**asdict(e), "started": round(e.started - t0, 3), "ended": round(e.ended - t0, 3)}
-                    for e in generator.exchanges
-                ],
-            },
-            indent=1,
-        )
-    )
-    return path
-
-
-def impact(window: Fault, generator: LoadGenerator) -> Fault:
-    """The window with what the load generator saw during it (and its grace period)."""
-    seen: Counter[str] = Counter()
-    if window.name.startswith("stall"):
-        return window  # the receiver side: clients of the gateway do not see it
-    for e in generator.exchanges:
-        moment = e.ended - generator.started_at
-        if window.started - 0.5 <= moment <= window.ended + GRACE_S and (e.status is None or e.status >= 500):
-            seen["refused or cut connection" if e.status is None else str(e.status)] += 1
-    if seen:
-        window.note += f"; clients saw (until {GRACE_S:.0f}s after) " + ", ".join(
-            f"{k} x{v}" for k, v in sorted(seen.items())
-        )
-    return window
-
-
-@dataclass(frozen=True)
-class KnownDefect:
-    """A violation this test has found and reported, not fixed yet. A problem line is put down to it only
-    with its evidence: the services' own logs show the cause (`site`), or the line names it exactly. The
-    test then ends as xfail, naming it, never as a pass; any other problem fails it."""
-
-    name: str
-    explains: Callable[[str], bool]
-    # (service, the innermost Herald frame the log must show it failing in); None: the problem says it all
-    site: tuple[str, str] | None
-
-
-KNOWN_DEFECTS = [
-    KnownDefect(
-        "gateway answers 500 when storing an idempotent response fails (ledger or PostgreSQL going away) "
-        "after the job was created: the client sees 500, its retry meets 409 until the claim expires (60 s)",
-        lambda problem: ": HTTP 500 internal at " in problem,
-        ("gateway", "herald_gateway/idempotency.py"),
-    ),
-]
-
-
-def classify(
-    problems: list[str], sites: Counter[tuple[str, str, str]]
-) -> tuple[list[str], dict[KnownDefect, list[str]]]:
-    """Puts problems down to known defects, each only as many times as its evidence allows: a defect with a
-    log site explains at most as many problems as that service logged failures there."""
-    budget = {
-        defect: sum(
-            n for (s, w, _), n in sites.items() if defect.site and s == defect.site[0] and w.startswith(defect.site[1])
-        )
-        for defect in KNOWN_DEFECTS
-    }
-    unexplained: list[str] = []
-    explained: dict[KnownDefect, list[str]] = defaultdict(list)
-    for problem in problems:
-        for defect in KNOWN_DEFECTS:
-            if defect.explains(problem) and (defect.site is None or budget[defect] > 0):
-                budget[defect] -= 1
-                explained[defect].append(problem)
-                break
-        else:
-            unexplained.append(problem)
-    return unexplained, dict(explained)
 
 
 def test_emails_under_faults() -> None:
