@@ -1,4 +1,4 @@
-"""The verifier's provider schemes against the corpus (tests/verifier/corpus.py): genuine, forged, replayed,
+"""The verifier's provider schemes against the corpus (tests/verifier/corpus/): genuine, forged, replayed,
 truncated and malformed requests per scheme, each with the verdict it is owed, run against our modules at a fixed
 clock, and through the providers' official verifiers (`svix`, `standardwebhooks` keyed as Polar's SDK keys it,
 `sendgrid`'s EventWebhook), which must agree with us wherever both check the same thing. No network, no services."""
