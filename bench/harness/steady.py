@@ -38,7 +38,16 @@ from harness.steady_figures import slo_limits, slo_ok
 from harness.switches import variant_sides
 from harness.tables import num
 
-FIGURES = ("accept_p50_ms", "accept_p99_ms", "a2d_p50_ms", "a2d_p99_ms", "a2d_p999_ms", "d2d_p50_ms", "d2d_p99_ms")
+FIGURES = (
+    "accept_p50_ms",
+    "accept_p99_ms",
+    "accept_p99_after_step_ms",
+    "a2d_p50_ms",
+    "a2d_p99_ms",
+    "a2d_p999_ms",
+    "d2d_p50_ms",
+    "d2d_p99_ms",
+)
 COUNTS = ("delivered_jobs", "undelivered_jobs", "sink_duplicates", "accept_errors")
 
 
@@ -173,7 +182,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
         if first.get("system") == "herald" and first.get("service_env", "") != cfg.service_env:
             print(f"   its services' settings: {first.get('service_env') or '(none)'}")
         print(
-            f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {OPEN_LOOP_HEADER if fanout else ''}"
+            f"{'rate/s':>7} {'acc p50':>8} {'acc p99':>8} {'5 s on':>7} {OPEN_LOOP_HEADER if fanout else ''}"
             f"{'a2d p50':>8} {'a2d p99':>8} {'a2d p99.9':>9} {'d2d p50':>8} {'d2d p99':>8} "
             f"{'delivered':>9} {'undeliv':>7} {'dups':>5} {'CPU ms/job':>10}  SLO  {'other':>5}  "
             "per process (CPU ms per delivered job)"
@@ -184,6 +193,7 @@ def steady_report(cfg: Config, machine: dict[str, Any], records: list[dict[str, 
             )
             print(
                 f"{rate:>7} {num(r['accept_p50_ms'], 1):>8} {num(r['accept_p99_ms'], 1):>8} "
+                f"{num(r.get('accept_p99_after_step_ms'), 1):>7} "
                 f"{open_loop_cells(r) if fanout else ''}"
                 f"{num(r['a2d_p50_ms'], 1):>8} {num(r['a2d_p99_ms'], 1):>8} {num(r['a2d_p999_ms'], 1):>9} "
                 f"{num(r.get('d2d_p50_ms'), 1):>8} {num(r.get('d2d_p99_ms'), 1):>8} "
