@@ -78,7 +78,7 @@ def exported() -> dict[str, Family]:
         up=True,
         last_success=1.0,
         streams=(StreamSample("S_DLQ", 1, 2, 3),),
-        consumers=(ConsumerSample("S_WORK", "c", 1, 2, 3, 4, "webhook", "normal"),),
+        consumers=(ConsumerSample("S_WORK", "c", 1, 2, 3, 4, "webhook", "normal", 50),),
         dead_letter_messages=1,
     )
     registry = CollectorRegistry()

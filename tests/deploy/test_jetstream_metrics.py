@@ -110,6 +110,8 @@ async def test_depth_lag_in_flight_redeliveries_and_dead_letters(bus: tuple[Any,
     assert values(registry, "herald_dead_letter_messages") == DEAD_LETTERS
     assert values(registry, "herald_consumer_pending_messages", **lane) == WORK_MESSAGES
     assert values(registry, "herald_consumer_ack_pending_messages", **lane) == 0
+    # Its limit, which the lane's every tenant shares: an operator compares the two.
+    assert values(registry, "herald_consumer_max_ack_pending", **lane) == 1000
 
     # A sender takes two and holds them: they leave the lag and are in flight.
     subscription = await js.pull_subscribe_bind(consumer, stream=work)

@@ -24,6 +24,8 @@ Exported (all gauges unless named `_total`):
     herald_consumer_pending_messages{...}               not yet delivered to the consumer (its lag)
     herald_consumer_ack_pending_messages{...}           delivered, not yet acknowledged (in flight or
                                                         waiting out a retry delay)
+    herald_consumer_max_ack_pending{...}                the consumer's limit of those: at it, the consumer
+                                                        delivers nothing new, to any tenant of its lane
     herald_consumer_redelivered_messages{...}           of those, delivered more than once
     herald_consumer_waiting_pulls{...}                  pull requests waiting for messages (idle senders)
     herald_dead_letter_messages                         messages in the dead-letter stream
@@ -70,6 +72,7 @@ class ConsumerSample:
     waiting: int
     channel: str = ""
     priority: str = ""
+    max_ack_pending: int = 0  # the consumer's limit (-1 or 0: none)
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,7 @@ class JetStreamCollector(Collector):
                         ack_pending=int(consumer.num_ack_pending or 0),
                         redelivered=int(consumer.num_redelivered or 0),
                         waiting=int(consumer.num_waiting or 0),
+                        max_ack_pending=int(consumer.config.max_ack_pending or 0),
                         channel=channel,
                         priority=priority,
                     )
@@ -209,6 +213,11 @@ class JetStreamCollector(Collector):
             "Messages delivered to a consumer and not yet acknowledged (in flight or waiting out a retry delay).",
             labels=labels,
         )
+        ack_limit = GaugeMetricFamily(
+            "herald_consumer_max_ack_pending",
+            "A consumer's limit of unacknowledged messages: at it, it delivers nothing new to any tenant of its lane.",
+            labels=labels,
+        )
         redelivered = GaugeMetricFamily(
             "herald_consumer_redelivered_messages",
             "Unacknowledged messages that were delivered more than once.",
@@ -221,6 +230,8 @@ class JetStreamCollector(Collector):
             key = [consumer.stream, consumer.name, consumer.channel, consumer.priority]
             pending.add_metric(key, consumer.pending)
             ack_pending.add_metric(key, consumer.ack_pending)
+            if consumer.max_ack_pending > 0:
+                ack_limit.add_metric(key, consumer.max_ack_pending)
             redelivered.add_metric(key, consumer.redelivered)
             waiting.add_metric(key, consumer.waiting)
 
@@ -234,5 +245,15 @@ class JetStreamCollector(Collector):
         if with_status:
             up.add_metric([], 1.0 if snap.up else 0.0)
             last.add_metric([], snap.last_success)
-        yield from (stream_messages, stream_bytes, stored, pending, ack_pending, redelivered, waiting, dead_letters)
+        yield from (
+            stream_messages,
+            stream_bytes,
+            stored,
+            pending,
+            ack_pending,
+            ack_limit,
+            redelivered,
+            waiting,
+            dead_letters,
+        )
         yield from (up, last)
