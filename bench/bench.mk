@@ -101,8 +101,10 @@ bench-cluster-faults: $(VENV)/.installed
 # Isolation: tenant X's X_JOBS (150) webhooks to a receiver that never answers,
 # one that answers after SLOW_S (10 s) and one that refuses connections (a case each), then
 # tenant Y's Y_JOBS (20) to a fast receiver: Y's accept-to-delivery p99 beside Y's idle p99,
-# medians of RUNS (3) rounds.
+# medians of RUNS (3) rounds; then, on a stack whose lanes may hold LANE_LIMIT (200) unacknowledged
+# messages, X's 2 x LANE_LIMIT to a refusing receiver and a Y on X's lane (LANE_WAIT_S, 120).
 .PHONY: bench-isolation
 bench-isolation: $(VENV)/.installed
 	$(if $(X_JOBS),X_JOBS='$(X_JOBS)') $(if $(Y_JOBS),Y_JOBS='$(Y_JOBS)') $(if $(RUNS),RUNS='$(RUNS)') \
-		$(if $(SLOW_S),SLOW_S='$(SLOW_S)') $(PY) bench/isolation.py
+		$(if $(SLOW_S),SLOW_S='$(SLOW_S)') $(if $(LANE_LIMIT),LANE_LIMIT='$(LANE_LIMIT)') \
+		$(if $(LANE_WAIT_S),LANE_WAIT_S='$(LANE_WAIT_S)') $(PY) bench/isolation.py

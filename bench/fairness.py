@@ -104,14 +104,21 @@ def send(gateway: str, headers: dict[str, str], url: str, count: int, workers: i
         return dict(pool.map(one, range(count)))
 
 
-def latencies(sink: Sink, submitted: dict[str, float], timeout: float) -> list[float]:
+def arrivals(sink: Sink, submitted: dict[str, float], timeout: float) -> tuple[list[float], int]:
+    """Each submitted job's submit-to-arrival time (sorted) once all arrived, or at `timeout`; and
+    how many had not arrived by then."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not all(j in sink.arrived for j in submitted):
         time.sleep(0.05)
-    missing = [j for j in submitted if j not in sink.arrived]
+    missing = sum(1 for j in submitted if j not in sink.arrived)
+    return sorted(sink.arrived[j] - t for j, t in submitted.items() if j in sink.arrived), missing
+
+
+def latencies(sink: Sink, submitted: dict[str, float], timeout: float) -> list[float]:
+    arrived, missing = arrivals(sink, submitted, timeout)
     if missing:
-        raise SystemExit(f"{len(missing)} jobs not delivered within {timeout:.0f}s")
-    return sorted(sink.arrived[j] - t for j, t in submitted.items())
+        raise SystemExit(f"{missing} jobs not delivered within {timeout:.0f}s")
+    return arrived
 
 
 def p99(values: list[float]) -> float:
@@ -119,8 +126,8 @@ def p99(values: list[float]) -> float:
 
 
 @contextmanager
-def herald_stack(name: str) -> Iterator[dict[str, str]]:
-    """Herald with its default settings on isolated infrastructure; yields its endpoints."""
+def herald_stack(name: str, **env: str) -> Iterator[dict[str, str]]:
+    """Herald on isolated infrastructure, with its default settings but `env`; yields its endpoints."""
     with tempfile.TemporaryDirectory(prefix=f"herald-{name}-") as scratch, isolated_infra(Path(scratch)) as infra:
         stack = Stack(
             StackConfig(
@@ -130,6 +137,7 @@ def herald_stack(name: str) -> Iterator[dict[str, str]]:
                 gateway_http_port=0,
                 gateway_grpc_port=0,
                 bus_prefix=infra["bus_prefix"],
+                env=env,
             )
         )
         endpoints = stack.start()
