@@ -24,6 +24,8 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(lambda: intake.run(runtime.stopping))
     router_pb2_grpc.add_RouterServiceServicer_to_server(servicer, runtime.grpc.server)
     runtime.grpc.register([router_pb2.DESCRIPTOR.services_by_name["RouterService"].full_name])
+    # The router passes submissions on to the ledger: a ledger away is its callers' answer too.
+    runtime.grpc.relay_downstream()
     # Stream depth, consumer lag and dead-letter depth for /metrics (see docs/operations.md).
     jetstream_metrics = JetStreamCollector.for_settings(settings).register()
     runtime.add_loop(lambda: jetstream_metrics.run(js, runtime.stopping))

@@ -60,11 +60,25 @@ def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
 Explains = Callable[[Exception], str | None]
 
 
+# The statuses `GrpcServer.relay_downstream` passes on: the service behind is away or out of time.
+AWAY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+# The one trailing entry passed on with a relayed status: its rich details (google.rpc.Status).
+RICH_DETAILS_KEY = "grpc-status-details-bin"
+
+
+def rich_details(error: grpc.aio.AioRpcError) -> tuple[tuple[str, str | bytes], ...]:
+    """What of a failed call's trailing metadata is relayed: its rich status details alone."""
+    return tuple((key, value) for key, value in (error.trailing_metadata() or ()) if key == RICH_DETAILS_KEY)
+
+
 class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, service: str) -> None:
         self.service = service
         self.caller_mistake: Explains | None = None
         self.outage: Explains | None = None
+        # A call to another service that found it away is answered with that status (see
+        # `GrpcServer.relay_downstream`); otherwise it is an error of this one (UNKNOWN, logged).
+        self.relays = False
         # Per method, its observed handler when no span is made (see `intercept_service`).
         self._unspanned: dict[str, Any] = {}
 
@@ -98,6 +112,7 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         service = self.service
         mistake = self.caller_mistake
         outage = self.outage
+        interceptor = self
 
         async def observed(request: Any, context: Any) -> Any:
             started = time.perf_counter()
@@ -122,6 +137,9 @@ class TelemetryInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     if away is not None:
                         code = "UNAVAILABLE"
                         await context.abort(grpc.StatusCode.UNAVAILABLE, away)
+                    if interceptor.relays and isinstance(error, grpc.aio.AioRpcError) and error.code() in AWAY:
+                        code = error.code().name
+                        await context.abort(error.code(), error.details() or "", rich_details(error))
                     status = context.code()
                     code = status.name if isinstance(status, grpc.StatusCode) else "UNKNOWN"
                     raise
@@ -229,6 +247,14 @@ class GrpcServer:
         """Exceptions `outage` explains (a dependency that is away) are answered UNAVAILABLE with
         its reason, without a logged traceback: the request may succeed when retried."""
         self._telemetry.outage = outage
+
+    def relay_downstream(self) -> None:
+        """A call to another service that finds it away or out of time (AWAY) is answered with that
+        status and message, without a logged traceback: for a hop that passes requests on (the
+        router), whose caller then retries as it would had it called that service itself. Other
+        failures stay this hop's own error (UNKNOWN): in a coalesced call (the submissions of many
+        requests in one) one caller's INVALID_ARGUMENT would otherwise reach every caller."""
+        self._telemetry.relays = True
 
     def register(self, full_names: Iterable[str]) -> None:
         self._service_names.extend(full_names)
