@@ -63,6 +63,8 @@ TEST_ENV = {
     # A webhook target's breaker likewise: 4 timeouts, failed connections or 5xx, then 1 s closed to calls.
     "HERALD_WEBHOOK_BREAKER_FAILURES": "4",
     "HERALD_WEBHOOK_BREAKER_COOL_DOWN_S": "1",
+    # What its open circuit parks in the ledger comes back after 1 s (and up to half again).
+    "HERALD_WEBHOOK_PARK_RECHECK_S": "1",
     "HERALD_ALERT_WINDOW_S": "2",
     # Expired idempotency keys and ended plans are cleared within half a second.
     "HERALD_LEDGER_MAINTENANCE_INTERVAL_S": "0.5",

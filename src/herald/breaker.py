@@ -183,22 +183,25 @@ class BreakerBoard(ABC, Generic[Outcome]):
             breaker.probe_started_at = now
             return True
 
-    def record(self, tenant_id: str, key: str, kind: str, outcome: Outcome) -> None:
-        """The outcome of a call `allow` let through."""
+    def record(self, tenant_id: str, key: str, kind: str, outcome: Outcome) -> bool:
+        """The outcome of a call `allow` let through; True when it closed an open or half-open
+        breaker (what waited for the destination may go)."""
         failed = self.judge(outcome)
         if failed is None:
-            return
+            return False
         now = self.clock()
         with self._lock:
             keyed = (tenant_id, key)
             breaker = self._breakers.get(keyed)
             if not failed:
                 # The destination answered: an outage, if there was one, is over.
+                closed = False
                 if breaker is not None:
                     if breaker.state is not State.CLOSED:
                         self._move(breaker, State.CLOSED)
+                        closed = True
                     del self._breakers[keyed]
-                return
+                return closed
             if breaker is None:
                 breaker = self._breakers[keyed] = _Breaker(kind)
                 self.metrics.seen(kind)
@@ -207,15 +210,16 @@ class BreakerBoard(ABC, Generic[Outcome]):
             if breaker.state is State.HALF_OPEN:
                 if breaker.probe_started_at is not None:
                     self._open(breaker, now)
-                return
+                return False
             if breaker.state is State.OPEN:
-                return  # a call that started before the breaker opened; the cool-down stands
+                return False  # a call that started before the breaker opened; the cool-down stands
             streak = breaker.streak
             streak.append(now)
             while streak and now - streak[0] > self.policy.window_s:
                 streak.popleft()
             if len(streak) >= self.policy.failures:
                 self._open(breaker, now)
+            return False
 
     def release(self, tenant_id: str, key: str) -> None:
         """A call `allow` let through ended without an outcome (cancelled): free the probe slot."""
@@ -232,6 +236,22 @@ class BreakerBoard(ABC, Generic[Outcome]):
             if breaker is None or breaker.state is not State.OPEN:
                 return 0.0
             return max(0.0, breaker.opened_at + self.policy.cool_down_s - now)
+
+    def wait_left_s(self, tenant_id: str, key: str, probing_s: float) -> float:
+        """Seconds a call to this destination must wait: the cool-down left while open,
+        `probing_s` while half-open with its probe under way, 0 when a call may go now."""
+        now = self.clock()
+        with self._lock:
+            breaker = self._breakers.get((tenant_id, key))
+            if breaker is None:
+                return 0.0
+            self._advance(breaker, now)
+            if breaker.state is State.OPEN:
+                return max(0.0, breaker.opened_at + self.policy.cool_down_s - now)
+            started = breaker.probe_started_at
+            if breaker.state is State.HALF_OPEN and started is not None and now - started < self.policy.probe_timeout_s:
+                return probing_s
+            return 0.0
 
     def state(self, tenant_id: str, key: str) -> State:
         """The breaker's state now (an open breaker past its cool-down reads half-open)."""

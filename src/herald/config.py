@@ -107,8 +107,13 @@ class Settings(BaseSettings):
     # Fair queueing: tenants are hashed onto this many lanes per class and priority.
     # Router and senders must agree; changing it needs the old lanes drained first.
     fairness_lanes: int = Field(default=16, ge=1, le=256)
-    # Messages a consumer may hold unacknowledged; retries waiting out a backoff count too.
+    # Messages a consumer may hold unacknowledged: what waits out a short delay on the bus counts
+    # (a short retry, a bound's hold, a probe waiting for its target's cool-down). What must
+    # wait longer leaves the bus: a retry of at least `park_retries_from_s` is acknowledged and
+    # held by the ledger until due (herald_ledger.store.parking), as are deliveries a target's
+    # open circuit holds beyond its probe (`webhook_park_recheck_s`). 0 parks every retry.
     consumer_max_ack_pending: int = Field(default=50_000, ge=1)
+    park_retries_from_s: float = Field(default=60.0, ge=0)
 
     # This process's listeners (0 = pick a free port; `herald up` sets them).
     grpc_host: str = "127.0.0.1"
@@ -187,6 +192,11 @@ class Settings(BaseSettings):
     webhook_breaker_failures: int = Field(default=5, ge=1)
     webhook_breaker_window_s: float = Field(default=60.0, gt=0)
     webhook_breaker_cool_down_s: float = Field(default=30.0, gt=0)
+    # While a target's circuit is open, one delivery per cool-down waits on the bus to be its
+    # probe; the others are parked in the ledger, released when the circuit closes (a probe
+    # answered) or after this at the latest (with up to half again, so they do not come back
+    # together), whichever is first.
+    webhook_park_recheck_s: float = Field(default=300.0, gt=0)
     webhook_timeout_s: float = Field(default=15.0, gt=0)
     # Must exceed the timeout, so a slow receiver is never handed to a second sender.
     webhook_ack_wait_s: float = Field(default=30.0, gt=0)

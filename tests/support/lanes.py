@@ -42,6 +42,7 @@ OWN_STACK_FILES = frozenset(
         "test_trace_propagation.py",
         "test_bus_start_patience.py",
         "test_fair_fetcher_redelivery.py",
+        "test_lane_limit.py",
     }
 )
 

@@ -64,6 +64,8 @@ class WorkerConfig:
     breaker_tenant: str = ""
     # Why a job fails when there is no provider at all (platform email without settings).
     no_provider_error: str = ""
+    # Retries this long or longer are parked in the ledger, off the bus (Settings.park_retries_from_s).
+    park_from_s: float | None = None
 
     @property
     def label(self) -> str:
@@ -100,6 +102,7 @@ class EmailWorker(Sender[Delivery, ProviderSet, WalkResult, ledger_jobs_pb2.Walk
             alerter=alerter,
             concurrency=config.concurrency,
             counters=counters,
+            park_from_s=config.park_from_s,
         )
         self.config = config
         self.label = config.label

@@ -17,7 +17,10 @@ job already holds the copy back (`herald.sender.loop`); jobs this ledger knows i
 left is a copy started by another sender while the first is still calling, which needs a job
 in flight that no ledger replica knows of: at most a duplicate delivery, never a lost job.
 
-Each pass also sets `herald_unsettled_job_age_seconds` per status.
+Each pass first publishes the parked jobs that came due (`store.parking`: what the ledger holds
+off the bus, a long retry or a delivery its target's open circuit holds), the same way, with no
+grace and no warning: their time has come, nothing was lost. Each pass also sets
+`herald_unsettled_job_age_seconds` per status and `herald_jobs_parked`.
 """
 
 from __future__ import annotations
@@ -29,11 +32,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.bus.work import WorkPublisher
 from herald.config import Settings
-from herald.telemetry.metrics import JOBS_REPUBLISHED, UNSETTLED_JOB_AGE, label
+from herald.telemetry.metrics import JOBS_PARKED, JOBS_REPUBLISHED, JOBS_UNPARKED, UNSETTLED_JOB_AGE, label
 from herald.v1 import common_pb2
 from herald_ledger.convert import job_to_proto
 from herald_ledger.inflight import InFlight
 from herald_ledger.store.overdue import claim_overdue, oldest_unsettled
+from herald_ledger.store.parking import due_parked, parked_count, unparked
 
 log = logging.getLogger("herald.ledger.reconciler")
 
@@ -50,8 +54,10 @@ class Reconciler:
         async with self.engine.connect() as conn:
             for status, age_s in (await oldest_unsettled(conn)).items():
                 UNSETTLED_JOB_AGE.labels(status).set(age_s)
+            JOBS_PARKED.set(await parked_count(conn))
         if not self.publisher.connected:
             return 0  # the rows wait: claiming them now would only move their time on
+        await self.unpark()
         total = 0
         while True:
             async with self.engine.begin() as conn:
@@ -74,5 +80,24 @@ class Reconciler:
                 "jobs the bus had not acted on published again",
                 extra={"claimed": len(rows), "published": len(published)},
             )
+            if len(rows) < self.settings.reconcile_batch or len(published) < len(jobs):
+                return total
+
+    async def unpark(self) -> int:
+        """Parked jobs that came due, published again (batch after batch); how many were. A
+        batch's rows stay locked while it is published; one the bus refuses stays parked."""
+        total = 0
+        while True:
+            async with self.engine.begin() as conn:
+                rows = await due_parked(conn, self.settings.reconcile_batch)
+                if not rows:
+                    return total
+                jobs = [job_to_proto(r) for r in rows]
+                published = await self.publisher.publish_or_restore(jobs, copy=f"p{int(time.time() * 1000)}")
+                await unparked(conn, [r.id for r in rows if str(r.id) in published])
+            total += len(published)
+            for job in jobs:
+                if job.id in published:
+                    JOBS_UNPARKED.labels(label(common_pb2.Channel.Name(job.channel))).inc()
             if len(rows) < self.settings.reconcile_batch or len(published) < len(jobs):
                 return total

@@ -2,14 +2,16 @@
 
 - hold back: a target whose circuit is open (`herald_webhook_sender.breakers`), then a
   target's rate limit; a delivery whose turn has not come goes back to the bus until it has
-  (NAK with delay), before it starts, so it is no attempt at all;
+  (NAK with delay), before it starts, so it is no attempt at all; behind an open circuit only
+  the next probe waits on the bus, the others are parked in the ledger until the circuit
+  closes (`herald_webhook_sender.parking`);
 - call lane: the target (a subscription target, or a direct webhook's origin) whose bound of
   calls in flight the call counts against (`herald.sender.slots`);
 - prepare: the large body from the object store, the delivery's sealed signing keys;
 - call: signed right then (the timestamp is the moment of the call, not of the wait for a
   slot), the target's breaker asked again (it may have opened meanwhile: handed back, no
   attempt), one POST through the guarded receiver client (`herald.webhooks.receiver_client`),
-  its outcome told to the breaker;
+  its outcome told to the breaker (one that closes it releases the target's parked jobs);
 - conclude: the tenant's retry policy judges the answer; the attempt record with what the
   receiver answered;
 - finished: an ended job's body deleted, a 410 disables the target, the target's health.
@@ -31,7 +33,7 @@ from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
-from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Sender
+from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Park, Sender
 from herald.sender.slots import window_size
 from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
@@ -43,6 +45,7 @@ from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
 from herald_webhook_sender.pacing import Pacer
+from herald_webhook_sender.parking import Parking
 from herald_webhook_sender.signing import SealedSecrets, Signer
 from herald_webhook_sender.target_health import TargetHealth
 from herald_webhook_sender.tenant_config import TenantConfig
@@ -96,6 +99,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             alerter=alerter,
             concurrency=settings.webhook_concurrency,
             tenant_bound=settings.webhook_tenant_in_flight,
+            park_from_s=settings.park_retries_from_s,
             # Half the window: a slow target's backlog keeps the other half free for the rest.
             crowded_at=window_size(settings.webhook_concurrency) // 2,
         )
@@ -120,6 +124,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         self.config = TenantConfig(ledger, self.policy, settings.webhook_config_cache_ttl_s)
         self.health = TargetHealth(ledger, alerter, settings.webhook_target_disable_after_s)
         self.breakers = TargetBreakers(settings)
+        self.parking = Parking(ledger, settings)
         self.waiting = WaitingNotes(self._note_waiting)
 
     async def advance(
@@ -131,14 +136,14 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         )
         return list(answer.starts)
 
-    async def hold_back(self, message: Msg, work: Delivery) -> float:
-        """A target whose circuit is open, then a target's rate limit: the delivery waits on the
-        bus, not started, so it is no attempt at all."""
+    async def hold_back(self, message: Msg, work: Delivery) -> float | Park:
+        """A target whose circuit is open (its next probe waits on the bus, the others in the
+        ledger), then a target's rate limit: not started, so it is no attempt at all."""
         lane = await self.call_lane(work)
-        if (cool_down_s := self.breakers.cool_down_left_s(lane.tenant, lane.target)) > 0:
+        if (cool_down_s := self.breakers.wait_left_s(lane.tenant, lane.target, HALF_OPEN_WAIT_S)) > 0:
             HELD_BACK.labels(self.label, "circuit_open").inc()
             self.waiting.note(work.job_id, CIRCUIT_OPEN)
-            return cool_down_s * (1 + random.random() / 2)
+            return self.parking.hold(lane, cool_down_s * (1 + random.random() / 2))
         if not work.target_id:
             return 0.0
         limit = (await self.config.target(work.tenant_id, work.target_id)).rate_limit_per_min
@@ -164,6 +169,12 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         for target in self.slots.targets_of(tenant_id):
             if target.startswith(TARGET_LANE):
                 self.slots.rebound(await self._target_lane(tenant_id, target.removeprefix(TARGET_LANE)))
+
+    async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
+        answer = await self.ledger.jobs.ParkDeliveries(
+            ledger_jobs_pb2.ParkDeliveriesRequest(parks=parks), timeout=CALL_DEADLINE_S
+        )
+        return set(answer.parked_job_ids)
 
     async def _note_waiting(self, notes: list[tuple[str, str]]) -> None:
         await self.ledger.jobs.NoteWaiting(
@@ -200,7 +211,10 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             HELD_BACK.labels(self.label, "circuit_open").inc()
             self.waiting.note(delivery.job_id, CIRCUIT_OPEN)
             wait_s = max(self.breakers.cool_down_left_s(lane.tenant, lane.target), HALF_OPEN_WAIT_S)
-            raise HandBack("held: the target's circuit is open", wait_s * (1 + random.random() / 2), logging.DEBUG)
+            held = self.parking.hold(lane, wait_s * (1 + random.random() / 2))
+            if isinstance(held, Park):
+                raise HandBack("held: the target's circuit is open", held.fallback_s, logging.DEBUG, park=held)
+            raise HandBack("held: the target's circuit is open", held, logging.DEBUG)
         try:
             # The tenant's sealed header values are opened only now, for this call.
             headers = delivered_headers(self.signer.ring, delivery.tenant_id, delivery.request)
@@ -212,7 +226,8 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         except BaseException:
             self.breakers.release(lane.tenant, lane.target)
             raise
-        self.breakers.record(lane.tenant, lane.target, KIND, result)
+        if self.breakers.record(lane.tenant, lane.target, KIND, result):
+            self.background(self.parking.release(lane))  # it answers again: its parked jobs come back
         return result
 
     async def conclude(

@@ -15,7 +15,10 @@ key goes back for a moment); then the named phases:
 - **record success** / **record failure**: a last failed attempt goes to the dead-letter
   stream first; the record goes to the ledger; only after the ledger committed it is the
   message acknowledged (or NAKed with the retry delay: JetStream brings it back then, nothing
-  sleeps in process); counters, the finished-job metrics, the dead-letter alert;
+  sleeps in process; a retry from `park_from_s` on is acknowledged and parked in the ledger,
+  whose reconciler publishes it again when due: a message NAKed with a delay stays
+  unacknowledged on its lane's consumer, and enough of them stop the lane for every tenant);
+  counters, the finished-job metrics, the dead-letter alert;
 - **finished** (the sender's, optional): what follows a committed record.
 
 From its pull to its ack or NAK a message is kept in progress by the fetcher, so a slow call,
@@ -46,6 +49,7 @@ from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
 from herald.sender.erased import ErasedTenants
+from herald.sender.settling import Settling
 from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
 from herald.sender.states import (
     HAND_BACK_S,
@@ -55,6 +59,7 @@ from herald.sender.states import (
     HandBack,
     Identity,
     Job,
+    Park,
     Prepared,
     Record,
     Work,
@@ -62,11 +67,22 @@ from herald.sender.states import (
 )
 from herald.sender.waiting import WaitingNotes
 from herald.telemetry import tracing
-from herald.telemetry.metrics import HELD_BACK, observe_finished, watch_sender
+from herald.telemetry.metrics import HELD_BACK, watch_sender
 from herald.telemetry.propagation import extract_context
-from herald.v1 import common_pb2, ledger_jobs_pb2
+from herald.v1 import ledger_jobs_pb2
 
-__all__ = ["HAND_BACK_S", "CallLane", "Conclusion", "Counters", "HandBack", "Identity", "Job", "Sender", "WorkMessage"]
+__all__ = [
+    "HAND_BACK_S",
+    "CallLane",
+    "Conclusion",
+    "Counters",
+    "HandBack",
+    "Identity",
+    "Job",
+    "Park",
+    "Sender",
+    "WorkMessage",
+]
 
 log = logging.getLogger("herald.sender")
 _tracer = trace.get_tracer("herald.sender")
@@ -83,7 +99,7 @@ ADVANCE_MAX_ITEMS = 400
 ADVANCES_IN_FLIGHT = 1
 
 
-class Sender(ABC, Generic[Work, Prepared, Called, Record]):
+class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record]):
     """The loop; subclasses supply the phases marked abstract (and may override the hooks)."""
 
     label: str  # metrics' channel label: "webhook", "email", "platform_email"
@@ -103,6 +119,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         counters: Counters | None = None,
         tenant_bound: int | None = None,
         crowded_at: int | None = None,
+        park_from_s: float | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.js = js
@@ -118,6 +135,11 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         self.records: Batcher[Record, None] = Batcher(
             self._record_many, max_items=ADVANCE_MAX_ITEMS, max_concurrent=ADVANCES_IN_FLIGHT
         )
+        self.parks: Batcher[ledger_jobs_pb2.ParkedDelivery, bool] = Batcher(
+            self._park_many, max_items=ADVANCE_MAX_ITEMS, max_concurrent=ADVANCES_IN_FLIGHT
+        )
+        # Retries this long or longer leave the bus (None: none do).
+        self.park_from_s = park_from_s
         self._tasks: set[asyncio.Task[None]] = set()
         self.concurrency = concurrency
         self.slots = CallSlots(concurrency, tenant_bound, crowded_at)
@@ -139,9 +161,15 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
     def identify(self, work: Work) -> Identity:
         return Identity(work.job_id, work.tenant_id, work.run)
 
-    async def hold_back(self, message: Msg, work: Work) -> float:
-        """Seconds before this work may start (a target's rate limit), 0 to start now."""
+    async def hold_back(self, message: Msg, work: Work) -> float | Park:
+        """Seconds before this work may start (a target's rate limit), 0 to start now; or `Park`
+        for a delivery that must wait longer (the ledger holds it, see `park`)."""
         return 0.0
+
+    async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
+        """One ledger call parking these jobs (`ParkDeliveries`), for a sender whose
+        `hold_back` answers `Park`: the ids of those the ledger now holds."""
+        raise NotImplementedError("this sender parks nothing")
 
     async def call_lane(self, work: Work) -> CallLane:
         """Where the call goes and its bound of calls in flight (`herald.sender.slots`); by
@@ -201,18 +229,7 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         await self.fetcher.close()
         await self.starts.drain()
         await self.records.drain()
-
-    async def _settle(self, message: Msg, *, nak_delay: float | None = None, term: bool = False) -> None:
-        """Ack (the default), NAK with a delay, or terminate; no longer kept in progress. Copies
-        of the message the server sent while it was in hand get the same verdict."""
-        copies: list[Msg] = self.fetcher.settled(message)
-        for delivery in (message, *copies):
-            if term:
-                await delivery.term()
-            elif nak_delay is not None:
-                await delivery.nak(delay=nak_delay)
-            else:
-                await delivery.ack()
+        await self.parks.drain()
 
     async def _take(self, stopping: asyncio.Event) -> None:
         """Takes messages while the window has room. One task for the whole run, awaiting the
@@ -239,6 +256,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
         await self.advance(records, [])
         return [None] * len(records)
 
+    async def _park_many(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> list[bool]:
+        parked = await self.park(parks)
+        return [p.job_id in parked for p in parks]
+
     async def _handle(self, message: Msg) -> None:
         place: Place | None = None
         held = ""
@@ -256,6 +277,9 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
             self._jobs_in_hand.add(identity.job_id)
             held = identity.job_id
             wait_s = await self.hold_back(message, work)
+            if isinstance(wait_s, Park):
+                await self._park(message, identity.job_id, wait_s)
+                return
             if wait_s > 0:
                 await self._settle(message, nak_delay=wait_s)
                 return
@@ -310,7 +334,10 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 called = await self.in_slot(job, prepared)
             except HandBack as back:
                 log.log(back.level, "handed back: %s", back, extra={"job_id": job.identity.job_id})
-                await self._settle(job.message, nak_delay=back.delay_s)
+                if back.park is not None:
+                    await self._park(job.message, job.identity.job_id, back.park)
+                else:
+                    await self._settle(job.message, nak_delay=back.delay_s)
                 return
             conclusion = await self.conclude(job, prepared, called)
             if conclusion.delivered:
@@ -342,58 +369,3 @@ class Sender(ABC, Generic[Work, Prepared, Called, Record]):
                 return await self.call(job, prepared)
 
         return await self.slots.call(job.place, calling)
-
-    async def record_success(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
-        return await self._record(job, conclusion, None)
-
-    async def record_failure(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
-        """A retry is recorded QUEUED and NAKed with its delay; a last failed attempt goes to
-        the dead-letter stream first (see herald.dead_letters), then FAILED."""
-        entry: common_pb2.DeadLetter | None = None
-        if conclusion.dead_letter_error is not None:
-            entry = dead_letters.entry_for(
-                job_id=job.identity.job_id,
-                tenant_id=job.identity.tenant_id,
-                channel=self.channel,
-                error=conclusion.dead_letter_error,
-                attempts=job.attempt,
-                run=job.identity.run,
-                work_message=job.message.data,
-                work_subject=job.message.subject,
-            )
-            try:
-                conclusion.record.dead_letter_sequence = await dead_letters.publish(self.js, self.subjects, entry)
-            except Exception as error:
-                # Not in the dead-letter stream, so not failed yet: the last attempt runs again.
-                log.warning("dead-letter stream unavailable; handed back", extra={"error": repr(error)})
-                await self._settle(job.message, nak_delay=HAND_BACK_S)
-                return False
-            conclusion.record.dead_lettered = True
-        return await self._record(job, conclusion, entry)
-
-    async def _record(
-        self, job: Job[Work], conclusion: Conclusion[Record], entry: common_pb2.DeadLetter | None
-    ) -> bool:
-        try:
-            await self.records.submit(conclusion.record)
-        except Exception as error:
-            # Not recorded, so not acknowledged: the bus redelivers it later.
-            log.warning("could not record the attempt; message handed back", extra={"error": repr(error)})
-            await self._settle(job.message, nak_delay=HAND_BACK_S)
-            return False
-        await self._settle(job.message, nak_delay=conclusion.retry_delay_s)
-        status = conclusion.record.next_status
-        if status == common_pb2.JOB_STATUS_DELIVERED:
-            self.counters.delivered += 1
-        elif status == common_pb2.JOB_STATUS_FAILED:
-            self.counters.failed += 1
-        if status != common_pb2.JOB_STATUS_QUEUED:
-            observe_finished(self.label, job.identity.job_id, job.attempt, conclusion.delivered)
-        if entry is not None:
-            self.counters.dead_lettered += 1
-            log.warning(
-                "job dead-lettered",
-                extra={"job_id": job.identity.job_id, "tenant_id": job.identity.tenant_id, "attempts": job.attempt},
-            )
-            self.alerter.notify(entry)
-        return True

@@ -42,14 +42,29 @@ class Counters:
     dead_lettered: int = 0
 
 
+@dataclass(frozen=True)
+class Park:
+    """What `hold_back` answers for a delivery that must wait long: the ledger holds the job,
+    off the bus (`ParkDeliveries`), released with `lane` or after `delay_s`. When the ledger
+    cannot take it, the message waits on the bus for `fallback_s` instead."""
+
+    lane: str
+    delay_s: float
+    fallback_s: float
+    reason: str  # the metric's label: why it waits
+
+
 class HandBack(Exception):
     """A phase cannot go on now (a body, a secret or a setting unavailable): the message goes
-    back to the bus for `delay_s`, and no attempt is spent."""
+    back to the bus for `delay_s`, and no attempt is spent; or, with `park`, to the ledger."""
 
-    def __init__(self, reason: str, delay_s: float = HAND_BACK_S, level: int = logging.WARNING) -> None:
+    def __init__(
+        self, reason: str, delay_s: float = HAND_BACK_S, level: int = logging.WARNING, park: Park | None = None
+    ) -> None:
         super().__init__(reason)
         self.delay_s = delay_s
         self.level = level
+        self.park = park
 
 
 @dataclass(frozen=True)
@@ -73,7 +88,8 @@ class Conclusion(Generic[Record]):
     """What the ledger records (`record.next_status` set) and what the bus is told."""
 
     record: Record
-    # QUEUED: the message is NAKed with this delay and comes back for the next attempt.
+    # QUEUED: the message is NAKed with this delay and comes back for the next attempt (or,
+    # from the sender's `park_from_s` on, acknowledged and parked in the ledger until then).
     retry_delay_s: float | None = None
     # The last attempt failed: into the dead-letter stream with this error, before the record.
     dead_letter_error: str | None = None

@@ -49,6 +49,21 @@ JOBS_REPUBLISHED = Counter(
     "Jobs the ledger's reconciler published again: the bus had not acted on them in time.",
     ["channel"],
 )
+JOBS_PARKED = Gauge(
+    "herald_jobs_parked",
+    "QUEUED jobs the ledger holds off the bus (a long retry, a target's open circuit) until they are due.",
+)
+JOBS_UNPARKED = Counter(
+    "herald_jobs_unparked_total",
+    "Parked jobs the ledger's reconciler published again when they came due.",
+    ["channel"],
+)
+PARKED_DELIVERIES = Counter(
+    "herald_deliveries_parked_total",
+    "Work messages a sender acknowledged for the ledger to hold until due, by channel and why "
+    "(retry: a long backoff; circuit_open: the target's breaker).",
+    ["channel", "reason"],
+)
 UNSETTLED_JOB_AGE = Gauge(
     "herald_unsettled_job_age_seconds",
     "How long the oldest job of a non-terminal status has waited for the bus: since its commit, or since "

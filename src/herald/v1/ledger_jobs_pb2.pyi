@@ -114,20 +114,22 @@ class DeliveryStart(_message.Message):
     def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ..., wait: _Optional[bool] = ..., wait_s: _Optional[float] = ...) -> None: ...
 
 class AttemptResult(_message.Message):
-    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence", "retry_delay_s")
+    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence", "retry_delay_s", "parked")
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     RETRY_DELAY_S_FIELD_NUMBER: _ClassVar[int]
+    PARKED_FIELD_NUMBER: _ClassVar[int]
     attempt: _common_pb2.Attempt
     next_status: _common_pb2.JobStatus
     error: str
     dead_lettered: bool
     dead_letter_sequence: int
     retry_delay_s: float
-    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ...) -> None: ...
+    parked: bool
+    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ..., parked: _Optional[bool] = ...) -> None: ...
 
 class AdvanceDeliveriesRequest(_message.Message):
     __slots__ = ("results", "start_job_ids")
@@ -164,6 +166,42 @@ class NoteWaitingResponse(_message.Message):
     NOTED_FIELD_NUMBER: _ClassVar[int]
     noted: int
     def __init__(self, noted: _Optional[int] = ...) -> None: ...
+
+class ParkedDelivery(_message.Message):
+    __slots__ = ("job_id", "lane", "delay_s")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    LANE_FIELD_NUMBER: _ClassVar[int]
+    DELAY_S_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    lane: str
+    delay_s: float
+    def __init__(self, job_id: _Optional[str] = ..., lane: _Optional[str] = ..., delay_s: _Optional[float] = ...) -> None: ...
+
+class ParkDeliveriesRequest(_message.Message):
+    __slots__ = ("parks",)
+    PARKS_FIELD_NUMBER: _ClassVar[int]
+    parks: _containers.RepeatedCompositeFieldContainer[ParkedDelivery]
+    def __init__(self, parks: _Optional[_Iterable[_Union[ParkedDelivery, _Mapping]]] = ...) -> None: ...
+
+class ParkDeliveriesResponse(_message.Message):
+    __slots__ = ("parked_job_ids",)
+    PARKED_JOB_IDS_FIELD_NUMBER: _ClassVar[int]
+    parked_job_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, parked_job_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReleaseParkedRequest(_message.Message):
+    __slots__ = ("tenant_id", "lane")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    LANE_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    lane: str
+    def __init__(self, tenant_id: _Optional[str] = ..., lane: _Optional[str] = ...) -> None: ...
+
+class ReleaseParkedResponse(_message.Message):
+    __slots__ = ("released",)
+    RELEASED_FIELD_NUMBER: _ClassVar[int]
+    released: int
+    def __init__(self, released: _Optional[int] = ...) -> None: ...
 
 class ListAttemptsRequest(_message.Message):
     __slots__ = ("tenant_id", "job_id")
@@ -224,7 +262,7 @@ class AbandonIdempotentResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class WalkRecord(_message.Message):
-    __slots__ = ("job_id", "calls", "next_status", "error", "provider_id", "provider_message_id", "dead_lettered", "dead_letter_sequence", "retry_delay_s")
+    __slots__ = ("job_id", "calls", "next_status", "error", "provider_id", "provider_message_id", "dead_lettered", "dead_letter_sequence", "retry_delay_s", "parked")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     CALLS_FIELD_NUMBER: _ClassVar[int]
     NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -234,6 +272,7 @@ class WalkRecord(_message.Message):
     DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
     DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     RETRY_DELAY_S_FIELD_NUMBER: _ClassVar[int]
+    PARKED_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     calls: _containers.RepeatedCompositeFieldContainer[_common_pb2.Attempt]
     next_status: _common_pb2.JobStatus
@@ -243,7 +282,8 @@ class WalkRecord(_message.Message):
     dead_lettered: bool
     dead_letter_sequence: int
     retry_delay_s: float
-    def __init__(self, job_id: _Optional[str] = ..., calls: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ...) -> None: ...
+    parked: bool
+    def __init__(self, job_id: _Optional[str] = ..., calls: _Optional[_Iterable[_Union[_common_pb2.Attempt, _Mapping]]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., provider_id: _Optional[str] = ..., provider_message_id: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ..., parked: _Optional[bool] = ...) -> None: ...
 
 class AdvanceWalksRequest(_message.Message):
     __slots__ = ("walks", "start_job_ids")

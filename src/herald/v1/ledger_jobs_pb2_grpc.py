@@ -83,6 +83,16 @@ class LedgerJobsServiceStub:
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingRequest.SerializeToString,
                 response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingResponse.FromString,
                 _registered_method=True)
+        self.ParkDeliveries = channel.unary_unary(
+                '/herald.v1.LedgerJobsService/ParkDeliveries',
+                request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ParkDeliveriesRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ParkDeliveriesResponse.FromString,
+                _registered_method=True)
+        self.ReleaseParked = channel.unary_unary(
+                '/herald.v1.LedgerJobsService/ReleaseParked',
+                request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ReleaseParkedRequest.SerializeToString,
+                response_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ReleaseParkedResponse.FromString,
+                _registered_method=True)
         self.RetryJobs = channel.unary_unary(
                 '/herald.v1.LedgerJobsService/RetryJobs',
                 request_serializer=herald_dot_v1_dot_ledger__jobs__pb2.RetryJobsRequest.SerializeToString,
@@ -189,6 +199,23 @@ class LedgerJobsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ParkDeliveries(self, request, context):
+        """QUEUED jobs whose work messages a sender acknowledges because they must wait (their
+        target's circuit is open): the ledger holds them, off the bus, until `delay_s` has passed
+        or their lane is released, then its reconciler publishes them again. Jobs no longer
+        QUEUED are left alone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseParked(self, request, context):
+        """A tenant's lane answers again (a sender's breaker closed): its parked jobs are due now.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RetryJobs(self, request, context):
         """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
         the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
@@ -276,6 +303,16 @@ def add_LedgerJobsServiceServicer_to_server(servicer, server):
                     servicer.NoteWaiting,
                     request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingRequest.FromString,
                     response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingResponse.SerializeToString,
+            ),
+            'ParkDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ParkDeliveries,
+                    request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ParkDeliveriesRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ParkDeliveriesResponse.SerializeToString,
+            ),
+            'ReleaseParked': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseParked,
+                    request_deserializer=herald_dot_v1_dot_ledger__jobs__pb2.ReleaseParkedRequest.FromString,
+                    response_serializer=herald_dot_v1_dot_ledger__jobs__pb2.ReleaseParkedResponse.SerializeToString,
             ),
             'RetryJobs': grpc.unary_unary_rpc_method_handler(
                     servicer.RetryJobs,
@@ -555,6 +592,60 @@ class LedgerJobsService:
             '/herald.v1.LedgerJobsService/NoteWaiting',
             herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingRequest.SerializeToString,
             herald_dot_v1_dot_ledger__jobs__pb2.NoteWaitingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ParkDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerJobsService/ParkDeliveries',
+            herald_dot_v1_dot_ledger__jobs__pb2.ParkDeliveriesRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__jobs__pb2.ParkDeliveriesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseParked(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/herald.v1.LedgerJobsService/ReleaseParked',
+            herald_dot_v1_dot_ledger__jobs__pb2.ReleaseParkedRequest.SerializeToString,
+            herald_dot_v1_dot_ledger__jobs__pb2.ReleaseParkedResponse.FromString,
             options,
             channel_credentials,
             insecure,

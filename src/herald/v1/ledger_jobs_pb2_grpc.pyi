@@ -65,6 +65,14 @@ class LedgerJobsServiceStub:
     """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
     its next attempt is recorded. Jobs no longer QUEUED are left alone.
     """
+    ParkDeliveries: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ParkDeliveriesRequest, _ledger_jobs_pb2.ParkDeliveriesResponse]
+    """QUEUED jobs whose work messages a sender acknowledges because they must wait (their
+    target's circuit is open): the ledger holds them, off the bus, until `delay_s` has passed
+    or their lane is released, then its reconciler publishes them again. Jobs no longer
+    QUEUED are left alone.
+    """
+    ReleaseParked: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ReleaseParkedRequest, _ledger_jobs_pb2.ReleaseParkedResponse]
+    """A tenant's lane answers again (a sender's breaker closed): its parked jobs are due now."""
     RetryJobs: _grpc.UnaryUnaryMultiCallable[_ledger_jobs_pb2.RetryJobsRequest, _ledger_jobs_pb2.RetryJobsResponse]
     """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
     the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
@@ -114,6 +122,14 @@ class LedgerJobsServiceAsyncStub(LedgerJobsServiceStub):
     """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
     its next attempt is recorded. Jobs no longer QUEUED are left alone.
     """
+    ParkDeliveries: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ParkDeliveriesRequest, _ledger_jobs_pb2.ParkDeliveriesResponse]  # type: ignore[assignment]
+    """QUEUED jobs whose work messages a sender acknowledges because they must wait (their
+    target's circuit is open): the ledger holds them, off the bus, until `delay_s` has passed
+    or their lane is released, then its reconciler publishes them again. Jobs no longer
+    QUEUED are left alone.
+    """
+    ReleaseParked: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.ReleaseParkedRequest, _ledger_jobs_pb2.ReleaseParkedResponse]  # type: ignore[assignment]
+    """A tenant's lane answers again (a sender's breaker closed): its parked jobs are due now."""
     RetryJobs: _aio.UnaryUnaryMultiCallable[_ledger_jobs_pb2.RetryJobsRequest, _ledger_jobs_pb2.RetryJobsResponse]  # type: ignore[assignment]
     """FAILED -> PENDING for an explicit retry (tenant or operator): a fresh attempt budget,
     the dead-letter entry marked retried. Returns the jobs, with their requests, to publish.
@@ -214,6 +230,26 @@ class LedgerJobsServiceServicer(metaclass=_abc_1.ABCMeta):
         """Why QUEUED jobs wait without a call (a sender holds them back): shown on the job until
         its next attempt is recorded. Jobs no longer QUEUED are left alone.
         """
+
+    @_abc_1.abstractmethod
+    def ParkDeliveries(
+        self,
+        request: _ledger_jobs_pb2.ParkDeliveriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_jobs_pb2.ParkDeliveriesResponse, _abc.Awaitable[_ledger_jobs_pb2.ParkDeliveriesResponse]]:
+        """QUEUED jobs whose work messages a sender acknowledges because they must wait (their
+        target's circuit is open): the ledger holds them, off the bus, until `delay_s` has passed
+        or their lane is released, then its reconciler publishes them again. Jobs no longer
+        QUEUED are left alone.
+        """
+
+    @_abc_1.abstractmethod
+    def ReleaseParked(
+        self,
+        request: _ledger_jobs_pb2.ReleaseParkedRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_jobs_pb2.ReleaseParkedResponse, _abc.Awaitable[_ledger_jobs_pb2.ReleaseParkedResponse]]:
+        """A tenant's lane answers again (a sender's breaker closed): its parked jobs are due now."""
 
     @_abc_1.abstractmethod
     def RetryJobs(

@@ -28,6 +28,7 @@ from herald_ledger.rpc.common import Context, require_id, require_ids, require_p
 from herald_ledger.store import dead_letters as dead_letter_store
 from herald_ledger.store import deliveries as delivery_store
 from herald_ledger.store import jobs as job_store
+from herald_ledger.store import parking
 from herald_ledger.store import walks as walk_store
 from herald_ledger.store.codes import OUTCOME_FROM_PROTO, STATUS_FROM_PROTO, STATUS_TO_PROTO
 
@@ -40,6 +41,9 @@ MAX_RETRY_BATCH = 1000
 RETRY_LEASE_S = 10.0
 # A waiting reason is a short sentence from a sender; anything longer is cut.
 MAX_REASON = 200
+# A released lane's parked jobs come due at this pace (store.parking): about what a target at
+# the default bound takes from a fast receiver, and far below a lane's limit of messages held.
+RELEASE_PER_S = 200.0
 
 
 def start_to_proto(start: delivery_store.DeliveryStart) -> ledger_jobs_pb2.DeliveryStart:
@@ -83,6 +87,7 @@ async def new_attempts(
                 response_headers=dict(item.attempt.response_headers) or None,
                 response_excerpt=item.attempt.response_excerpt or None,
                 retry_delay_s=item.retry_delay_s or None,
+                parked=item.parked and item.retry_delay_s > 0,
             )
         )
     return results
@@ -124,6 +129,7 @@ async def new_walks(context: Context, items: Sequence[ledger_jobs_pb2.WalkRecord
                 dead_lettered=item.dead_lettered,
                 dead_letter_sequence=item.dead_letter_sequence or None,
                 retry_delay_s=item.retry_delay_s or None,
+                parked=item.parked and item.retry_delay_s > 0,
             )
         )
     return walks
@@ -216,6 +222,25 @@ class DeliveryRpcs:
         self.inflight.ended(done)
         self.inflight.started(begun)
         await self.notifier.publish_raw(DELIVERIES, InFlight.encode(begun, done))
+
+    async def ParkDeliveries(
+        self, request: ledger_jobs_pb2.ParkDeliveriesRequest, context: Context
+    ) -> ledger_jobs_pb2.ParkDeliveriesResponse:
+        ids = await require_ids(context, [park.job_id for park in request.parks], "parks.job_id")
+        parks = [(job_id, park.lane, park.delay_s) for job_id, park in zip(ids, request.parks, strict=True)]
+        async with self.engine.begin() as conn:
+            parked = await parking.park(conn, parks) if parks else set()
+        return ledger_jobs_pb2.ParkDeliveriesResponse(parked_job_ids=[str(i) for i in ids if i in parked])
+
+    async def ReleaseParked(
+        self, request: ledger_jobs_pb2.ReleaseParkedRequest, context: Context
+    ) -> ledger_jobs_pb2.ReleaseParkedResponse:
+        tenant_id = await require_id(context, request.tenant_id, "tenant_id")
+        if not request.lane:
+            await abort_invalid(context, [("lane", "is required")])
+        async with self.engine.begin() as conn:
+            released = await parking.release(conn, tenant_id, request.lane, RELEASE_PER_S)
+        return ledger_jobs_pb2.ReleaseParkedResponse(released=released)
 
     async def RetryJobs(
         self, request: ledger_jobs_pb2.RetryJobsRequest, context: Context

@@ -48,6 +48,9 @@ class JobOutcome:
     provider_message_id: str | None = None
     # QUEUED: seconds until the next attempt (the job's `next_attempt_at`, for the reconciler).
     retry_delay_s: float | None = None
+    # With retry_delay_s: the sender acknowledged the message; the ledger holds the job until
+    # then (store.parking).
+    parked: bool = False
 
 
 @dataclass
@@ -80,7 +83,7 @@ _FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
 # constants (`partitions.within_days`), so a plan holds those days' partitions, not every
 # retained day's.
 _STARTS_QUERY = f"""
-    SELECT j.id, j.status, j.attempt_count,
+    SELECT j.id, j.status, j.attempt_count, j.parked_on IS NOT NULL AS parked,
         EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s, (j.ordering_key IS NOT NULL AND EXISTS (
         SELECT 1 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
@@ -121,7 +124,8 @@ def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryS
     an unfinished earlier job waits (it holds its place; its message comes back later); so
     does a job not committed yet (see UNCOMMITTED_GRACE_S), and a job whose next attempt is
     not due yet (a second copy of its message, see EARLY_COPY_TOLERANCE_S): never an attempt
-    before its backoff ends."""
+    before its backoff ends. A copy of a parked job's (`store.parking`) is not waited for but
+    acknowledged: the ledger publishes that job when it is due."""
     found = {row["id"]: row for row in rows}
     startable = allowed_sources(JobStatus.DELIVERING)
     now = time.time()
@@ -136,7 +140,9 @@ def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryS
         status = JobStatus(row["status"])
         due_in_s = row["due_in_s"]
         if status in startable and due_in_s is not None and due_in_s > EARLY_COPY_TOLERANCE_S:
-            starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=True, wait_s=due_in_s))
+            # A copy of a parked job's message is dropped: the ledger publishes the job when due.
+            parked = bool(row["parked"])
+            starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=not parked, wait_s=due_in_s))
         elif status in startable and not row["blocked"]:
             starts.append(DeliveryStart(job_id, True, JobStatus.DELIVERING, row["attempt_count"]))
         else:
@@ -148,19 +154,19 @@ def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryS
 # The attempt's number is its place among the job's rows (they survive explicit retries,
 # which start the attempt budget, attempt_count, from zero again). Only attempts of jobs the
 # outcome statement found are kept (a deleted tenant's jobs are gone); reading `changed` also
-# makes the insert follow the outcome's row locks. Parameters from $12 (after the outcomes').
+# makes the insert follow the outcome's row locks. Parameters from $13 (after the outcomes').
 _INSERT_ATTEMPTS = """
     , attempted AS (
         INSERT INTO attempts (job_id, number, target, outcome, status_code, duration_ms, error, started_at,
                               error_class, response_headers, response_excerpt)
         SELECT a.job_id,
                (SELECT count(*) FROM attempts p
-                WHERE p.job_id = a.job_id AND p.job_id = ANY($12::uuid[]) AND DAYS(p.job_id))
+                WHERE p.job_id = a.job_id AND p.job_id = ANY($13::uuid[]) AND DAYS(p.job_id))
                  + row_number() OVER (PARTITION BY a.job_id ORDER BY a.ord),
                a.target, a.outcome, a.status_code, a.duration_ms, a.error, a.started_at,
                a.error_class, CAST(a.response_headers AS jsonb), a.response_excerpt
-        FROM unnest($12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::text[], $18::timestamptz[],
-                    $19::text[], $20::text[], $21::text[])
+        FROM unnest($13::uuid[], $14::text[], $15::text[], $16::int[], $17::int[], $18::text[], $19::timestamptz[],
+                    $20::text[], $21::text[], $22::text[])
              WITH ORDINALITY AS a(job_id, target, outcome, status_code, duration_ms, error, started_at,
                                   error_class, response_headers, response_excerpt, ord)
         WHERE a.job_id IN (SELECT id FROM changed)
@@ -255,8 +261,9 @@ def _deciding(outcomes: Sequence[JobOutcome]) -> list[JobOutcome]:
 _OUTCOMES = """
     WITH input AS (
         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[],
-                             $7::text[], $8::text[], $9::boolean[], $10::bigint[], $11::float8[])
-            AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence, delay)
+                             $7::text[], $8::text[], $9::boolean[], $10::bigint[], $11::float8[], $12::boolean[])
+            AS i(id, bump, target, sources, error, reason, provider_id, message_id, dead, dead_sequence, delay,
+                 parked)
     ), current AS (
         SELECT jobs.id, jobs.status, jobs.status = ANY(string_to_array(input.sources, ',')) AS legal
         FROM jobs JOIN input ON jobs.id = input.id WHERE jobs.id = ANY($1::uuid[]) AND DAYS(jobs.id)
@@ -271,7 +278,9 @@ _OUTCOMES = """
                                        THEN input.message_id ELSE jobs.provider_message_id END,
             next_attempt_at = CASE WHEN NOT c.legal THEN jobs.next_attempt_at
                                    WHEN input.target = 'QUEUED' AND input.delay IS NOT NULL
-                                   THEN now() + make_interval(secs => input.delay) END
+                                   THEN now() + make_interval(secs => input.delay) END,
+            parked_on = CASE WHEN NOT c.legal THEN jobs.parked_on
+                             WHEN input.target = 'QUEUED' AND input.delay IS NOT NULL AND input.parked THEN '' END
         FROM input JOIN current c ON c.id = input.id
         WHERE jobs.id = input.id AND jobs.id = ANY($1::uuid[]) AND DAYS(jobs.id)
         RETURNING jobs.id, jobs.tenant_id, jobs.channel, jobs.run, jobs.attempt_count, jobs.last_error,
@@ -294,9 +303,9 @@ _OUTCOMES = """
           AND ch.to_status IN ('DELIVERED', 'FAILED')
     )
 """
-# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$22`, `$23`).
+# The webhook senders' whole advance: outcomes, attempt rows, then the starts (`$23`, `$24`).
 # The starts of an advance take their two arrays after the outcomes' and the attempts'.
-_ADVANCE_STARTS = _STARTS_QUERY.replace("$1::", "$22::").replace("$2::", "$23::")
+_ADVANCE_STARTS = _STARTS_QUERY.replace("$1::", "$23::").replace("$2::", "$24::")
 _ADVANCE_ATTEMPTS = _OUTCOMES + _INSERT_ATTEMPTS + _ADVANCE_STARTS
 _COUNT_CHANGED = "SELECT count(*) FROM changed"
 _APPLY_OUTCOMES = _OUTCOMES + _COUNT_CHANGED
@@ -326,7 +335,7 @@ _SOURCES_TEXT: dict[JobStatus, str] = {}
 
 
 def _outcome_arguments(outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, int]) -> list[list[Any]]:
-    """The eleven arrays of `_OUTCOMES` ($1 to $11), one outcome per job (see `_deciding`)."""
+    """The twelve arrays of `_OUTCOMES` ($1 to $12), one outcome per job (see `_deciding`)."""
     return [
         [o.job_id for o in outcomes],
         [bumps.get(o.job_id, 0) for o in outcomes],
@@ -339,6 +348,7 @@ def _outcome_arguments(outcomes: Sequence[JobOutcome], bumps: dict[uuid.UUID, in
         [o.dead_lettered for o in outcomes],
         [o.dead_letter_sequence for o in outcomes],
         [o.retry_delay_s if o.next_status is JobStatus.QUEUED else None for o in outcomes],
+        [o.parked for o in outcomes],
     ]
 
 

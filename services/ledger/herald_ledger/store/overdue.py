@@ -21,12 +21,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 # bound, and SKIP LOCKED lets several ledger replicas share the work, as does a row that an
 # outcome is updating (it is being acted on). The history says why the job was published again.
 # A job held back by an unfinished earlier job of its ordering key waits for that one (whose
-# retries may take hours): it is overdue only once nothing before it is left.
+# retries may take hours): it is overdue only once nothing before it is left. A parked job is
+# the ledger's to publish when due (store.parking), never overdue.
 _CLAIM = text(
     """
     WITH due AS (
         SELECT id, status FROM jobs
-        WHERE status IN ('QUEUED', 'DELIVERING') AND NOT id = ANY(:delivering)
+        WHERE status IN ('QUEUED', 'DELIVERING') AND parked_on IS NULL AND NOT id = ANY(:delivering)
           AND COALESCE(next_attempt_at, updated_at) < now() - make_interval(secs => :least_s)
           AND CASE WHEN next_attempt_at IS NULL THEN updated_at < now() - make_interval(secs => :queued_s)
                    ELSE next_attempt_at < now() - make_interval(secs => :grace_s) END

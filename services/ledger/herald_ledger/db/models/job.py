@@ -52,6 +52,10 @@ jobs = tenant_rows(
     # When the payload went (the body, an email's request, the attempts' excerpts), by expunge or by
     # retention (herald_ledger.store.payloads); the row itself stays. Migration 0023.
     Column("payload_expunged_at", DateTime(timezone=True)),
+    # Held by the ledger, off the bus, until `next_attempt_at` (herald_ledger.store.parking): ''
+    # for a long retry, the sender's call lane for a delivery its target's open circuit holds
+    # (released early when the lane answers again). NULL: the bus holds the job. Migration 0028.
+    Column("parked_on", Text),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",
@@ -80,5 +84,13 @@ jobs = tenant_rows(
         "ordering_key",
         "seq",
         postgresql_where=text("ordering_key IS NOT NULL"),
+    ),
+    # The reconciler's release of parked jobs by due time, and a lane's release by key.
+    Index("ix_jobs_parked_due", "next_attempt_at", postgresql_where=text("parked_on IS NOT NULL")),
+    Index(
+        "ix_jobs_tenant_id_parked_on",
+        "tenant_id",
+        "parked_on",
+        postgresql_where=text("parked_on IS NOT NULL AND parked_on <> ''"),
     ),
 )

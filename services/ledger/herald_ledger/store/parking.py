@@ -1,0 +1,105 @@
+"""Jobs the ledger holds off the bus (`jobs.parked_on`, migration 0028), and their release.
+
+A work message NAKed with a delay stays unacknowledged on its consumer, one fairness lane
+shared by many tenants, and JetStream delivers nothing new from a consumer whose
+`max_ack_pending` messages are all unacknowledged. So what must wait long is acknowledged and
+parked here instead: a retry of at least `park_retries_from_s` (recorded with its attempt, see
+`store.deliveries`), and a delivery its target's open circuit holds (`park`, with the sender's
+call lane, so that lane's release brings it back at once). The reconciler publishes each
+parked job again when it is due (`due_parked`, then `unparked`): the same republication as an overdue job's,
+without its grace, and without a history row (the retry, or the waiting note, says why it
+waited).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+# A parked delivery's lane is the sender's (a target, a direct webhook's origin); longer is cut.
+MAX_LANE = 300
+
+# `updated_at` stays: the sender's waiting note (written just before) is shown until it moves.
+_PARK = text(
+    """
+    UPDATE jobs SET parked_on = park.lane, next_attempt_at = now() + make_interval(secs => park.delay_s)
+    FROM unnest(CAST(:ids AS uuid[]), CAST(:lanes AS text[]), CAST(:delays AS float8[])) AS park(id, lane, delay_s)
+    WHERE jobs.id = park.id AND jobs.status = 'QUEUED'
+    RETURNING jobs.id
+    """
+)
+
+# Due from now on, `per_s` a second in the order they were parked: a lane's whole backlog on
+# the bus at once would wait there for its target's bound, unacknowledged, and fill its
+# consumer's limit again.
+_RELEASE = text(
+    """
+    WITH lane AS (
+        SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) - 1 AS place FROM jobs
+        WHERE tenant_id = :tenant_id AND parked_on = :lane AND parked_on <> '' AND status = 'QUEUED'
+    )
+    UPDATE jobs SET next_attempt_at = LEAST(jobs.next_attempt_at, now() + make_interval(secs => lane.place / :per_s))
+    FROM lane WHERE jobs.id = lane.id
+    """
+)
+
+# Oldest due first, FOR UPDATE SKIP LOCKED so several ledger replicas share the work; the rows
+# stay locked while their copies are published, and only those the bus took leave the parking
+# (`unparked`): one it refused is still parked and due, for the next pass.
+_DUE = text(
+    """
+    SELECT * FROM jobs
+    WHERE parked_on IS NOT NULL AND status = 'QUEUED' AND next_attempt_at <= now()
+    ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED
+    """
+)
+
+# Back in the bus's care: due since now, so the reconciler's usual bound applies to the copy.
+_UNPARKED = text(
+    """
+    UPDATE jobs SET parked_on = NULL, next_attempt_at = NULL, updated_at = now()
+    WHERE id = ANY(CAST(:ids AS uuid[])) AND parked_on IS NOT NULL
+    """
+)
+
+# Parked jobs not QUEUED any more (ended by an erasure's or an operator's hand) release nothing.
+_COUNT = text("SELECT count(*) FROM jobs WHERE parked_on IS NOT NULL AND status = 'QUEUED'")
+
+
+async def park(conn: AsyncConnection, parks: Sequence[tuple[uuid.UUID, str, float]]) -> set[uuid.UUID]:
+    """Parks these QUEUED jobs (id, lane, seconds at most); others are left alone (one not yet
+    committed among them: its message reached the sender first). The ids of those parked."""
+    found = await conn.execute(
+        _PARK,
+        {
+            "ids": [p[0] for p in parks],
+            "lanes": [p[1][:MAX_LANE] for p in parks],
+            "delays": [max(0.0, p[2]) for p in parks],
+        },
+    )
+    return set(found.scalars().all())
+
+
+async def release(conn: AsyncConnection, tenant_id: uuid.UUID, lane: str, per_s: float) -> int:
+    """The tenant's jobs parked on `lane` are due from now on, `per_s` a second; how many."""
+    found = await conn.execute(_RELEASE, {"tenant_id": tenant_id, "lane": lane[:MAX_LANE], "per_s": per_s})
+    return int(found.rowcount or 0)
+
+
+async def due_parked(conn: AsyncConnection, limit: int) -> list[Row[Any]]:
+    """At most `limit` parked jobs that are due, locked until the caller's transaction ends."""
+    return list((await conn.execute(_DUE, {"limit": limit})).all())
+
+
+async def unparked(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) -> None:
+    """These jobs' copies are on the bus: it holds them again."""
+    await conn.execute(_UNPARKED, {"ids": list(job_ids)})
+
+
+async def parked_count(conn: AsyncConnection) -> int:
+    return int((await conn.execute(_COUNT)).scalar_one())

@@ -1,0 +1,97 @@
+"""A fairness lane's limit of unacknowledged messages is no tenant's to take.
+
+JetStream delivers nothing new from a consumer whose `max_ack_pending` messages are all
+unacknowledged, and a message handed back with a delay stays unacknowledged. Before the ledger
+parked what must wait, one tenant's backlog to a dead target, cycling through the circuit's
+cool-downs and retries, filled its lane's consumer and stopped every other tenant on it for as
+long as the target stayed dead. Now only a probe per cool-down and short waits stay on the
+bus; the rest is acknowledged and held by the ledger (herald_ledger.store.parking), released
+when the target answers again.
+
+On a stack of its own: one lane (every tenant shares it) whose consumer may hold 10 messages
+unacknowledged, retries parked from 1 s on, and parked deliveries never coming back on their
+own within the test (600 s): only the circuit closing releases them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from herald.cli.stack import Stack
+from herald.sender.waiting import CIRCUIT_OPEN
+from tests.conftest import start_stack
+from tests.support.api import create_tenant, metric, wait_for_reason, wait_for_status
+from tests.support.infra import separate_database
+from tests.support.receiver import Receiver
+
+LANE_LIMIT = 10
+X_JOBS = 4 * LANE_LIMIT
+Y_JOBS = 5
+# X's retries: each long enough to be parked, and more than the test can spend.
+X_DELAYS_S = [2] * 10
+PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="%s"}'
+
+
+@pytest.fixture(scope="module")
+def lane_stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
+    with separate_database(infra["database_url"], "lane_limit") as database_url:
+        running = start_stack(
+            work_dir / "lane-limit-stack",
+            {**infra, "database_url": database_url},
+            prefix_suffix="lanes1",
+            HERALD_FAIRNESS_LANES="1",
+            HERALD_CONSUMER_MAX_ACK_PENDING=str(LANE_LIMIT),
+            HERALD_PARK_RETRIES_FROM_S="1",
+            HERALD_WEBHOOK_PARK_RECHECK_S="600",
+            HERALD_RECONCILE_INTERVAL_S="0.5",
+        )
+        yield running
+        running.stop()
+
+
+@pytest.fixture
+def dead() -> Iterator[Receiver]:
+    running = Receiver()
+    running.behaviour.status = 503
+    yield running
+    running.close()
+
+
+def test_a_dead_targets_backlog_beyond_the_lanes_limit_stops_no_one(
+    lane_stack: Stack, dead: Receiver, receiver: Receiver
+) -> None:
+    gateway = lane_stack.endpoints["gateway_http"]
+    token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
+    x = create_tenant(gateway, token, "dead-target-owner")
+    y = create_tenant(gateway, token, "lane-neighbour")
+    schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": X_DELAYS_S}, headers=x.headers)
+    assert schedule.status_code == 200, schedule.text
+
+    items = [{"url": dead.url, "payload": {"n": n}} for n in range(X_JOBS)]
+    batch = httpx.post(f"{gateway}/v1/webhooks/batch", json={"items": items}, headers=x.headers, timeout=60)
+    assert batch.status_code == 200, batch.text
+    x_jobs = [str(result["id"]) for result in batch.json()["results"]]
+    # X's target fails, its circuit opens, and its jobs wait: parked in the ledger, not on the bus.
+    assert wait_for_reason(gateway, x, x_jobs, CIRCUIT_OPEN), "no job of X's says its target's circuit holds it"
+
+    sent = [
+        httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": n}}, headers=y.headers)
+        for n in range(Y_JOBS)
+    ]
+    assert all(r.status_code == 202 for r in sent), [r.text for r in sent]
+    y_jobs = [r.json()["id"] for r in sent]
+    missing = [job_id for job_id in y_jobs if not receiver.wait_for(job_id, 1, timeout=60)]
+    assert not missing, f"{len(missing)} of Y's {Y_JOBS} deliveries never arrived behind X's dead target"
+    assert metric(lane_stack, "webhook-sender", PARKED % "circuit_open") > 0
+    assert metric(lane_stack, "webhook-sender", PARKED % "retry") > 0
+
+    # X's target answers again: its next probe closes the circuit, which releases X's parked
+    # jobs, and every one is delivered, having spent an attempt only on a call actually made.
+    dead.behaviour.status = 200
+    for job_id in x_jobs:
+        job = wait_for_status(gateway, x, job_id, timeout=90)
+        assert job["status"] == "delivered", job
+        assert len(job["attempts"]) == len(dead.for_job(job_id)), job
