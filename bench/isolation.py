@@ -11,9 +11,10 @@ figures are the medians over the rounds.
 
 A fourth case, "backlog beyond the lane's limit", on a stack of its own: a work consumer (one
 fairness lane) delivers nothing new while LANE_LIMIT messages (HERALD_CONSUMER_MAX_ACK_PENDING,
-50,000 in production, 200 here) are unacknowledged, and messages waiting on the bus out of a
-retry or a hold count. X sends 2 x LANE_LIMIT webhooks to the refusing receiver, then a Y on X's
-lane sends Y_JOBS; Y's figures are beside its idle ones on that stack, and what has not arrived
+50,000 in production, 200 here) are unacknowledged, and a message waiting on the bus out of a
+delay counts (what waits long, a retry or a delivery behind an open circuit, is parked in the
+ledger instead). X sends 2 x LANE_LIMIT webhooks to the refusing receiver, then a Y on X's lane
+sends Y_JOBS; Y's figures are beside its idle ones on that stack, and what has not arrived
 after LANE_WAIT_S (120 s) is counted.
 
 Herald runs with its default settings (the webhook timeout 15 s, 128 slots, 16 calls in

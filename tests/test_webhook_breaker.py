@@ -1,5 +1,6 @@
 """A webhook target's circuit breaker: after repeated 5xx (timeouts, failed connections) its
-deliveries wait on the bus without a call and without spending attempts, a probe now and then
+deliveries wait (parked in the ledger, one on the bus to be the next probe) without a call and
+without spending attempts, a probe now and then
 asks whether it is back, and once it answers every delivery goes out. The same mechanism as
 the email providers' breakers (herald.breaker)."""
 
