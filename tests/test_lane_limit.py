@@ -8,12 +8,20 @@ long as the target stayed dead. Now only a probe per cool-down and short waits s
 bus; the rest is acknowledged and held by the ledger (herald_ledger.store.parking), released
 when the target answers again.
 
-On a stack of its own: one lane (every tenant shares it) whose consumer may hold 10 messages
-unacknowledged, retries parked from 1 s on, and parked deliveries never coming back on their
-own within the test (600 s): only the circuit closing releases them."""
+The same for a target that answers, slowly: the backlog behind its bound of calls in flight,
+refused by the sender again and again, is parked until its turn once it takes longer than
+`HELD_MAX_S` to be called.
+
+On a stack of its own: one lane (every tenant shares it) whose consumer may hold 100 messages
+unacknowledged, retries parked from 1 s on, and deliveries parked behind an open circuit never
+coming back on their own within the test (600 s): only the circuit closing releases them. A
+sender of 8 call slots (so 40 jobs admitted make it crowded, and it refuses more to a target
+at its bound), two calls in flight per target, and a backlog parked once it is more than 5 s
+from its turn."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,13 +34,19 @@ from tests.conftest import start_stack
 from tests.support.api import create_tenant, metric, wait_for_reason, wait_for_status
 from tests.support.infra import separate_database
 from tests.support.receiver import Receiver
+from tests.test_admission import set_limits
 
-LANE_LIMIT = 10
+# More than the sender's window of started jobs (80 at 8 slots): what a sender holds never fills it.
+LANE_LIMIT = 100
 X_JOBS = 4 * LANE_LIMIT
 Y_JOBS = 5
 # X's retries: each long enough to be parked, and more than the test can spend.
 X_DELAYS_S = [2] * 10
 PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="%s"}'
+# The slow target: each call takes this long, two at a time, so its backlog of X_SLOW_JOBS takes
+# 75 s to deliver; what is more than 5 s from its turn is parked.
+SLOW_S = 0.5
+X_SLOW_JOBS = 300
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +61,9 @@ def lane_stack(work_dir: Path, infra: dict[str, str]) -> Iterator[Stack]:
             HERALD_PARK_RETRIES_FROM_S="1",
             HERALD_WEBHOOK_PARK_RECHECK_S="600",
             HERALD_RECONCILE_INTERVAL_S="0.5",
+            HERALD_WEBHOOK_CONCURRENCY="8",
+            HERALD_WEBHOOK_TARGET_IN_FLIGHT="2",
+            HERALD_WEBHOOK_PARK_BACKLOG_S="5",
         )
         yield running
         running.stop()
@@ -66,6 +83,7 @@ def test_a_dead_targets_backlog_beyond_the_lanes_limit_stops_no_one(
     gateway = lane_stack.endpoints["gateway_http"]
     token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
     x = create_tenant(gateway, token, "dead-target-owner")
+    set_limits(gateway, token, x, rate_per_min="unlimited", webhooks_per_month="unlimited")
     y = create_tenant(gateway, token, "lane-neighbour")
     schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": X_DELAYS_S}, headers=x.headers)
     assert schedule.status_code == 200, schedule.text
@@ -95,3 +113,42 @@ def test_a_dead_targets_backlog_beyond_the_lanes_limit_stops_no_one(
         job = wait_for_status(gateway, x, job_id, timeout=90)
         assert job["status"] == "delivered", job
         assert len(job["attempts"]) == len(dead.for_job(job_id)), job
+
+
+def test_a_slow_targets_backlog_beyond_the_lanes_limit_stops_no_one(lane_stack: Stack, receiver: Receiver) -> None:
+    gateway = lane_stack.endpoints["gateway_http"]
+    token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
+    x = create_tenant(gateway, token, "slow-target-owner")
+    set_limits(gateway, token, x, rate_per_min="unlimited", webhooks_per_month="unlimited")
+    y = create_tenant(gateway, token, "slow-lane-neighbour")
+    slow = Receiver()
+    slow.behaviour.delay_path = ("/slow", SLOW_S)
+    try:
+        items = [{"url": f"{slow.url}/slow", "payload": {"n": n}} for n in range(X_SLOW_JOBS)]
+        batch = httpx.post(f"{gateway}/v1/webhooks/batch", json={"items": items}, headers=x.headers, timeout=60)
+        assert batch.status_code == 200, batch.text
+        x_jobs = [str(result["id"]) for result in batch.json()["results"]]
+        # The backlog behind the slow target's bound goes to the ledger, to come back in turn.
+        deadline = time.monotonic() + 60
+        while metric(lane_stack, "webhook-sender", PARKED % "target_bound") == 0:
+            assert time.monotonic() < deadline, "nothing behind the slow target's bound was parked"
+            time.sleep(0.2)
+
+        sent = [
+            httpx.post(f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": n}}, headers=y.headers)
+            for n in range(Y_JOBS)
+        ]
+        assert all(r.status_code == 202 for r in sent), [r.text for r in sent]
+        missing = [r.json()["id"] for r in sent if not receiver.wait_for(r.json()["id"], 1, timeout=60)]
+        assert not missing, f"{len(missing)} of Y's {Y_JOBS} deliveries never arrived behind X's slow target"
+        # Y's arrived while more of X's backlog than the lane's limit was still waiting: on the bus
+        # it would have held the lane until it had drained below that.
+        assert len(slow.requests) < X_SLOW_JOBS - LANE_LIMIT
+
+        # And X's backlog is delivered in full, each job once.
+        for job_id in x_jobs:
+            job = wait_for_status(gateway, x, job_id, timeout=180)
+            assert job["status"] == "delivered", job
+            assert len(slow.for_job(job_id)) == 1, job
+    finally:
+        slow.close()

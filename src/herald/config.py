@@ -197,6 +197,10 @@ class Settings(BaseSettings):
     # answered) or after this at the latest (with up to half again, so they do not come back
     # together), whichever is first.
     webhook_park_recheck_s: float = Field(default=300.0, gt=0)
+    # A target that answers slowly builds a backlog behind its bound, which the sender hands back
+    # to the bus a while at a time; once that backlog takes longer than this to be called, what
+    # it refuses is parked in the ledger until its turn (herald_webhook_sender.parking).
+    webhook_park_backlog_s: float = Field(default=30.0, gt=0)
     webhook_timeout_s: float = Field(default=15.0, gt=0)
     # Must exceed the timeout, so a slow receiver is never handed to a second sender.
     webhook_ack_wait_s: float = Field(default=30.0, gt=0)

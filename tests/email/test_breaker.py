@@ -268,3 +268,21 @@ async def test_permanent_refusals_never_open_the_breaker(
     for _ in range(5):
         await send(http, tenant, board)
     assert board.state("t1", "sg") is State.CLOSED and tenant.sendgrid_calls() == 5
+
+
+def test_a_probe_under_way_makes_the_others_wait_and_its_answer_says_it_closed(
+    board: BreakerBoard, clock: Clock
+) -> None:
+    """What the webhook-sender's parking reads: how long a call must wait (the cool-down left,
+    then a moment while the probe runs), and whether an answer closed the breaker (what waited
+    for the destination may go)."""
+    assert board.wait_left_s("t1", "sg", 1.0) == 0.0
+    fail(board, 3)
+    assert board.wait_left_s("t1", "sg", 1.0) == pytest.approx(30.0)
+    clock.advance(30)
+    assert board.wait_left_s("t1", "sg", 1.0) == 0.0, "half-open with no probe: one may go"
+    assert board.allow("t1", "sg", "sendgrid")
+    assert board.wait_left_s("t1", "sg", 1.0) == 1.0, "the probe is under way: the others wait"
+    assert board.record("t1", "sg", "sendgrid", Outcome.ACCEPTED) is True
+    assert board.wait_left_s("t1", "sg", 1.0) == 0.0
+    assert board.record("t1", "sg", "sendgrid", Outcome.ACCEPTED) is False, "already closed"

@@ -12,6 +12,15 @@ on, at a pace). A replica whose circuit never opened, or a restart, releases not
 parked jobs then come back after `webhook_park_recheck_s` (and up to half again), and those
 that find the circuit still open are parked again. The failed probe's own retry, and new
 deliveries, bring the next probes.
+
+A target that answers, but slowly, builds a backlog behind its bound of calls in flight, which
+the sender refuses (`herald.sender.slots`) and would hand back to the bus again and again. Once
+the lane's backlog (admitted, and refused within `HELD_MAX_S`) takes longer to be called than
+`webhook_park_backlog_s` (30 s), a refused delivery is parked instead, until its turn: the
+lane's calls end `call_gap_s` apart, and each parked delivery gets the next turn after the ones
+this process parked before it. One that comes back too early is refused and parked again, at
+the end of the line. A rate-limited target's backlog likewise: a delivery whose turn is further
+away than that is parked until it, one `60 / rate_limit_per_min` apart.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections.abc import Callable
 
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
@@ -29,21 +39,28 @@ from herald.v1 import ledger_jobs_pb2
 
 log = logging.getLogger("herald.webhook_sender")
 
-# Lanes remembered at most; past it, the ones whose cool-down has passed are forgotten.
+# Lanes remembered at most; past it, the ones whose cool-down (or turn) has passed are forgotten.
 REMEMBERED = 4096
+# The parked lanes of deliveries waiting for their turn behind their target's bound, and
+# behind its rate limit (not released by its circuit).
+BOUND = "bound:"
+PACED = "paced:"
 
 
 class Parking:
-    def __init__(self, ledger: Ledger, settings: Settings) -> None:
+    def __init__(self, ledger: Ledger, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
         self.ledger = ledger
+        self.clock = clock
         self.recheck_s = settings.webhook_park_recheck_s
         # (tenant, lane) -> until when a delivery already waits on the bus to be the lane's probe.
         self._probe_until: dict[tuple[str, str], float] = {}
+        # (tenant, lane) -> the turn of the next delivery parked behind the lane's bound.
+        self._turns: dict[tuple[str, str], float] = {}
 
     def hold(self, lane: CallLane, wait_s: float) -> float | Park:
         """For a delivery whose target's circuit is open for about `wait_s` more: that wait on
         the bus for the lane's first in this cool-down (the probe), a `Park` for the others."""
-        now = time.monotonic()
+        now = self.clock()
         key = (lane.tenant, lane.target)
         if self._probe_until.get(key, 0.0) <= now:
             if len(self._probe_until) >= REMEMBERED:
@@ -51,6 +68,21 @@ class Parking:
             self._probe_until[key] = now + wait_s
             return wait_s
         return Park(lane.target, self.recheck_s * (1 + random.random() / 2), wait_s, "circuit_open")
+
+    def until_turn(
+        self, lane: CallLane, kind: str, wait_s: float, gap_s: float, fallback_s: float, reason: str
+    ) -> Park:
+        """For a delivery whose turn is `wait_s` away in a line that moves one every `gap_s` (its
+        target's bound: `BOUND`; its rate limit: `PACED`): parked until its turn, after every one
+        this process parked in that line before it. Its parked lane is the line's, which a closing
+        circuit does not release."""
+        now = self.clock()
+        key = (lane.tenant, f"{kind}{lane.target}")
+        if len(self._turns) >= REMEMBERED:
+            self._turns = {k: until for k, until in self._turns.items() if until > now}
+        turn = max(now + wait_s, self._turns.get(key, 0.0))
+        self._turns[key] = turn + gap_s
+        return Park(key[1], turn - now, fallback_s, reason)
 
     async def release(self, lane: CallLane) -> None:
         """The lane answers again: its parked jobs come back (best effort: else at their time)."""

@@ -4,7 +4,8 @@
   target's rate limit; a delivery whose turn has not come goes back to the bus until it has
   (NAK with delay), before it starts, so it is no attempt at all; behind an open circuit only
   the next probe waits on the bus, the others are parked in the ledger until the circuit
-  closes (`herald_webhook_sender.parking`);
+  closes, and a turn further than `webhook_park_backlog_s` away is waited for parked
+  (`herald_webhook_sender.parking`);
 - call lane: the target (a subscription target, or a direct webhook's origin) whose bound of
   calls in flight the call counts against (`herald.sender.slots`);
 - prepare: the large body from the object store, the delivery's sealed signing keys;
@@ -34,7 +35,7 @@ from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Park, Sender
-from herald.sender.slots import window_size
+from herald.sender.slots import Refusal, window_size
 from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
@@ -44,8 +45,8 @@ from herald.webhooks.sealed_headers import delivered_headers
 from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
-from herald_webhook_sender.pacing import Pacer
-from herald_webhook_sender.parking import Parking
+from herald_webhook_sender.pacing import Pacer, interval_s
+from herald_webhook_sender.parking import BOUND, PACED, Parking
 from herald_webhook_sender.signing import SealedSecrets, Signer
 from herald_webhook_sender.target_health import TargetHealth
 from herald_webhook_sender.tenant_config import TenantConfig
@@ -147,7 +148,20 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         if not work.target_id:
             return 0.0
         limit = (await self.config.target(work.tenant_id, work.target_id)).rate_limit_per_min
-        return await self.pacer.take(work.target_id, limit) if limit else 0.0
+        wait_s = await self.pacer.take(work.target_id, limit) if limit else 0.0
+        if wait_s <= self.settings.webhook_park_backlog_s:
+            return wait_s
+        # A rate-limited target's backlog: parked until its turn, not cycled on the bus.
+        return self.parking.until_turn(lane, PACED, wait_s, interval_s(limit), wait_s, "rate_limit")
+
+    def refused(self, lane: CallLane, refusal: Refusal) -> float | Park:
+        """A delivery its target's full queue refused: on the bus for a moment, unless the lane's
+        backlog takes longer than that to be called (a slow receiver): then parked until its turn."""
+        delay_s = self.slots.held_delay_s(lane)
+        wait_s = self.slots.drain_s(lane) if refusal is Refusal.TARGET else 0.0
+        if wait_s <= self.settings.webhook_park_backlog_s:
+            return delay_s
+        return self.parking.until_turn(lane, BOUND, wait_s, self.slots.call_gap_s(lane), delay_s, "target_bound")
 
     async def call_lane(self, work: Delivery) -> CallLane:
         """A subscription target is its own lane, bounded by its own `max_in_flight` (within the

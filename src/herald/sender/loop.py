@@ -166,6 +166,11 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
         for a delivery that must wait longer (the ledger holds it, see `park`)."""
         return 0.0
 
+    def refused(self, lane: CallLane, refusal: Refusal) -> float | Park:
+        """Where a job its lane (or tenant) refused waits: seconds on the bus by default; `Park`
+        for a sender that parks a slow receiver's backlog."""
+        return self.slots.held_delay_s(lane)
+
     async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
         """One ledger call parking these jobs (`ParkDeliveries`), for a sender whose
         `hold_back` answers `Park`: the ids of those the ledger now holds."""
@@ -286,12 +291,16 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
             lane = await self.call_lane(work)
             admitted = self.slots.admit(lane)
             if isinstance(admitted, Refusal):
-                # Its target (or tenant) already has its fill waiting: back to the bus before it
-                # starts, so a stalled receiver's backlog never fills the window.
+                # Its target (or tenant) already has its fill waiting: back to the bus (or the
+                # ledger) before it starts, so a stalled receiver's backlog never fills the window.
                 HELD_BACK.labels(self.label, admitted.value).inc()
                 if self.waiting is not None:
                     self.waiting.note(work.job_id, admitted)
-                await self._settle(message, nak_delay=self.slots.held_delay_s(lane))
+                waits = self.refused(lane, admitted)
+                if isinstance(waits, Park):
+                    await self._park(message, identity.job_id, waits)
+                else:
+                    await self._settle(message, nak_delay=waits)
                 return
             place = admitted
             try:

@@ -15,7 +15,10 @@ its window admitted and not done calling; the webhook-sender, `crowded_at`): a l
 under it), or a tenant likewise over its bound, refuses more. The loop hands such a message
 back to the bus with a delay (`held_delay_s`, growing with the refusals in a row, so a large
 backlog comes back spread out rather than all at once), so a backlog for one slow receiver
-never fills the sender's window of started jobs.
+never fills the sender's window of started jobs. A lane whose backlog (admitted, and refused
+lately) takes long to be called (`drain_s`, from its calls' average length) is a slow
+receiver's: the webhook-sender parks what it refuses in the ledger instead, each until its
+turn, `call_gap_s` apart (herald_webhook_sender.parking).
 
 The callers are tasks for the whole run; a caller that finishes a call takes the next one
 itself (a finished call frees exactly one unit of a bound, so at most one waiting call became
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -42,6 +46,8 @@ QUEUED_PER_BOUND = 2
 # refusals in a row in its lane (a backlog), at most HELD_MAX_S.
 HELD_BASE_S = 0.25
 HELD_MAX_S = 30.0
+# How much each finished call moves its lane's average length of a call.
+CALL_S_WEIGHT = 0.2
 # Started jobs per slot, and at least WINDOW_MIN: a job holds its place from its start to its
 # committed record, so the window bounds a sender's rate, and the duplicates a crash can cause.
 # 80 (16 per slot at 5 slots) is what the burst benchmark was measured with (docs/performance.md);
@@ -98,6 +104,11 @@ class _LaneState:
     in_flight: int = 0
     queue: deque[_Waiting[Any]] = field(default_factory=deque)
     refused_in_row: int = 0
+    # Seconds a call of this lane takes, a moving average (0 until one ended).
+    call_s: float = 0.0
+    # When it refused jobs within the last HELD_MAX_S: each comes back within that, so about
+    # the backlog it holds on the bus.
+    refusals: deque[float] = field(default_factory=deque)
 
 
 class CallSlots:
@@ -127,6 +138,7 @@ class CallSlots:
         crowded = self.crowded_at is not None and self._admitted >= self.crowded_at
         if crowded and state.waiting >= self._queue_cap(state.bound, state.in_flight):
             state.refused_in_row += 1
+            state.refusals.append(time.monotonic())
             return Refusal.TARGET
         tenant_in_flight = self._tenant_in_flight.get(lane.tenant, 0)
         if crowded and self._tenant_waiting.get(lane.tenant, 0) >= self._queue_cap(self.tenant_bound, tenant_in_flight):
@@ -166,6 +178,22 @@ class CallSlots:
         in_row = state.refused_in_row if state is not None else 1
         rounds = 1 + in_row // max(1, lane.bound)
         return min(HELD_MAX_S, HELD_BASE_S * (1 + random.random()) * rounds)
+
+    def drain_s(self, lane: CallLane) -> float:
+        """About how long the lane's backlog (admitted, and refused within the last HELD_MAX_S)
+        takes to be called, at its bound and the average length of its calls (0: none ended yet)."""
+        state = self._lanes.get((lane.tenant, lane.target))
+        if state is None:
+            return 0.0
+        since = time.monotonic() - HELD_MAX_S
+        while state.refusals and state.refusals[0] < since:
+            state.refusals.popleft()
+        return (state.waiting + len(state.refusals)) * state.call_s / max(1, min(state.bound, self.tenant_bound))
+
+    def call_gap_s(self, lane: CallLane) -> float:
+        """About how long apart the lane's calls end when it is at its bound."""
+        state = self._lanes.get((lane.tenant, lane.target))
+        return state.call_s / max(1, min(state.bound, self.tenant_bound)) if state is not None else 0.0
 
     def release(self, place: Place) -> None:
         """The job has ended (its call made, or none will be): its place is free."""
@@ -238,9 +266,10 @@ class CallSlots:
             return waiting
         return None
 
-    def _ended(self, place: Place) -> None:
+    def _ended(self, place: Place, took_s: float) -> None:
         key = (place.lane.tenant, place.lane.target)
         state = self._lanes[key]
+        state.call_s = took_s if not state.call_s else state.call_s + CALL_S_WEIGHT * (took_s - state.call_s)
         state.in_flight -= 1
         self._admitted -= 1
         self._dec(self._tenant_in_flight, key[0])
@@ -258,6 +287,7 @@ class CallSlots:
                 await idle
                 continue
             made = waiting.made
+            began = loop.time()
             try:
                 called = await waiting.run()
             except BaseException as error:
@@ -272,7 +302,7 @@ class CallSlots:
                 if not made.done():
                     made.set_result(called)
             finally:
-                self._ended(waiting.place)
+                self._ended(waiting.place, loop.time() - began)
 
     # -- what is seen --------------------------------------------------------------------------
 

@@ -59,10 +59,11 @@ _DUE = text(
     """
 )
 
-# Back in the bus's care: due since now, so the reconciler's usual bound applies to the copy.
+# Back in the bus's care: due since now, so the reconciler's bound for a retry applies to the
+# copy. `updated_at` stays: the job's waiting note (why it was parked) is shown until an attempt.
 _UNPARKED = text(
     """
-    UPDATE jobs SET parked_on = NULL, next_attempt_at = NULL, updated_at = now()
+    UPDATE jobs SET parked_on = NULL, next_attempt_at = now()
     WHERE id = ANY(CAST(:ids AS uuid[])) AND parked_on IS NOT NULL
     """
 )
