@@ -33,6 +33,9 @@ REJECTIONS: dict[int, RejectionMeaning] = {
     ledger_pb2.REJECTION_TENANT_DISABLED: RejectionMeaning(
         "unauthenticated", "tenant_disabled", "the tenant is disabled"
     ),
+    ledger_pb2.REJECTION_UNSTORABLE: RejectionMeaning(
+        "invalid-request", "unstorable", "a value of the request cannot be stored"
+    ),
 }
 
 

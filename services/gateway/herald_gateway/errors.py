@@ -171,11 +171,19 @@ class TargetDisabled(
     pass
 
 
+class Unstorable(Invalid, status=Invalid.status, title=Invalid.title, kind=Invalid.kind, code=Code.INVALID_ARGUMENT):
+    """A value PostgreSQL cannot store (the ledger's rejection says what kind)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__([("request", detail)])
+
+
 # The error a ledger rejection (herald.rejections) is, by its problem kind.
 _BY_KIND: dict[str, type[GatewayError]] = {
     cls.kind: cls for cls in (QuotaExceeded, SenderDomainUnverified, IdempotencyMismatch, IdempotencyConflict)
 }
 _BY_KIND[Unauthenticated.kind] = Unauthenticated
+_BY_KIND[Invalid.kind] = Unstorable
 
 
 def refused(rejection: int, detail: str) -> GatewayError:

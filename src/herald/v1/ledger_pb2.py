@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/ledger.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x91\x02\n\x08JobDraft\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12#\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x12.herald.v1.Channel\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\x12,\n\x07webhook\x18\x05 \x01(\x0b\x32\x19.herald.v1.WebhookRequestH\x00\x12(\n\x05\x65mail\x18\x06 \x01(\x0b\x32\x17.herald.v1.EmailRequestH\x00\x12\x14\n\x0cordering_key\x18\x07 \x01(\t\x12\x14\n\x0crequest_hash\x18\x08 \x01(\x0c\x42\t\n\x07request*\xd4\x01\n\tRejection\x12\x19\n\x15REJECTION_UNSPECIFIED\x10\x00\x12\x1c\n\x18REJECTION_QUOTA_EXCEEDED\x10\x01\x12&\n\"REJECTION_SENDER_DOMAIN_UNVERIFIED\x10\x02\x12\"\n\x1eREJECTION_IDEMPOTENCY_MISMATCH\x10\x03\x12#\n\x1fREJECTION_IDEMPOTENCY_IN_FLIGHT\x10\x04\x12\x1d\n\x19REJECTION_TENANT_DISABLED\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16herald/v1/ledger.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"\x91\x02\n\x08JobDraft\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12#\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x12.herald.v1.Channel\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\x12,\n\x07webhook\x18\x05 \x01(\x0b\x32\x19.herald.v1.WebhookRequestH\x00\x12(\n\x05\x65mail\x18\x06 \x01(\x0b\x32\x17.herald.v1.EmailRequestH\x00\x12\x14\n\x0cordering_key\x18\x07 \x01(\t\x12\x14\n\x0crequest_hash\x18\x08 \x01(\x0c\x42\t\n\x07request*\xee\x01\n\tRejection\x12\x19\n\x15REJECTION_UNSPECIFIED\x10\x00\x12\x1c\n\x18REJECTION_QUOTA_EXCEEDED\x10\x01\x12&\n\"REJECTION_SENDER_DOMAIN_UNVERIFIED\x10\x02\x12\"\n\x1eREJECTION_IDEMPOTENCY_MISMATCH\x10\x03\x12#\n\x1fREJECTION_IDEMPOTENCY_IN_FLIGHT\x10\x04\x12\x1d\n\x19REJECTION_TENANT_DISABLED\x10\x05\x12\x18\n\x14REJECTION_UNSTORABLE\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,7 +33,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.ledger_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_REJECTION']._serialized_start=338
-  _globals['_REJECTION']._serialized_end=550
+  _globals['_REJECTION']._serialized_end=576
   _globals['_JOBDRAFT']._serialized_start=62
   _globals['_JOBDRAFT']._serialized_end=335
 # @@protoc_insertion_point(module_scope)

@@ -15,12 +15,14 @@ class Rejection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REJECTION_IDEMPOTENCY_MISMATCH: _ClassVar[Rejection]
     REJECTION_IDEMPOTENCY_IN_FLIGHT: _ClassVar[Rejection]
     REJECTION_TENANT_DISABLED: _ClassVar[Rejection]
+    REJECTION_UNSTORABLE: _ClassVar[Rejection]
 REJECTION_UNSPECIFIED: Rejection
 REJECTION_QUOTA_EXCEEDED: Rejection
 REJECTION_SENDER_DOMAIN_UNVERIFIED: Rejection
 REJECTION_IDEMPOTENCY_MISMATCH: Rejection
 REJECTION_IDEMPOTENCY_IN_FLIGHT: Rejection
 REJECTION_TENANT_DISABLED: Rejection
+REJECTION_UNSTORABLE: Rejection
 
 class JobDraft(_message.Message):
     __slots__ = ("tenant_id", "channel", "priority", "idempotency_key", "webhook", "email", "ordering_key", "request_hash")

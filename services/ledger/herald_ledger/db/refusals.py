@@ -22,9 +22,10 @@ _MEANINGS = {
 def unstorable_value(error: Exception) -> str | None:
     """Why PostgreSQL refused a value of the request, or None for any other error. The
     server's own message is not passed on: it may quote stored data."""
-    if not isinstance(error, DBAPIError):
-        return None
-    sqlstate = str(getattr(error.orig, "sqlstate", None) or "")
+    # Through SQLAlchemy (a DBAPIError around the driver's) or from the driver itself (a
+    # statement run on the asyncpg connection, store.driver): both carry the SQLSTATE.
+    cause = error.orig if isinstance(error, DBAPIError) else error
+    sqlstate = str(getattr(cause, "sqlstate", None) or "")
     if not sqlstate.startswith(_DATA_EXCEPTION):
         return None
     return _MEANINGS.get(sqlstate, f"a value cannot be stored (SQLSTATE {sqlstate})")

@@ -5,6 +5,7 @@ commit, acknowledged after it), and the reads of jobs and their attempts."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +25,7 @@ from herald_ledger.convert import (
     timestamp,
     webhook_request_to_row,
 )
+from herald_ledger.db.refusals import unstorable_value
 from herald_ledger.inflight import Committing, InFlight
 from herald_ledger.job_status import JobStatus
 from herald_ledger.outbox import Outbox, new_job_proto, work_job
@@ -40,6 +42,7 @@ from herald_ledger.store.quota import current_period, decide
 
 # What a resend may start from: the job ended one way or the other.
 RESENDABLE = frozenset({JobStatus.DELIVERED, JobStatus.FAILED})
+log = logging.getLogger("herald.ledger.jobs")
 
 
 def answered(job: job_creation.NewJob, queued: bool) -> common_pb2.Job:
@@ -108,6 +111,23 @@ class JobRpcs(Rpcs):
         return ledger_jobs_pb2.CreateJobsResponse(outcomes=outcomes)
 
     async def _create_many(self, requests: list[list[job_creation.NewJob]]) -> list[list[ledger_jobs_pb2.DraftOutcome]]:
+        """The calls' drafts in one transaction; when PostgreSQL refuses a value of one of them,
+        each draft in one of its own, so only that draft is refused (its call's others, and the
+        other calls coalesced with it, often other tenants', are written)."""
+        try:
+            return await self._create_together(requests)
+        except Exception as error:
+            why = unstorable_value(error)
+            if why is None:
+                raise
+            if sum(len(request) for request in requests) == 1:
+                return [[ledger_jobs_pb2.DraftOutcome(rejection=ledger_pb2.REJECTION_UNSTORABLE, detail=why)]]
+            log.warning("a draft cannot be stored; writing the batch draft by draft", extra={"why": why})
+            return [[(await self._create_many([[job]]))[0][0] for job in request] for request in requests]
+
+    async def _create_together(
+        self, requests: list[list[job_creation.NewJob]]
+    ) -> list[list[ledger_jobs_pb2.DraftOutcome]]:
         new_jobs = [job for request in requests for job in request]
         keyed = {
             i: KeyedDraft(j.tenant_id, j.idempotency_key, j.request_hash, j.id)
