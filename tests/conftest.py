@@ -65,6 +65,9 @@ TEST_ENV = {
     "HERALD_WEBHOOK_BREAKER_COOL_DOWN_S": "1",
     # What its open circuit parks in the ledger comes back after 1 s (and up to half again).
     "HERALD_WEBHOOK_PARK_RECHECK_S": "1",
+    # A target's paced or bounded backlog stays on the bus here (tests/test_tenant_erasure.py
+    # purges such messages); tests/test_lane_limit.py parks it, on a stack of its own.
+    "HERALD_WEBHOOK_PARK_BACKLOG_S": "600",
     "HERALD_ALERT_WINDOW_S": "2",
     # Expired idempotency keys and ended plans are cleared within half a second.
     "HERALD_LEDGER_MAINTENANCE_INTERVAL_S": "0.5",

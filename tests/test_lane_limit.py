@@ -34,6 +34,7 @@ from tests.conftest import start_stack
 from tests.support.api import create_tenant, metric, wait_for_reason, wait_for_status
 from tests.support.infra import separate_database
 from tests.support.receiver import Receiver
+from tests.support.subscriptions import publish, subscribe
 from tests.test_admission import set_limits
 
 # More than the sender's window of started jobs (80 at 8 slots): what a sender holds never fills it.
@@ -43,6 +44,9 @@ Y_JOBS = 5
 # X's retries: each long enough to be parked, and more than the test can spend.
 X_DELAYS_S = [2] * 10
 PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="%s"}'
+# The paced target: one delivery every 10 s, so every event after the first waits 10 s and more.
+PACED_PER_MIN = 6
+PACED_EVENTS = 4
 # The slow target: each call takes this long, two at a time, so its backlog of X_SLOW_JOBS takes
 # 75 s to deliver; what is more than 5 s from its turn is parked.
 SLOW_S = 0.5
@@ -152,3 +156,20 @@ def test_a_slow_targets_backlog_beyond_the_lanes_limit_stops_no_one(lane_stack: 
             assert len(slow.for_job(job_id)) == 1, job
     finally:
         slow.close()
+
+
+def test_a_rate_limited_targets_backlog_waits_for_its_turns_parked(lane_stack: Stack, receiver: Receiver) -> None:
+    """A target paced at 6 a minute: each of X's events after the first waits 10 s more than the
+    one before, further than this stack's 5 s, so it waits parked, and all arrive at the pace."""
+    gateway = lane_stack.endpoints["gateway_http"]
+    token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
+    x = create_tenant(gateway, token, "paced-target-owner")
+    subscribe(gateway, x, receiver.url, ["orders.*"], rate_limit_per_min=PACED_PER_MIN)
+    events = [publish(gateway, x, "orders.created", payload={"n": n}) for n in range(PACED_EVENTS)]
+    job_ids = [delivery["job_id"] for event in events for delivery in event["deliveries"]]
+    assert len(job_ids) == PACED_EVENTS
+    for job_id in job_ids:
+        job = wait_for_status(gateway, x, job_id, timeout=120)
+        assert job["status"] == "delivered", job
+        assert len(receiver.for_job(job_id)) == 1, job
+    assert metric(lane_stack, "webhook-sender", PARKED % "rate_limit") > 0
