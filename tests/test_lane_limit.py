@@ -48,8 +48,8 @@ PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="%s"}'
 PACED_PER_MIN = 6
 PACED_EVENTS = 4
 # The slow target: each call takes this long, two at a time, so its backlog of X_SLOW_JOBS takes
-# 75 s to deliver; what is more than 5 s from its turn is parked.
-SLOW_S = 0.5
+# about 40 s to deliver; what is more than 5 s from its turn is parked.
+SLOW_S = 0.25
 X_SLOW_JOBS = 300
 
 
@@ -173,3 +173,41 @@ def test_a_rate_limited_targets_backlog_waits_for_its_turns_parked(lane_stack: S
         assert job["status"] == "delivered", job
         assert len(receiver.for_job(job_id)) == 1, job
     assert metric(lane_stack, "webhook-sender", PARKED % "rate_limit") > 0
+
+
+def test_jobs_behind_their_ordering_key_wait_parked_and_keep_their_order(
+    lane_stack: Stack, dead: Receiver, receiver: Receiver
+) -> None:
+    """The first job of an ordering key fails and waits out its retries (parked); the jobs behind
+    it wait, until its next attempt is due, parked too rather than handed back to the bus again
+    and again; once its receiver answers, all go out in the key's order."""
+    gateway = lane_stack.endpoints["gateway_http"]
+    token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
+    x = create_tenant(gateway, token, "ordered-owner")
+    schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": X_DELAYS_S}, headers=x.headers)
+    assert schedule.status_code == 200, schedule.text
+    key = "customer-1"
+    first = httpx.post(
+        f"{gateway}/v1/webhooks", json={"url": dead.url, "payload": {"n": 0}, "ordering_key": key}, headers=x.headers
+    )
+    behind = [
+        httpx.post(
+            f"{gateway}/v1/webhooks",
+            json={"url": receiver.url, "payload": {"n": n}, "ordering_key": key},
+            headers=x.headers,
+        )
+        for n in (1, 2)
+    ]
+    assert all(r.status_code == 202 for r in (first, *behind)), [r.text for r in (first, *behind)]
+    deadline = time.monotonic() + 60
+    while metric(lane_stack, "webhook-sender", PARKED % "ordering") == 0 or len(dead.requests) < 2:
+        assert time.monotonic() < deadline, "the jobs behind the failing one were not parked"
+        time.sleep(0.2)
+    assert not receiver.requests, "a job went out before the earlier one of its key"
+
+    dead.behaviour.status = 200
+    ids = [first.json()["id"], *(r.json()["id"] for r in behind)]
+    for job_id in ids:
+        assert wait_for_status(gateway, x, job_id, timeout=60)["status"] == "delivered"
+    arrivals = [dead.for_job(ids[0])[-1].at, receiver.for_job(ids[1])[0].at, receiver.for_job(ids[2])[0].at]
+    assert arrivals == sorted(arrivals), "the key's order was kept"

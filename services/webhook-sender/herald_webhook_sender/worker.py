@@ -82,6 +82,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
     span_name = "webhook.deliver"
     work_type = Delivery
     waiting: WaitingNotes
+    parks_long_waits = True
 
     def __init__(
         self,

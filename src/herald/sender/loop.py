@@ -107,6 +107,8 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
     span_name: str
     work_type: Callable[[], Work]  # the work message's class
     waiting: WaitingNotes | None = None  # where a job held back without a call says why, if anywhere
+    # Whether `park` is supplied: a start that must wait long is then parked, not handed back.
+    parks_long_waits: bool = False
 
     def __init__(
         self,
@@ -248,6 +250,9 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
                 raise
             self.background(self._handle(message))
 
+    def _parks_wait(self, wait_s: float) -> bool:
+        return self.parks_long_waits and self.park_from_s is not None and wait_s >= max(self.park_from_s, 1.0)
+
     def background(self, work: Coroutine[Any, Any, None]) -> None:
         """A task the stop waits for."""
         task = asyncio.create_task(work)
@@ -309,7 +314,10 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
                 log.warning("ledger unavailable; handing the message back", extra={"error": repr(error)})
                 await self._settle(message, nak_delay=LEDGER_DOWN_S)
                 return
-            if start.wait:
+            if start.wait and self._parks_wait(start.wait_s):
+                # Long behind its ordering key's earlier jobs: the ledger holds it until then.
+                await self._park(message, identity.job_id, Park("", start.wait_s, start.wait_s, "ordering"))
+            elif start.wait:
                 await self._settle(message, nak_delay=start.wait_s or ORDERING_RETRY_S)
             elif not start.proceed:
                 # Already ended (a redelivery after a crash) or unknown: never deliver twice.

@@ -84,12 +84,13 @@ _FINISHED = ", ".join(f"'{status.value}'" for status in sorted(TERMINAL))
 # retained day's.
 _STARTS_QUERY = f"""
     SELECT j.id, j.status, j.attempt_count, j.parked_on IS NOT NULL AS parked,
-        EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s, (j.ordering_key IS NOT NULL AND EXISTS (
-        SELECT 1 FROM jobs earlier
+        EXTRACT(EPOCH FROM j.next_attempt_at - now())::float8 AS due_in_s,
+        CASE WHEN j.ordering_key IS NOT NULL THEN (
+        SELECT EXTRACT(EPOCH FROM max(COALESCE(earlier.next_attempt_at, now())) - now())::float8 FROM jobs earlier
         WHERE earlier.tenant_id = j.tenant_id AND earlier.ordering_key = j.ordering_key
           AND earlier.seq < j.seq AND earlier.id >= $2::uuid AND SINCE(earlier.id)
           AND earlier.status NOT IN ({_FINISHED})
-    )) AS blocked
+    ) END AS blocked_for_s
     FROM jobs j WHERE j.id = ANY($1::uuid[]) AND DAYS(j.id)
 """  # noqa: S608 (constant status names)
 # No job stays unfinished this long (webhook retries end within 24 hours, the reconciler settles
@@ -121,7 +122,8 @@ async def start_deliveries(conn: AsyncConnection, job_ids: Sequence[uuid.UUID]) 
 
 def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryStart]:
     """The starts of `job_ids` from their rows (`_STARTS_QUERY`). A job whose ordering key has
-    an unfinished earlier job waits (it holds its place; its message comes back later); so
+    an unfinished earlier job waits (it holds its place; its message comes back later, when the
+    earlier jobs' next attempts are due, a sender parking a long wait in the ledger); so
     does a job not committed yet (see UNCOMMITTED_GRACE_S), and a job whose next attempt is
     not due yet (a second copy of its message, see EARLY_COPY_TOLERANCE_S): never an attempt
     before its backoff ends. A copy of a parked job's (`store.parking`) is not waited for but
@@ -143,11 +145,14 @@ def _starts(job_ids: Sequence[uuid.UUID], rows: Sequence[Any]) -> list[DeliveryS
             # A copy of a parked job's message is dropped: the ledger publishes the job when due.
             parked = bool(row["parked"])
             starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=not parked, wait_s=due_in_s))
-        elif status in startable and not row["blocked"]:
+        elif status in startable and row["blocked_for_s"] is None:
             starts.append(DeliveryStart(job_id, True, JobStatus.DELIVERING, row["attempt_count"]))
         else:
-            waiting = bool(row["blocked"]) and status not in TERMINAL
-            starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=waiting))
+            # Held back by its ordering key: until the latest next attempt of the earlier jobs
+            # left (0, shortly, when one is under way or due).
+            waiting = row["blocked_for_s"] is not None and status not in TERMINAL
+            wait_s = max(0.0, row["blocked_for_s"]) if waiting else 0.0
+            starts.append(DeliveryStart(job_id, False, status, row["attempt_count"], wait=waiting, wait_s=wait_s))
     return starts
 
 
