@@ -8,7 +8,8 @@ delivery per cool-down (per sender process) waits on the bus, to be the probe wh
 turns half-open; every other one is parked (`herald.sender.states.Park`: the ledger holds the
 job, acknowledged, `herald_ledger.store.parking`). A probe that gets an answer closes the
 circuit, and this process releases the target's parked jobs (`ReleaseParked`: due from now
-on, at a pace). A replica whose circuit never opened, or a restart, releases nothing: the
+on, at a pace); a park whose commit came after that release (it was under way when the circuit
+closed) releases the lane again. A replica whose circuit never opened, or a restart, releases nothing: the
 parked jobs then come back after `webhook_park_recheck_s` (and up to half again), and those
 that find the circuit still open are parked again. The failed probe's own retry, and new
 deliveries, bring the next probes.
@@ -45,6 +46,8 @@ REMEMBERED = 4096
 # behind its rate limit (not released by its circuit).
 BOUND = "bound:"
 PACED = "paced:"
+# Why a delivery behind an open circuit is parked (the metric's label).
+CIRCUIT_HOLD = "circuit_open"
 
 
 class Parking:
@@ -67,7 +70,7 @@ class Parking:
                 self._probe_until = {k: until for k, until in self._probe_until.items() if until > now}
             self._probe_until[key] = now + wait_s
             return wait_s
-        return Park(lane.target, self.recheck_s * (1 + random.random() / 2), wait_s, "circuit_open")
+        return Park(lane.target, self.recheck_s * (1 + random.random() / 2), wait_s, CIRCUIT_HOLD)
 
     def until_turn(
         self, lane: CallLane, kind: str, wait_s: float, gap_s: float, fallback_s: float, reason: str

@@ -29,6 +29,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from herald import dead_letters
+from herald.breaker import State
 from herald.bus.fair import FairFetcher
 from herald.bus.payloads import PayloadStore
 from herald.config import Settings
@@ -46,7 +47,7 @@ from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
 from herald_webhook_sender.pacing import Pacer, interval_s
-from herald_webhook_sender.parking import BOUND, PACED, Parking
+from herald_webhook_sender.parking import BOUND, CIRCUIT_HOLD, PACED, Parking
 from herald_webhook_sender.signing import SealedSecrets, Signer
 from herald_webhook_sender.target_health import TargetHealth
 from herald_webhook_sender.tenant_config import TenantConfig
@@ -184,6 +185,12 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         for target in self.slots.targets_of(tenant_id):
             if target.startswith(TARGET_LANE):
                 self.slots.rebound(await self._target_lane(tenant_id, target.removeprefix(TARGET_LANE)))
+
+    def parked(self, tenant_id: str, park: Park) -> None:
+        """A delivery parked behind an open circuit that closed while the park was under way
+        missed the release: the lane is released again."""
+        if park.reason == CIRCUIT_HOLD and self.breakers.state(tenant_id, park.lane) is State.CLOSED:
+            self.background(self.parking.release(CallLane(tenant_id, park.lane, 0)))
 
     async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
         answer = await self.ledger.jobs.ParkDeliveries(

@@ -173,6 +173,10 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
         for a sender that parks a slow receiver's backlog."""
         return self.slots.held_delay_s(lane)
 
+    def parked(self, tenant_id: str, park: Park) -> None:
+        """After the ledger took a parked job (a sender may release its lane again, if what
+        held it ended while the park was under way)."""
+
     async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
         """One ledger call parking these jobs (`ParkDeliveries`), for a sender whose
         `hold_back` answers `Park`: the ids of those the ledger now holds."""
@@ -288,7 +292,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
             held = identity.job_id
             wait_s = await self.hold_back(message, work)
             if isinstance(wait_s, Park):
-                await self._park(message, identity.job_id, wait_s)
+                await self._park(message, identity, wait_s)
                 return
             if wait_s > 0:
                 await self._settle(message, nak_delay=wait_s)
@@ -303,7 +307,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
                     self.waiting.note(work.job_id, admitted)
                 waits = self.refused(lane, admitted)
                 if isinstance(waits, Park):
-                    await self._park(message, identity.job_id, waits)
+                    await self._park(message, identity, waits)
                 else:
                     await self._settle(message, nak_delay=waits)
                 return
@@ -316,7 +320,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
                 return
             if start.wait and self._parks_wait(start.wait_s):
                 # Long behind its ordering key's earlier jobs: the ledger holds it until then.
-                await self._park(message, identity.job_id, Park("", start.wait_s, start.wait_s, "ordering"))
+                await self._park(message, identity, Park("", start.wait_s, start.wait_s, "ordering"))
             elif start.wait:
                 await self._settle(message, nak_delay=start.wait_s or ORDERING_RETRY_S)
             elif not start.proceed:
@@ -352,7 +356,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
             except HandBack as back:
                 log.log(back.level, "handed back: %s", back, extra={"job_id": job.identity.job_id})
                 if back.park is not None:
-                    await self._park(job.message, job.identity.job_id, back.park)
+                    await self._park(job.message, job.identity, back.park)
                 else:
                     await self._settle(job.message, nak_delay=back.delay_s)
                 return

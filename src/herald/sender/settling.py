@@ -15,7 +15,7 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
-from herald.sender.states import HAND_BACK_S, Conclusion, Counters, Job, Park, Record, Work
+from herald.sender.states import HAND_BACK_S, Conclusion, Counters, Identity, Job, Park, Record, Work
 from herald.telemetry.metrics import PARKED_DELIVERIES, observe_finished
 from herald.v1 import common_pb2, ledger_jobs_pb2
 
@@ -37,6 +37,8 @@ class Settling(Generic[Work, Record]):
     # Retries this long or longer leave the bus (None: none do).
     park_from_s: float | None
 
+    def parked(self, tenant_id: str, park: Park) -> None: ...
+
     async def _settle(self, message: Msg, *, nak_delay: float | None = None, term: bool = False) -> None:
         """Ack (the default), NAK with a delay, or terminate; no longer kept in progress. Copies
         of the message the server sent while it was in hand get the same verdict."""
@@ -49,13 +51,13 @@ class Settling(Generic[Work, Record]):
             else:
                 await delivery.ack()
 
-    async def _park(self, message: Msg, job_id: str, park: Park) -> None:
+    async def _park(self, message: Msg, identity: Identity, park: Park) -> None:
         """Acknowledged once the ledger holds the job; on the bus for `fallback_s` otherwise (the
         ledger is away, or the job is not QUEUED: not committed yet, or ended, which its start
         then says)."""
         try:
             parked = await self.parks.submit(
-                ledger_jobs_pb2.ParkedDelivery(job_id=job_id, lane=park.lane, delay_s=park.delay_s)
+                ledger_jobs_pb2.ParkedDelivery(job_id=identity.job_id, lane=park.lane, delay_s=park.delay_s)
             )
         except Exception as error:
             log.warning("could not park; message handed back", extra={"error": repr(error)})
@@ -65,6 +67,7 @@ class Settling(Generic[Work, Record]):
             return
         await self._settle(message)
         PARKED_DELIVERIES.labels(self.label, park.reason).inc()
+        self.parked(identity.tenant_id, park)
 
     async def record_success(self, job: Job[Work], conclusion: Conclusion[Record]) -> bool:
         return await self._record(job, conclusion, None)
