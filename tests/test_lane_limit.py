@@ -21,6 +21,7 @@ from its turn."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,3 +212,34 @@ def test_jobs_behind_their_ordering_key_wait_parked_and_keep_their_order(
         assert wait_for_status(gateway, x, job_id, timeout=60)["status"] == "delivered"
     arrivals = [dead.for_job(ids[0])[-1].at, receiver.for_job(ids[1])[0].at, receiver.for_job(ids[2])[0].at]
     assert arrivals == sorted(arrivals), "the key's order was kept"
+
+
+def test_a_sender_the_target_answers_brings_back_what_another_parked(lane_stack: Stack, dead: Receiver) -> None:
+    """X's target fails and its circuit parks X's backlog; then the sender that parked it is
+    gone (stopped here; another replica, or a restart, in production) and the target answers a
+    sender whose circuit never opened, so no circuit closes. The parked jobs come back all the same (they
+    would otherwise wait for their recheck, 600 s on this stack): the ledger releases the lane
+    it was answered on."""
+    gateway = lane_stack.endpoints["gateway_http"]
+    token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
+    x = create_tenant(gateway, token, "parked-by-another")
+    set_limits(gateway, token, x, rate_per_min="unlimited", webhooks_per_month="unlimited")
+    schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": X_DELAYS_S}, headers=x.headers)
+    assert schedule.status_code == 200, schedule.text
+    parked_before = metric(lane_stack, "webhook-sender", PARKED % "circuit_open")
+    items = [{"url": dead.url, "payload": {"n": n}} for n in range(LANE_LIMIT // 2)]
+    batch = httpx.post(f"{gateway}/v1/webhooks/batch", json={"items": items}, headers=x.headers, timeout=60)
+    assert batch.status_code == 200, batch.text
+    x_jobs = [str(result["id"]) for result in batch.json()["results"]]
+    deadline = time.monotonic() + 60
+    while metric(lane_stack, "webhook-sender", PARKED % "circuit_open") <= parked_before + 10:
+        assert time.monotonic() < deadline, "nothing was parked behind X's open circuit"
+        time.sleep(0.2)
+
+    lane_stack.kill("webhook-sender", signal.SIGTERM)  # stopped, its circuit with it
+    dead.behaviour.status = 200
+    lane_stack.wait_healthy("webhook-sender")  # started again by the stack's supervisor
+    for job_id in x_jobs:
+        job = wait_for_status(gateway, x, job_id, timeout=90)
+        assert job["status"] == "delivered", job
+        assert len(job["attempts"]) == len(dead.for_job(job_id)), job

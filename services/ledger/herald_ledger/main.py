@@ -92,7 +92,7 @@ async def build(runtime: ServiceRuntime) -> None:
     runtime.add_loop(lambda: run_maintenance([acknowledged.purge], settings.work_purge_interval_s, runtime.stopping))
     runtime.add_loop(lambda: outbox.run(runtime.stopping))
     runtime.add_loop(lambda: announcer.run(runtime.stopping))
-    reconciler = Reconciler(engine, settings, publisher, inflight)
+    reconciler = Reconciler(engine, settings, publisher, inflight, shared.parked_lanes)
     runtime.add_loop(lambda: run_maintenance([reconciler.reconcile], settings.reconcile_interval_s, runtime.stopping))
 
     async def prune() -> None:

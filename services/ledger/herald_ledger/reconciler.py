@@ -20,7 +20,8 @@ in flight that no ledger replica knows of: at most a duplicate delivery, never a
 Each pass first publishes the parked jobs that came due (`store.parking`: what the ledger holds
 off the bus, a long retry or a delivery its target's open circuit holds), the same way, with no
 grace and no warning: their time has come, nothing was lost. Each pass also sets
-`herald_unsettled_job_age_seconds` per status and `herald_jobs_parked`.
+`herald_unsettled_job_age_seconds` per status and `herald_jobs_parked`, and reads which lanes
+jobs are parked on (`herald_ledger.parked_lanes`: an answer on one releases it).
 """
 
 from __future__ import annotations
@@ -36,18 +37,27 @@ from herald.telemetry.metrics import JOBS_PARKED, JOBS_REPUBLISHED, JOBS_UNPARKE
 from herald.v1 import common_pb2
 from herald_ledger.convert import job_to_proto
 from herald_ledger.inflight import InFlight
+from herald_ledger.parked_lanes import MAX_LANES, ParkedLanes
 from herald_ledger.store.overdue import claim_overdue, oldest_unsettled
-from herald_ledger.store.parking import due_parked, parked_count, unparked
+from herald_ledger.store.parking import due_parked, parked_count, parked_lanes, unparked
 
 log = logging.getLogger("herald.ledger.reconciler")
 
 
 class Reconciler:
-    def __init__(self, engine: AsyncEngine, settings: Settings, publisher: WorkPublisher, inflight: InFlight) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        settings: Settings,
+        publisher: WorkPublisher,
+        inflight: InFlight,
+        lanes: ParkedLanes | None = None,
+    ) -> None:
         self.engine = engine
         self.settings = settings
         self.publisher = publisher
         self.inflight = inflight
+        self.lanes = lanes or ParkedLanes()
 
     async def reconcile(self) -> int:
         """One pass: every overdue job published again (batch after batch); how many were."""
@@ -55,6 +65,8 @@ class Reconciler:
             for status, age_s in (await oldest_unsettled(conn)).items():
                 UNSETTLED_JOB_AGE.labels(status).set(age_s)
             JOBS_PARKED.set(await parked_count(conn))
+            self.lanes.reading()
+            self.lanes.read(await parked_lanes(conn, MAX_LANES))
         if not self.publisher.connected:
             return 0  # the rows wait: claiming them now would only move their time on
         await self.unpark()

@@ -26,6 +26,7 @@ from herald_ledger.inflight import Committing, InFlight
 from herald_ledger.notifications import Notifier
 from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
+from herald_ledger.parked_lanes import ParkedLanes
 from herald_ledger.rpc.access import AccessRpcs
 from herald_ledger.rpc.deliveries import DeliveryRpcs
 from herald_ledger.rpc.domains import DomainRpcs
@@ -61,6 +62,8 @@ class Shared:
     # when a platform provider is set.
     platform: PlatformMail | None = None
     committing: Committing = field(default_factory=Committing)
+    # The lanes deliveries are parked on (ParkDeliveries adds, the reconciler reads them all).
+    parked_lanes: ParkedLanes = field(default_factory=ParkedLanes)
 
 
 class Servicing:

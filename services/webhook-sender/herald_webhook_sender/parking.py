@@ -9,10 +9,12 @@ turns half-open; every other one is parked (`herald.sender.states.Park`: the led
 job, acknowledged, `herald_ledger.store.parking`). A probe that gets an answer closes the
 circuit, and this process releases the target's parked jobs (`ReleaseParked`: due from now
 on, at a pace); a park whose commit came after that release (it was under way when the circuit
-closed) releases the lane again. A replica whose circuit never opened, or a restart, releases nothing: the
-parked jobs then come back after `webhook_park_recheck_s` (and up to half again), and those
-that find the circuit still open are parked again. The failed probe's own retry, and new
-deliveries, bring the next probes.
+closed) releases the lane again. An answer to a replica whose circuit never opened, or to this
+one restarted, releases them too: its attempt record names the lane it was answered on, and the
+ledger releases a lane it knows jobs are parked on (`herald_ledger.parked_lanes`). Otherwise the
+parked jobs come back after `webhook_park_recheck_s` (and up to half again), and those that find
+the circuit still open are parked again. The failed probe's own retry, and new deliveries,
+bring the next probes.
 
 A target that answers, but slowly, builds a backlog behind its bound of calls in flight, which
 the sender refuses (`herald.sender.slots`) and would hand back to the bus again and again. Once

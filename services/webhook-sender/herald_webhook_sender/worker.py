@@ -14,7 +14,8 @@
   attempt), one POST through the guarded receiver client (`herald.webhooks.receiver_client`),
   its outcome told to the breaker (one that closes it releases the target's parked jobs);
 - conclude: the tenant's retry policy judges the answer; the attempt record with what the
-  receiver answered;
+  receiver answered, and the lane it answered on (the ledger then releases what other senders
+  parked behind the lane's circuit);
 - finished: an ended job's body deleted, a 410 disables the target, the target's health.
 """
 
@@ -282,6 +283,9 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         attempt.response_headers.update(result.response_headers)
         attempt.response_excerpt = result.response_excerpt
         attempt.started_at.FromDatetime(result.started_at)
+        if self.breakers.judge(result) is False and job.place is not None:
+            # It answers: whatever any sender parked behind its circuit may come back.
+            record.answered.tenant_id, record.answered.lane = job.place.lane.tenant, job.place.lane.target
         return Conclusion(
             record,
             retry_delay_s=decision.delay_s if decision.verdict is Verdict.RETRY else None,

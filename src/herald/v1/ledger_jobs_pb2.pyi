@@ -114,7 +114,7 @@ class DeliveryStart(_message.Message):
     def __init__(self, job_id: _Optional[str] = ..., proceed: _Optional[bool] = ..., status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., attempt_count: _Optional[int] = ..., wait: _Optional[bool] = ..., wait_s: _Optional[float] = ...) -> None: ...
 
 class AttemptResult(_message.Message):
-    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence", "retry_delay_s", "parked")
+    __slots__ = ("attempt", "next_status", "error", "dead_lettered", "dead_letter_sequence", "retry_delay_s", "parked", "answered")
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     NEXT_STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +122,7 @@ class AttemptResult(_message.Message):
     DEAD_LETTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     RETRY_DELAY_S_FIELD_NUMBER: _ClassVar[int]
     PARKED_FIELD_NUMBER: _ClassVar[int]
+    ANSWERED_FIELD_NUMBER: _ClassVar[int]
     attempt: _common_pb2.Attempt
     next_status: _common_pb2.JobStatus
     error: str
@@ -129,7 +130,16 @@ class AttemptResult(_message.Message):
     dead_letter_sequence: int
     retry_delay_s: float
     parked: bool
-    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ..., parked: _Optional[bool] = ...) -> None: ...
+    answered: AnsweredLane
+    def __init__(self, attempt: _Optional[_Union[_common_pb2.Attempt, _Mapping]] = ..., next_status: _Optional[_Union[_common_pb2.JobStatus, str]] = ..., error: _Optional[str] = ..., dead_lettered: _Optional[bool] = ..., dead_letter_sequence: _Optional[int] = ..., retry_delay_s: _Optional[float] = ..., parked: _Optional[bool] = ..., answered: _Optional[_Union[AnsweredLane, _Mapping]] = ...) -> None: ...
+
+class AnsweredLane(_message.Message):
+    __slots__ = ("tenant_id", "lane")
+    TENANT_ID_FIELD_NUMBER: _ClassVar[int]
+    LANE_FIELD_NUMBER: _ClassVar[int]
+    tenant_id: str
+    lane: str
+    def __init__(self, tenant_id: _Optional[str] = ..., lane: _Optional[str] = ...) -> None: ...
 
 class AdvanceDeliveriesRequest(_message.Message):
     __slots__ = ("results", "start_job_ids")

@@ -8,6 +8,8 @@ announced to every replica's readers (herald_ledger.inflight): a start writes no
 
 from __future__ import annotations
 
+import logging
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC
 from typing import Any
@@ -24,6 +26,7 @@ from herald_ledger.job_status import JobStatus
 from herald_ledger.notifications import DELIVERIES, Notifier
 from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
+from herald_ledger.parked_lanes import Lane, ParkedLanes
 from herald_ledger.rpc.common import Context, require_id, require_ids, require_page_size
 from herald_ledger.store import dead_letters as dead_letter_store
 from herald_ledger.store import deliveries as delivery_store
@@ -41,6 +44,8 @@ MAX_RETRY_BATCH = 1000
 RETRY_LEASE_S = 10.0
 # A waiting reason is a short sentence from a sender; anything longer is cut.
 MAX_REASON = 200
+log = logging.getLogger("herald.ledger.deliveries")
+
 # A released lane's parked jobs come due at this pace (store.parking): about what a target at
 # the default bound takes from a fast receiver, and far below a lane's limit of messages held.
 RELEASE_PER_S = 200.0
@@ -147,6 +152,11 @@ def merged_starts(
 Advance = Callable[[AsyncEngine, Sequence[Any], Sequence[Any]], Awaitable[tuple[int, Sequence[Any]]]]
 
 
+def answered_lanes(request: ledger_jobs_pb2.AdvanceDeliveriesRequest) -> list[Lane]:
+    """The lanes the recorded attempts were answered on (herald_ledger.parked_lanes)."""
+    return [(r.answered.tenant_id, r.answered.lane) for r in request.results if r.answered.lane]
+
+
 async def advance_attempts(
     engine: AsyncEngine, attempts: Sequence[delivery_store.NewAttempt], job_ids: Sequence[Any]
 ) -> tuple[int, list[delivery_store.DeliveryStart]]:
@@ -166,10 +176,12 @@ def advance_rpc(
     check: Callable[[Context, Any], Awaitable[Sequence[Any]]],
     advance: Advance,
     answer: Callable[..., Message],
+    answered: Callable[[Any], list[Lane]] | None = None,
 ) -> Any:
     """An Advance RPC (webhook attempts, email walks): the outcomes in `request.<field>`, checked
     by `check`, are recorded and the jobs `start_job_ids` names started (once their creating
-    commits landed) atomically by `advance`, then both are announced."""
+    commits landed) atomically by `advance`, then both are announced; the lanes the attempts
+    were `answered` on, if jobs are parked on them, released."""
 
     async def method(self: DeliveryRpcs, request: Any, context: Context) -> Message:
         outcomes = await check(context, getattr(request, field))
@@ -182,6 +194,8 @@ def advance_rpc(
         if delivery_store.dead_letters_in(outcomes):
             self.announcer.kick()  # herald.delivery.exhausted, written with the dead letter
         await self._announce(starts, outcomes)
+        if answered is not None and self.parked_lanes:
+            await self._release(self.parked_lanes.answered(answered(request)))
         return answer(recorded=recorded, starts=[start_to_proto(s) for s in starts])
 
     return method
@@ -194,9 +208,10 @@ class DeliveryRpcs:
     notifier: Notifier
     inflight: InFlight
     committing: Committing
+    parked_lanes: ParkedLanes
 
     AdvanceDeliveries = advance_rpc(
-        "results", new_attempts, advance_attempts, ledger_jobs_pb2.AdvanceDeliveriesResponse
+        "results", new_attempts, advance_attempts, ledger_jobs_pb2.AdvanceDeliveriesResponse, answered_lanes
     )
     AdvanceWalks = advance_rpc("walks", new_walks, advance_walks, ledger_jobs_pb2.AdvanceWalksResponse)
 
@@ -229,8 +244,23 @@ class DeliveryRpcs:
         ids = await require_ids(context, [park.job_id for park in request.parks], "parks.job_id")
         parks = [(job_id, park.lane, park.delay_s) for job_id, park in zip(ids, request.parks, strict=True)]
         async with self.engine.begin() as conn:
-            parked = await parking.park(conn, parks) if parks else set()
+            rows = await parking.park(conn, parks) if parks else []
+        self.parked_lanes.parked((str(row.tenant_id), row.parked_on) for row in rows)
+        parked = {row.id for row in rows}
         return ledger_jobs_pb2.ParkDeliveriesResponse(parked_job_ids=[str(i) for i in ids if i in parked])
+
+    async def _release(self, lanes: list[Lane]) -> None:
+        """Answered lanes' parked jobs come back (best effort: else at their recheck)."""
+        for tenant_id, lane in lanes:
+            try:
+                async with self.engine.begin() as conn:
+                    released = await parking.release(conn, uuid.UUID(tenant_id), lane, RELEASE_PER_S)
+            except Exception as error:
+                log.warning("parked deliveries not released", extra={"error": repr(error)})
+                self.parked_lanes.parked([(tenant_id, lane)])
+                continue
+            if released:
+                log.info("parked deliveries released", extra={"tenant_id": tenant_id, "released": released})
 
     async def ReleaseParked(
         self, request: ledger_jobs_pb2.ReleaseParkedRequest, context: Context

@@ -4,11 +4,13 @@ A work message NAKed with a delay stays unacknowledged on its consumer, one fair
 shared by many tenants, and JetStream delivers nothing new from a consumer whose
 `max_ack_pending` messages are all unacknowledged. So what must wait long is acknowledged and
 parked here instead: a retry of at least `park_retries_from_s` (recorded with its attempt, see
-`store.deliveries`), and a delivery its target's open circuit holds (`park`, with the sender's
-call lane, so that lane's release brings it back at once). The reconciler publishes each
-parked job again when it is due (`due_parked`, then `unparked`): the same republication as an overdue job's,
-without its grace, and without a history row (the retry, or the waiting note, says why it
-waited).
+`store.deliveries`; `parked_on` ''), and a delivery the sender holds back (`park`, `parked_on`
+its call lane: the target's open circuit, or a turn far away). The lane's release brings a
+circuit's jobs back at once (`release`: due now, at a pace, and `parked_on` '' from then on, so
+a lane still named has jobs nobody released; `parked_lanes` lists those lanes). The reconciler
+publishes each parked job again when it is due (`due_parked`, then `unparked`): the same
+republication as an overdue job's, without its grace, and without a history row (the retry, or
+the waiting note, says why it waited).
 """
 
 from __future__ import annotations
@@ -30,21 +32,44 @@ _PARK = text(
     UPDATE jobs SET parked_on = park.lane, next_attempt_at = now() + make_interval(secs => park.delay_s)
     FROM unnest(CAST(:ids AS uuid[]), CAST(:lanes AS text[]), CAST(:delays AS float8[])) AS park(id, lane, delay_s)
     WHERE jobs.id = park.id AND jobs.status = 'QUEUED'
-    RETURNING jobs.id
+    RETURNING jobs.id, jobs.tenant_id, jobs.parked_on
     """
 )
 
 # Due from now on, `per_s` a second in the order they were parked: a lane's whole backlog on
 # the bus at once would wait there for its target's bound, unacknowledged, and fill its
-# consumer's limit again.
+# consumer's limit again. Released, a job waits on no lane: a second release finds only what
+# was parked since.
 _RELEASE = text(
     """
     WITH lane AS (
         SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) - 1 AS place FROM jobs
         WHERE tenant_id = :tenant_id AND parked_on = :lane AND parked_on <> '' AND status = 'QUEUED'
     )
-    UPDATE jobs SET next_attempt_at = LEAST(jobs.next_attempt_at, now() + make_interval(secs => lane.place / :per_s))
+    UPDATE jobs SET parked_on = '',
+        next_attempt_at = LEAST(jobs.next_attempt_at, now() + make_interval(secs => lane.place / :per_s))
     FROM lane WHERE jobs.id = lane.id
+    """
+)
+
+# The (tenant, lane) pairs jobs are parked on, one index probe each (a loose index scan of
+# ix_jobs_tenant_id_parked_on), not a read of every parked row: a dead target's backlog may be
+# tens of thousands. Rows of jobs that ended while parked are counted too (a release finds
+# nothing there).
+_LANES = text(
+    """
+    WITH RECURSIVE lane AS (
+        (SELECT tenant_id, parked_on FROM jobs WHERE parked_on IS NOT NULL AND parked_on <> ''
+         ORDER BY tenant_id, parked_on LIMIT 1)
+        UNION ALL
+        SELECT later.tenant_id, later.parked_on FROM lane, LATERAL (
+            SELECT tenant_id, parked_on FROM jobs
+            WHERE parked_on IS NOT NULL AND parked_on <> ''
+              AND (tenant_id, parked_on) > (lane.tenant_id, lane.parked_on)
+            ORDER BY tenant_id, parked_on LIMIT 1
+        ) later
+    )
+    SELECT tenant_id, parked_on FROM lane LIMIT :limit
     """
 )
 
@@ -72,9 +97,10 @@ _UNPARKED = text(
 _COUNT = text("SELECT count(*) FROM jobs WHERE parked_on IS NOT NULL AND status = 'QUEUED'")
 
 
-async def park(conn: AsyncConnection, parks: Sequence[tuple[uuid.UUID, str, float]]) -> set[uuid.UUID]:
+async def park(conn: AsyncConnection, parks: Sequence[tuple[uuid.UUID, str, float]]) -> list[Row[Any]]:
     """Parks these QUEUED jobs (id, lane, seconds at most); others are left alone (one not yet
-    committed among them: its message reached the sender first). The ids of those parked."""
+    committed among them: its message reached the sender first). Those parked: id, tenant_id,
+    parked_on."""
     found = await conn.execute(
         _PARK,
         {
@@ -83,13 +109,18 @@ async def park(conn: AsyncConnection, parks: Sequence[tuple[uuid.UUID, str, floa
             "delays": [max(0.0, p[2]) for p in parks],
         },
     )
-    return set(found.scalars().all())
+    return list(found.all())
 
 
 async def release(conn: AsyncConnection, tenant_id: uuid.UUID, lane: str, per_s: float) -> int:
     """The tenant's jobs parked on `lane` are due from now on, `per_s` a second; how many."""
     found = await conn.execute(_RELEASE, {"tenant_id": tenant_id, "lane": lane[:MAX_LANE], "per_s": per_s})
     return int(found.rowcount or 0)
+
+
+async def parked_lanes(conn: AsyncConnection, limit: int) -> list[tuple[str, str]]:
+    """At most `limit` (tenant id, lane) pairs that have jobs parked on them, not released."""
+    return [(str(row.tenant_id), row.parked_on) for row in await conn.execute(_LANES, {"limit": limit})]
 
 
 async def due_parked(conn: AsyncConnection, limit: int) -> list[Row[Any]]:

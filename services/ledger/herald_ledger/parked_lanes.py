@@ -1,0 +1,56 @@
+"""The call lanes with deliveries parked on them, as this ledger replica knows them, so that an
+answer on a lane brings its parked deliveries back whichever sender parked them.
+
+A webhook-sender parks what its open circuit holds (`store.parking`) and releases the lane when
+its own probe closes that circuit. But another replica, or the same one restarted, may be the
+one the target answers next, with no circuit of its own to close: the parked deliveries would
+wait for their recheck (minutes) while new ones go straight through. So a sender's attempt
+record names the lane it was answered on (`AttemptResult.answered`), and the ledger releases
+that lane if jobs are parked on it. Knowing which lanes those are costs no read on the records'
+path: the lanes this replica parked are added as it parks them, and each reconciler pass reads
+them all again (`parking.parked_lanes`, one index probe a lane), which brings in the lanes
+other replicas parked, at most one pass late.
+
+A lane taken for a release leaves the set; it comes back with its next park or the next read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# Lanes remembered at most: past it, an answer releases nothing, and the recheck does.
+MAX_LANES = 10_000
+
+Lane = tuple[str, str]  # (tenant id, the sender's call lane)
+
+
+class ParkedLanes:
+    def __init__(self) -> None:
+        self._lanes: set[Lane] = set()
+        # Lanes parked while a read is under way, which its snapshot may have missed.
+        self._during_read: set[Lane] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._lanes)
+
+    def parked(self, lanes: Iterable[Lane]) -> None:
+        added = set(lanes)
+        if len(self._lanes) + len(added) <= MAX_LANES:
+            self._lanes |= added
+        if self._during_read is not None:
+            self._during_read |= added
+
+    def reading(self) -> None:
+        """A read of every parked lane begins (`read` ends it)."""
+        self._during_read = set()
+
+    def read(self, lanes: Iterable[Lane]) -> None:
+        fresh = set(lanes) | (self._during_read or set())
+        self._lanes = fresh if len(fresh) <= MAX_LANES else set(list(fresh)[:MAX_LANES])
+        self._during_read = None
+
+    def answered(self, lanes: Iterable[Lane]) -> list[Lane]:
+        """Of the lanes answered on, those with jobs parked: to release (they leave the set)."""
+        taken = [lane for lane in set(lanes) if lane in self._lanes]
+        self._lanes.difference_update(taken)
+        return taken
