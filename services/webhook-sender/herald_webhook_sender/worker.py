@@ -84,7 +84,6 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
     span_name = "webhook.deliver"
     work_type = Delivery
     waiting: WaitingNotes
-    parks_long_waits = True
 
     def __init__(
         self,
@@ -192,12 +191,6 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         missed the release: the lane is released again."""
         if park.reason == CIRCUIT_HOLD and self.breakers.state(tenant_id, park.lane) is State.CLOSED:
             self.background(self.parking.release(CallLane(tenant_id, park.lane, 0)))
-
-    async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
-        answer = await self.ledger.jobs.ParkDeliveries(
-            ledger_jobs_pb2.ParkDeliveriesRequest(parks=parks), timeout=CALL_DEADLINE_S
-        )
-        return set(answer.parked_job_ids)
 
     async def _note_waiting(self, notes: list[tuple[str, str]]) -> None:
         await self.ledger.jobs.NoteWaiting(

@@ -48,6 +48,8 @@ from herald import dead_letters
 from herald.batching import Batcher
 from herald.bus.fair import FairFetcher
 from herald.bus.subjects import Subjects
+from herald.grpcio.ledger import Ledger
+from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.erased import ErasedTenants
 from herald.sender.settling import Settling
 from herald.sender.slots import CallLane, CallSlots, Place, Refusal, window_size
@@ -107,8 +109,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
     span_name: str
     work_type: Callable[[], Work]  # the work message's class
     waiting: WaitingNotes | None = None  # where a job held back without a call says why, if anywhere
-    # Whether `park` is supplied: a start that must wait long is then parked, not handed back.
-    parks_long_waits: bool = False
+    ledger: Ledger  # the subclass's client
 
     def __init__(
         self,
@@ -165,7 +166,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
 
     async def hold_back(self, message: Msg, work: Work) -> float | Park:
         """Seconds before this work may start (a target's rate limit), 0 to start now; or `Park`
-        for a delivery that must wait longer (the ledger holds it, see `park`)."""
+        for a delivery that must wait longer (the ledger holds it, see `Settling._park`)."""
         return 0.0
 
     def refused(self, lane: CallLane, refusal: Refusal) -> float | Park:
@@ -177,10 +178,13 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
         """After the ledger took a parked job (a sender may release its lane again, if what
         held it ended while the park was under way)."""
 
-    async def park(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> set[str]:
-        """One ledger call parking these jobs (`ParkDeliveries`), for a sender whose
-        `hold_back` answers `Park`: the ids of those the ledger now holds."""
-        raise NotImplementedError("this sender parks nothing")
+    async def _park_many(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> list[bool]:
+        """One ledger call parking these jobs (`ParkDeliveries`): which the ledger now holds."""
+        answer = await self.ledger.jobs.ParkDeliveries(
+            ledger_jobs_pb2.ParkDeliveriesRequest(parks=parks), timeout=CALL_DEADLINE_S
+        )
+        parked = set(answer.parked_job_ids)
+        return [p.job_id in parked for p in parks]
 
     async def call_lane(self, work: Work) -> CallLane:
         """Where the call goes and its bound of calls in flight (`herald.sender.slots`); by
@@ -255,7 +259,7 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
             self.background(self._handle(message))
 
     def _parks_wait(self, wait_s: float) -> bool:
-        return self.parks_long_waits and self.park_from_s is not None and wait_s >= max(self.park_from_s, 1.0)
+        return self.park_from_s is not None and wait_s >= max(self.park_from_s, 1.0)
 
     def background(self, work: Coroutine[Any, Any, None]) -> None:
         """A task the stop waits for."""
@@ -269,10 +273,6 @@ class Sender(Settling[Work, Record], ABC, Generic[Work, Prepared, Called, Record
     async def _record_many(self, records: list[Record]) -> list[None]:
         await self.advance(records, [])
         return [None] * len(records)
-
-    async def _park_many(self, parks: list[ledger_jobs_pb2.ParkedDelivery]) -> list[bool]:
-        parked = await self.park(parks)
-        return [p.job_id in parked for p in parks]
 
     async def _handle(self, message: Msg) -> None:
         place: Place | None = None
