@@ -214,12 +214,15 @@ def test_jobs_behind_their_ordering_key_wait_parked_and_keep_their_order(
     assert arrivals == sorted(arrivals), "the key's order was kept"
 
 
-def test_a_sender_the_target_answers_brings_back_what_another_parked(lane_stack: Stack, dead: Receiver) -> None:
-    """X's target fails and its circuit parks X's backlog; then the sender that parked it is
-    gone (stopped here; another replica, or a restart, in production) and the target answers a
-    sender whose circuit never opened, so no circuit closes. The parked jobs come back all the same (they
-    would otherwise wait for their recheck, 600 s on this stack): the ledger releases the lane
-    it was answered on."""
+def test_a_sender_the_target_answers_brings_back_what_another_parked(
+    lane_stack: Stack, dead: Receiver, receiver: Receiver
+) -> None:
+    """X's target fails and its circuit parks X's backlog, and a job of an ordering key among
+    them (the key's next job, to another receiver, waits for it, parked too); then the sender
+    that parked them is gone (stopped here; another replica, or a restart, in production) and
+    the target answers a sender whose circuit never opened, so no circuit closes. The parked
+    jobs come back all the same (they would otherwise wait for their recheck, 600 s on this
+    stack): the ledger releases the lane it was answered on, and the key's next job with it."""
     gateway = lane_stack.endpoints["gateway_http"]
     token = Path(lane_stack.endpoints["operator_token_file"]).read_text().strip()
     x = create_tenant(gateway, token, "parked-by-another")
@@ -235,11 +238,25 @@ def test_a_sender_the_target_answers_brings_back_what_another_parked(lane_stack:
     while metric(lane_stack, "webhook-sender", PARKED % "circuit_open") <= parked_before + 10:
         assert time.monotonic() < deadline, "nothing was parked behind X's open circuit"
         time.sleep(0.2)
+    ordered_before = metric(lane_stack, "webhook-sender", PARKED % "ordering")
+    key = {"ordering_key": "customer-2"}
+    ordered = [
+        httpx.post(f"{gateway}/v1/webhooks", json={"url": url, "payload": {"n": n}, **key}, headers=x.headers)
+        for n, url in enumerate((dead.url, receiver.url))
+    ]
+    assert all(r.status_code == 202 for r in ordered), [r.text for r in ordered]
+    deadline = time.monotonic() + 60
+    while metric(lane_stack, "webhook-sender", PARKED % "ordering") == ordered_before:
+        assert time.monotonic() < deadline, "the key's second job was not parked behind its first"
+        time.sleep(0.2)
 
     lane_stack.kill("webhook-sender", signal.SIGTERM)  # stopped, its circuit with it
     dead.behaviour.status = 200
     lane_stack.wait_healthy("webhook-sender")  # started again by the stack's supervisor
-    for job_id in x_jobs:
+    ordered_ids = [r.json()["id"] for r in ordered]
+    for job_id in [*x_jobs, *ordered_ids]:
         job = wait_for_status(gateway, x, job_id, timeout=90)
         assert job["status"] == "delivered", job
-        assert len(job["attempts"]) == len(dead.for_job(job_id)), job
+    for job_id in x_jobs:
+        assert len(wait_for_status(gateway, x, job_id)["attempts"]) == len(dead.for_job(job_id))
+    assert dead.for_job(ordered_ids[0])[-1].at < receiver.for_job(ordered_ids[1])[0].at, "the key's order was kept"

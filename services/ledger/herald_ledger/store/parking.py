@@ -39,16 +39,28 @@ _PARK = text(
 # Due from now on, `per_s` a second in the order they were parked: a lane's whole backlog on
 # the bus at once would wait there for its target's bound, unacknowledged, and fill its
 # consumer's limit again. Released, a job waits on no lane: a second release finds only what
-# was parked since.
+# was parked since. The later jobs of a released job's ordering key, parked until its old time
+# (`parked_on` '', from their start's wait), come due a second after its new one: they would
+# otherwise wait for the recheck the circuit no longer needs.
 _RELEASE = text(
     """
     WITH lane AS (
         SELECT id, row_number() OVER (ORDER BY next_attempt_at, id) - 1 AS place FROM jobs
         WHERE tenant_id = :tenant_id AND parked_on = :lane AND parked_on <> '' AND status = 'QUEUED'
+    ), released AS (
+        UPDATE jobs SET parked_on = '',
+            next_attempt_at = LEAST(jobs.next_attempt_at, now() + make_interval(secs => lane.place / :per_s))
+        FROM lane WHERE jobs.id = lane.id
+        RETURNING jobs.ordering_key, jobs.seq, jobs.next_attempt_at
+    ), keys AS (
+        SELECT ordering_key, min(seq) AS seq, max(next_attempt_at) + interval '1 second' AS due
+        FROM released WHERE ordering_key IS NOT NULL GROUP BY ordering_key
+    ), behind AS (
+        UPDATE jobs SET next_attempt_at = keys.due FROM keys
+        WHERE jobs.tenant_id = :tenant_id AND jobs.ordering_key = keys.ordering_key AND jobs.seq > keys.seq
+          AND jobs.parked_on = '' AND jobs.status = 'QUEUED' AND jobs.next_attempt_at > keys.due
     )
-    UPDATE jobs SET parked_on = '',
-        next_attempt_at = LEAST(jobs.next_attempt_at, now() + make_interval(secs => lane.place / :per_s))
-    FROM lane WHERE jobs.id = lane.id
+    SELECT count(*) FROM released
     """
 )
 
@@ -115,7 +127,7 @@ async def park(conn: AsyncConnection, parks: Sequence[tuple[uuid.UUID, str, floa
 async def release(conn: AsyncConnection, tenant_id: uuid.UUID, lane: str, per_s: float) -> int:
     """The tenant's jobs parked on `lane` are due from now on, `per_s` a second; how many."""
     found = await conn.execute(_RELEASE, {"tenant_id": tenant_id, "lane": lane[:MAX_LANE], "per_s": per_s})
-    return int(found.rowcount or 0)
+    return int(found.scalar_one())
 
 
 async def parked_lanes(conn: AsyncConnection, limit: int) -> list[tuple[str, str]]:
