@@ -22,10 +22,12 @@ from xdist.scheduler.loadscope import LoadScopeScheduling
 SESSION_STACK_LANE = "session-stack"
 OWN_STACKS_LANE = "own-stacks"
 # Each kind of lane is cut in two by path (relative to tests/), each half in collection order:
-# the paths named here make the second half (by one CI run's durations, 540-690 s each).
+# the paths named here make the second half (by one run's test durations, 650-680 s each).
 SECOND_HALVES = {
     SESSION_STACK_LANE: lambda path: path >= "test_g",
-    OWN_STACKS_LANE: lambda path: path.startswith(("resilience/", "test_herald_up.py", "test_lost_work.py")),
+    OWN_STACKS_LANE: lambda path: path.startswith(
+        ("resilience/", "test_herald_up.py", "test_lost_work.py", "test_delivery_isolation.py", "test_slow_attempts.py")
+    ),
 }
 LANES = tuple(f"{kind}-{half}" for kind in SECOND_HALVES for half in ("a", "b"))
 OWN_STACK_PACKAGES = frozenset({"cluster", "console", "deploy", "resilience"})
