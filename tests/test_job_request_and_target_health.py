@@ -76,7 +76,9 @@ def test_a_job_reads_back_what_it_sent_and_when_it_is_due(
 def test_a_target_reads_back_its_open_breaker(
     stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver
 ) -> None:
-    schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": [1] * 10}, headers=tenant.headers)
+    schedule = httpx.put(
+        f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": [1] * 9 + [3600]}, headers=tenant.headers
+    )
     assert schedule.status_code == 200, schedule.text
     ids = subscribe(gateway, tenant, receiver.url, ["outage.*"])
     target_path = f"/v1/webhooks/targets/{ids['target']}"

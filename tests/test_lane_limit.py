@@ -42,8 +42,9 @@ from tests.test_admission import set_limits
 LANE_LIMIT = 100
 X_JOBS = 4 * LANE_LIMIT
 Y_JOBS = 5
-# X's retries: each long enough to be parked, and more than the test can spend.
-X_DELAYS_S = [2] * 10
+# X's retries: each long enough to be parked, more than the test can spend, and a retry window
+# (their sum) longer than the test, which a delivery held by the circuit would otherwise outlive.
+X_DELAYS_S = [2] * 9 + [3600]
 PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="%s"}'
 # The paced target: one delivery every 10 s, so every event after the first waits 10 s and more.
 PACED_PER_MIN = 6

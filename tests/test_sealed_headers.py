@@ -64,7 +64,10 @@ def test_header_values_rest_only_sealed_and_read_back_masked(
     # Deliveries keep failing for now, so their work messages stay on the bus to be looked at.
     receiver.behaviour.status = 503
     schedule = httpx.put(
-        f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": [2] * 20}, headers=tenant.headers, timeout=30
+        f"{gateway}/v1/webhooks/retry-schedule",
+        json={"delays_s": [2] * 19 + [3600]},
+        headers=tenant.headers,
+        timeout=30,
     )
     assert schedule.status_code == 200, schedule.text
 

@@ -2,7 +2,8 @@
 deliveries wait (parked in the ledger, one on the bus to be the next probe) without a call and
 without spending attempts, a probe now and then
 asks whether it is back, and once it answers every delivery goes out. The same mechanism as
-the email providers' breakers (herald.breaker)."""
+the email providers' breakers (herald.breaker). A delivery held past its retry window fails,
+dead-lettered, without a call: a dead target holds nothing for ever."""
 
 from __future__ import annotations
 
@@ -10,15 +11,21 @@ import httpx
 
 from herald.cli.stack import Stack
 from herald.sender.waiting import CIRCUIT_OPEN
+from herald.webhooks.retry_policy import HELD_PAST_WINDOW
 from tests.support.api import TenantKey, metric, wait_for_reason, wait_for_status
 from tests.support.receiver import Receiver
 
 JOBS = 10
 PROBES = 3
-# The tenant's schedule: more attempts than the first round and the probes can spend, so a job
-# can end only delivered.
-DELAYS_S = [1] * 10
+# The tenant's schedule: more attempts than the first round and the probes can spend, and a
+# retry window (their sum) longer than the test, so a job can end only delivered.
+DELAYS_S = [1] * 9 + [3600]
+# A window of 10 s, in which the open circuit lets few of the jobs' 110 attempts through.
+SHORT_DELAYS_S = [1] * 10
 OPENED = 'herald_webhook_circuit_transitions_total{channel="webhook",to="open"}'
+PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="circuit_open"}'
+# A dead target's backlog: within the tenant's rate limit, and many times one recheck's probe.
+BACKLOG = 100
 
 
 def test_an_open_breaker_spends_no_attempts_and_a_probe_closes_it(
@@ -48,3 +55,61 @@ def test_an_open_breaker_spends_no_attempts_and_a_probe_closes_it(
     for job in jobs:
         # Every attempt recorded is a call the receiver saw: a delivery held by the breaker spent none.
         assert len(job["attempts"]) == len(receiver.for_job(job["id"])), job
+
+
+def test_a_delivery_held_past_its_retry_window_fails_without_a_call(
+    gateway: str, tenant: TenantKey, receiver: Receiver, operator_token: str
+) -> None:
+    schedule = httpx.put(
+        f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": SHORT_DELAYS_S}, headers=tenant.headers
+    )
+    assert schedule.status_code == 200, schedule.text
+    receiver.behaviour.status = 503
+    job_ids = [
+        httpx.post(
+            f"{gateway}/v1/webhooks", json={"url": receiver.url, "payload": {"n": n}}, headers=tenant.headers
+        ).json()["id"]
+        for n in range(JOBS)
+    ]
+    jobs = [wait_for_status(gateway, tenant, job_id, timeout=90) for job_id in job_ids]
+    assert [job["status"] for job in jobs] == ["failed"] * JOBS
+    held = [job for job in jobs if job["attempts"][-1]["error_class"] == HELD_PAST_WINDOW]
+    assert held, "every job spent its attempts: none was held past its window"
+    admin = {"authorization": f"Bearer {operator_token}"}
+    dead = {entry["job_id"] for entry in httpx.get(f"{gateway}/admin/v1/dead-letters", headers=admin).json()["data"]}
+    for job in held:
+        last = job["attempts"][-1]
+        assert last["outcome"] == "skipped" and "retry window" in job["last_error"], job
+        assert len(job["attempts"]) < len(SHORT_DELAYS_S) + 1, job
+        # The window's end is no call: the receiver saw every attempt but that one.
+        assert len(receiver.for_job(job["id"])) == len(job["attempts"]) - 1, job
+        assert job["id"] in dead, "a job the window ended is dead-lettered like an exhausted one"
+
+
+def test_a_dead_targets_backlog_waits_parked_without_cycling(
+    stack: Stack, gateway: str, tenant: TenantKey, receiver: Receiver
+) -> None:
+    """The stack rechecks a parked lane every second: only one delivery a recheck comes back
+    to probe, the rest stay parked (over five probes, about 10 parks of a backlog of 100; a
+    backlog that all came back each recheck made 46 of 60)."""
+    schedule = httpx.put(f"{gateway}/v1/webhooks/retry-schedule", json={"delays_s": DELAYS_S}, headers=tenant.headers)
+    assert schedule.status_code == 200, schedule.text
+    receiver.behaviour.status = 503
+    before = metric(stack, "webhook-sender", PARKED)
+    items = [{"url": receiver.url, "payload": {"n": n}} for n in range(BACKLOG)]
+    batch = httpx.post(f"{gateway}/v1/webhooks/batch", json={"items": items}, headers=tenant.headers, timeout=60)
+    assert batch.status_code == 200, batch.text
+    job_ids = [str(result["id"]) for result in batch.json()["results"]]
+    assert wait_for_reason(gateway, tenant, job_ids, CIRCUIT_OPEN), "no job says the circuit holds it"
+    while metric(stack, "webhook-sender", PARKED) - before < BACKLOG / 2:
+        receiver.wait_for("no such job", timeout=0.2)
+    parked = metric(stack, "webhook-sender", PARKED)
+    # Five probes on (a cool-down of 1 s each), most of the backlog would have come back.
+    seen = len(receiver.requests)
+    while len(receiver.requests) < seen + 5:
+        receiver.wait_for("no such job", timeout=0.2)
+    assert metric(stack, "webhook-sender", PARKED) - parked < BACKLOG / 2, "the parked backlog keeps coming back"
+
+    receiver.behaviour.status = 200
+    for job_id in job_ids:
+        assert wait_for_status(gateway, tenant, job_id, timeout=90)["status"] == "delivered"

@@ -1405,14 +1405,14 @@ export interface components {
             error: string | null;
             /**
              * Error Class
-             * @description Webhooks, on failure: http_status, timeout, connect, tls, dns, refused_by_guard, protocol, network, invalid_url or other.
+             * @description Webhooks, on failure: http_status, timeout, connect, tls, dns, refused_by_guard, protocol, network, invalid_url, other, or circuit_open (not called: held past the retry window).
              */
             error_class?: string | null;
             /** Number */
             number: number;
             /**
              * Outcome
-             * @description succeeded, transient_failure, permanent_failure, or (email) skipped.
+             * @description succeeded, transient_failure, permanent_failure, or skipped: no call was made (email: the provider's circuit was open; webhook: the target's circuit held the delivery past its retry window).
              */
             outcome: string;
             /**

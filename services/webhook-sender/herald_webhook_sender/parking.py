@@ -6,15 +6,18 @@ messages are all unacknowledged. A dead target's backlog, handed back every cool
 reach that limit and stop every tenant on the lane. So while a target's circuit is open, one
 delivery per cool-down (per sender process) waits on the bus, to be the probe when the circuit
 turns half-open; every other one is parked (`herald.sender.states.Park`: the ledger holds the
-job, acknowledged, `herald_ledger.store.parking`). A probe that gets an answer closes the
+job, acknowledged, `herald_ledger.store.parking`), until its retry window ends: a delivery still
+held then fails without a call (`herald.webhooks.retry_policy.HELD_PAST_WINDOW`). A probe
+that gets an answer closes the
 circuit, and this process releases the target's parked jobs (`ReleaseParked`: due from now
 on, at a pace); a park whose commit came after that release (it was under way when the circuit
 closed) releases the lane again. An answer to a replica whose circuit never opened, or to this
 one restarted, releases them too: its attempt record names the lane it was answered on, and the
-ledger releases a lane it knows jobs are parked on (`herald_ledger.parked_lanes`). Otherwise the
-parked jobs come back after `webhook_park_recheck_s` (and up to half again), and those that find
-the circuit still open are parked again. The failed probe's own retry, and new deliveries,
-bring the next probes.
+ledger releases a lane it knows jobs are parked on (`herald_ledger.parked_lanes`). One parked
+delivery per `webhook_park_recheck_s` (per lane and sender process) comes back after that
+long (and up to half again), to be a probe if the circuit has none; the failed probe's own
+retry, and new deliveries, bring the other probes. A dead target's backlog of a day, cycling
+through the bus and the ledger every recheck, would be a load on every tenant.
 
 A target that answers, but slowly, builds a backlog behind its bound of calls in flight, which
 the sender refuses (`herald.sender.slots`) and would hand back to the bus again and again. Once
@@ -59,20 +62,24 @@ class Parking:
         self.recheck_s = settings.webhook_park_recheck_s
         # (tenant, lane) -> until when a delivery already waits on the bus to be the lane's probe.
         self._probe_until: dict[tuple[str, str], float] = {}
+        # (tenant, lane) -> until when a parked delivery will come back to be the lane's next probe.
+        self._recheck_until: dict[tuple[str, str], float] = {}
         # (tenant, lane) -> the turn of the next delivery parked behind the lane's bound.
         self._turns: dict[tuple[str, str], float] = {}
 
-    def hold(self, lane: CallLane, wait_s: float) -> float | Park:
-        """For a delivery whose target's circuit is open for about `wait_s` more: that wait on
-        the bus for the lane's first in this cool-down (the probe), a `Park` for the others."""
+    def hold(self, lane: CallLane, wait_s: float, window_left_s: float) -> float | Park:
+        """For a delivery whose target's circuit is open for about `wait_s` more, and whose
+        retry window ends in `window_left_s`: that wait on the bus for the lane's first in this
+        cool-down (the probe); a `Park` for the others, the recheck's for the first in this
+        recheck, the window's end (and a second) for the rest."""
         now = self.clock()
         key = (lane.tenant, lane.target)
-        if self._probe_until.get(key, 0.0) <= now:
-            if len(self._probe_until) >= REMEMBERED:
-                self._probe_until = {k: until for k, until in self._probe_until.items() if until > now}
-            self._probe_until[key] = now + wait_s
+        if _claim(self._probe_until, key, now, wait_s):
             return wait_s
-        return Park(lane.target, self.recheck_s * (1 + random.random() / 2), wait_s, CIRCUIT_HOLD)
+        until_end_s = max(window_left_s, 0.0) + 1.0
+        if _claim(self._recheck_until, key, now, self.recheck_s):
+            return Park(lane.target, min(self.recheck_s * (1 + random.random() / 2), until_end_s), wait_s, CIRCUIT_HOLD)
+        return Park(lane.target, until_end_s, wait_s, CIRCUIT_HOLD)
 
     def until_turn(
         self, lane: CallLane, kind: str, wait_s: float, gap_s: float, fallback_s: float, reason: str
@@ -92,6 +99,7 @@ class Parking:
     async def release(self, lane: CallLane) -> None:
         """The lane answers again: its parked jobs come back (best effort: else at their time)."""
         self._probe_until.pop((lane.tenant, lane.target), None)
+        self._recheck_until.pop((lane.tenant, lane.target), None)
         try:
             answer = await self.ledger.jobs.ReleaseParked(
                 ledger_jobs_pb2.ReleaseParkedRequest(tenant_id=lane.tenant, lane=lane.target), timeout=CALL_DEADLINE_S
@@ -101,3 +109,14 @@ class Parking:
             return
         if answer.released:
             log.info("parked deliveries released", extra={"tenant_id": lane.tenant, "released": answer.released})
+
+
+def _claim(untils: dict[tuple[str, str], float], key: tuple[str, str], now: float, for_s: float) -> bool:
+    """True, and the key's turn taken for `for_s`, when nobody holds it now."""
+    if untils.get(key, 0.0) > now:
+        return False
+    if len(untils) >= REMEMBERED:
+        for stale in [k for k, until in untils.items() if until <= now]:
+            del untils[stale]
+    untils[key] = now + for_s
+    return True

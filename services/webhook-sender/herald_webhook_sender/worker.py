@@ -5,14 +5,15 @@
   (NAK with delay), before it starts, so it is no attempt at all; behind an open circuit only
   the next probe waits on the bus, the others are parked in the ledger until the circuit
   closes, and a turn further than `webhook_park_backlog_s` away is waited for parked
-  (`herald_webhook_sender.parking`);
+  (`herald_webhook_sender.parking`); one held past its retry window goes on, to end at the call;
 - call lane: the target (a subscription target, or a direct webhook's origin) whose bound of
   calls in flight the call counts against (`herald.sender.slots`);
 - prepare: the large body from the object store, the delivery's sealed signing keys;
 - call: signed right then (the timestamp is the moment of the call, not of the wait for a
   slot), the target's breaker asked again (it may have opened meanwhile: handed back, no
-  attempt), one POST through the guarded receiver client (`herald.webhooks.receiver_client`),
-  its outcome told to the breaker (one that closes it releases the target's parked jobs);
+  attempt; past the delivery's retry window, no call and a skipped attempt that fails it),
+  one POST through the guarded receiver client (`herald.webhooks.receiver_client`), its
+  outcome told to the breaker (one that closes it releases the target's parked jobs);
 - conclude: the tenant's retry policy judges the answer; the attempt record with what the
   receiver answered, and the lane it answered on (the ledger then releases what other senders
   parked behind the lane's circuit);
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from nats.aio.msg import Msg
@@ -36,13 +39,22 @@ from herald.bus.payloads import PayloadStore
 from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
+from herald.ids import created_at_of
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Park, Sender
 from herald.sender.slots import Refusal, window_size
 from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
 from herald.webhooks.receiver_client import ReceiverClient
-from herald.webhooks.retry_policy import Decision, RetryPolicy, Verdict, attempt_error_class, decide
+from herald.webhooks.retry_policy import (
+    HELD_PAST_WINDOW,
+    Decision,
+    ReceiverCallError,
+    RetryPolicy,
+    Verdict,
+    attempt_error_class,
+    decide,
+)
 from herald.webhooks.sealed_headers import delivered_headers
 from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.breakers import KIND, TargetBreakers
@@ -144,9 +156,11 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         ledger), then a target's rate limit: not started, so it is no attempt at all."""
         lane = await self.call_lane(work)
         if (cool_down_s := self.breakers.wait_left_s(lane.tenant, lane.target, HALF_OPEN_WAIT_S)) > 0:
+            if (window_left_s := await self._window_left_s(work)) <= 0:
+                return 0.0  # its call fails it, unless the circuit lets it through as the probe
             HELD_BACK.labels(self.label, "circuit_open").inc()
             self.waiting.note(work.job_id, CIRCUIT_OPEN)
-            return self.parking.hold(lane, cool_down_s * (1 + random.random() / 2))
+            return self.parking.hold(lane, cool_down_s * (1 + random.random() / 2), window_left_s)
         if not work.target_id:
             return 0.0
         limit = (await self.config.target(work.tenant_id, work.target_id)).rate_limit_per_min
@@ -155,6 +169,15 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             return wait_s
         # A rate-limited target's backlog: parked until its turn, not cycled on the bus.
         return self.parking.until_turn(lane, PACED, wait_s, interval_s(limit), wait_s, "rate_limit")
+
+    async def _window_left_s(self, delivery: Delivery) -> float:
+        """How long is left of the tenant's retry window since the delivery was accepted. An
+        explicit retry's start is not in its message: a rerun gets a whole window each time."""
+        window_s = (await self.config.policy(delivery.tenant_id)).window_s
+        accepted = created_at_of(delivery.job_id)
+        if delivery.run or accepted is None:
+            return window_s
+        return accepted + window_s - time.time()
 
     def refused(self, lane: CallLane, refusal: Refusal) -> float | Park:
         """A delivery its target's full queue refused: on the bus for a moment, unless the lane's
@@ -224,10 +247,12 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         lane = job.place.lane
         if not self.breakers.allow(lane.tenant, lane.target, KIND):
             # Opened while this one waited, or half-open with its probe under way.
+            if (window_left_s := await self._window_left_s(delivery)) <= 0:
+                return CallResult(None, None, ReceiverCallError(HELD_PAST_WINDOW), 0, datetime.now(UTC))
             HELD_BACK.labels(self.label, "circuit_open").inc()
             self.waiting.note(delivery.job_id, CIRCUIT_OPEN)
             wait_s = max(self.breakers.cool_down_left_s(lane.tenant, lane.target), HALF_OPEN_WAIT_S)
-            held = self.parking.hold(lane, wait_s * (1 + random.random() / 2))
+            held = self.parking.hold(lane, wait_s * (1 + random.random() / 2), window_left_s)
             if isinstance(held, Park):
                 raise HandBack("held: the target's circuit is open", held.fallback_s, logging.DEBUG, park=held)
             raise HandBack("held: the target's circuit is open", held, logging.DEBUG)
@@ -257,8 +282,9 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
             assert result.error is not None
             decision = decide(policy, job.attempt, error=result.error)
         prepared.decision = decision
-        outcome = OUTCOMES[decision.verdict]
-        DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
+        outcome = common_pb2.ATTEMPT_OUTCOME_SKIPPED if _not_called(result) else OUTCOMES[decision.verdict]
+        if outcome != common_pb2.ATTEMPT_OUTCOME_SKIPPED:
+            DELIVERY_SECONDS.labels("webhook").observe(result.duration_ms / 1000)
         DELIVERIES.labels("webhook", label(common_pb2.AttemptOutcome.Name(outcome)), WEBHOOK_PROVIDER).inc()
         next_status = NEXT_STATUS.get(decision.verdict, common_pb2.JOB_STATUS_FAILED)
         record = ledger_jobs_pb2.AttemptResult(
@@ -326,6 +352,11 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
 
     async def close(self) -> None:
         await self.http.close()
+
+
+def _not_called(result: CallResult) -> bool:
+    """A delivery its target's circuit held past its retry window: ended without a call."""
+    return isinstance(result.error, ReceiverCallError) and result.error.kind == HELD_PAST_WINDOW
 
 
 def origin(url: str) -> str:

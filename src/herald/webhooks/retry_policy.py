@@ -12,6 +12,9 @@ The rules:
 - Retries follow a schedule of delays, by default about 24 hours in total (`DEFAULT_SCHEDULE_S`),
   each delay jittered by ±10 % (uniform) so deliveries that failed together do not all return
   together.
+- The schedule's sum is the delivery's retry window: one held behind its target's open circuit
+  (no call, no attempt) that long after it was accepted ends like one whose attempts all
+  failed (`HELD_PAST_WINDOW`, exhausted), not queued for as long as the target stays dead.
 - `Retry-After` (seconds or an HTTP-date) can only lengthen a wait, never shorten it: a receiver
   answering `Retry-After: 1` to every attempt must not burn the whole day's schedule in seconds.
   It is honoured up to `retry_after_max_s` (6 h by default) and jittered upwards only (0 to
@@ -53,8 +56,12 @@ _LONGEST_READ_S = 10**9  # seconds; beyond any sensible cap
 
 Random = Callable[[], float]  # like random.random: uniform in [0, 1)
 
+# The kind of a call not made: its target's circuit held the delivery past its retry window.
+HELD_PAST_WINDOW = "circuit_open"
 # What `ReceiverCallError.kind` may be: the classes `error_class` names for failed calls.
-CALL_ERROR_KINDS = frozenset({"timeout", "dns", "tls", "connect", "protocol", "network", "invalid_url", "other"})
+CALL_ERROR_KINDS = frozenset(
+    {"timeout", "dns", "tls", "connect", "protocol", "network", "invalid_url", "other", HELD_PAST_WINDOW}
+)
 
 
 class ReceiverCallError(Exception):
@@ -108,6 +115,11 @@ class RetryPolicy:
     def max_attempts(self) -> int:
         return len(self.schedule_s) + 1
 
+    @property
+    def window_s(self) -> float:
+        """How long after it was accepted a delivery is still tried: the schedule's delays."""
+        return sum(self.schedule_s)
+
     def overridden(
         self, schedule_s: Sequence[float] | None = None, retry_statuses: Iterable[int] | None = None
     ) -> RetryPolicy:
@@ -155,16 +167,19 @@ def classify_status(status_code: int, retry_statuses: frozenset[int] = frozenset
 
 
 def classify_error(error: BaseException) -> Verdict:
-    """RETRY or FAILED for a request that got no answer.
+    """RETRY, FAILED or EXHAUSTED for a request that got no answer.
 
-    Refused targets and URLs httpx cannot send are permanent; everything else (timeouts,
-    connection and protocol errors, and anything unexpected) is retried, since delivery is at
-    least once and giving up on an unknown error would drop the event.
+    Refused targets and URLs httpx cannot send are permanent; a delivery its target's circuit
+    held past its retry window is out of time (EXHAUSTED, whatever its attempts); everything
+    else (timeouts, connection and protocol errors, and anything unexpected) is retried, since
+    delivery is at least once and giving up on an unknown error would drop the event.
     """
     if isinstance(error, TargetRefused | httpx.UnsupportedProtocol | httpx.InvalidURL):
         return Verdict.FAILED
     if isinstance(error, ReceiverCallError) and error.kind == "invalid_url":
         return Verdict.FAILED
+    if isinstance(error, ReceiverCallError) and error.kind == HELD_PAST_WINDOW:
+        return Verdict.EXHAUSTED
     return Verdict.RETRY
 
 
@@ -226,6 +241,7 @@ def _error_reason(error: BaseException) -> str:
         "protocol": "the receiver broke the HTTP protocol",
         "network": "the connection failed mid-request",
         "invalid_url": "the URL cannot be requested",
+        HELD_PAST_WINDOW: "not called: the target's circuit stayed open past the retry window",
     }.get(error_class(error), "the request failed")
 
 

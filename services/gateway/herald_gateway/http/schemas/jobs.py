@@ -19,7 +19,10 @@ from herald_gateway.http.schemas.common import Page, payload_views, time_of
 class AttemptOut(BaseModel):
     number: int
     target: str = Field(description="The URL called, or (email) the provider kind.")
-    outcome: str = Field(description="succeeded, transient_failure, permanent_failure, or (email) skipped.")
+    outcome: str = Field(
+        description="succeeded, transient_failure, permanent_failure, or skipped: no call was made (email: the "
+        "provider's circuit was open; webhook: the target's circuit held the delivery past its retry window)."
+    )
     status_code: int | None
     duration_ms: int
     error: str | None
@@ -30,7 +33,7 @@ class AttemptOut(BaseModel):
     error_class: str | None = Field(
         default=None,
         description="Webhooks, on failure: http_status, timeout, connect, tls, dns, refused_by_guard, protocol, "
-        "network, invalid_url or other.",
+        "network, invalid_url, other, or circuit_open (not called: held past the retry window).",
     )
     response_headers: dict[str, str] | None = Field(
         default=None, description="Webhooks: the receiver's response headers (capped; cookies left out)."
