@@ -194,8 +194,8 @@ class Settings(BaseSettings):
     webhook_breaker_cool_down_s: float = Field(default=30.0, gt=0)
     # While a target's circuit is open, one delivery per cool-down waits on the bus to be its
     # probe; the others are parked in the ledger until the target answers or their retry window
-    # ends, but one per this long (per lane and sender), which comes back after it (with up to
-    # half again) to be a probe if none waits.
+    # ends. Every this long (and up to half again) the ledger makes one of a lane's parked jobs
+    # due, to be a probe (herald_ledger.parked_lanes).
     webhook_park_recheck_s: float = Field(default=300.0, gt=0)
     # A target that answers slowly builds a backlog behind its bound, which the sender hands back
     # to the bus a while at a time; once that backlog takes longer than this to be called, what

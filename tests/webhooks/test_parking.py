@@ -1,14 +1,14 @@
 """Behind an open circuit, one delivery per cool-down waits on the bus to be the next probe and
-the others are parked in the ledger (herald_webhook_sender.parking), per tenant and target: one
-per recheck until the recheck, to come back as a probe, the rest until their retry window ends."""
+the others are parked in the ledger (herald_webhook_sender.parking), per tenant and target, until
+just past their retry window's end (the ledger's recheck brings one back now and then:
+tests/test_parked_lanes.py)."""
 
 from __future__ import annotations
 
-from herald_webhook_sender.parking import BOUND, PACED, Parking
+from herald_webhook_sender.parking import Parking
 
-from herald.config import Settings
 from herald.sender.slots import CallLane
-from herald.sender.states import Park
+from herald.sender.states import BOUND, PACED, Park
 
 X = CallLane("tenant-x", "target:a", 16)
 # What is left of a delivery's retry window.
@@ -24,7 +24,7 @@ class Clock:
 
 def parking(clock: Clock | None = None) -> Parking:
     # No ledger: hold() alone is tried here (tests/test_lane_limit.py runs the rest on a stack).
-    return Parking(None, Settings(webhook_park_recheck_s=300), clock or Clock())  # type: ignore[arg-type]
+    return Parking(None, clock or Clock())  # type: ignore[arg-type]
 
 
 def test_the_first_in_a_cool_down_waits_on_the_bus_and_the_rest_are_parked() -> None:
@@ -33,29 +33,18 @@ def test_the_first_in_a_cool_down_waits_on_the_bus_and_the_rest_are_parked() -> 
     parked = held.hold(X, 30.0, WINDOW_S)
     assert isinstance(parked, Park)
     assert parked.lane == "target:a" and parked.reason == "circuit_open"
-    assert 300 <= parked.delay_s <= 450, "the recheck's: back to be a probe, spread over half again"
+    assert parked.delay_s == WINDOW_S + 1, "until past its window, unless the target answers first"
     assert parked.fallback_s == 30.0, "on the bus for the cool-down if the ledger cannot take it"
     # Another target of the tenant, and another tenant's target of the same name, have their own probe.
     assert held.hold(CallLane("tenant-x", "target:b", 16), 30.0, WINDOW_S) == 30.0
     assert held.hold(CallLane("tenant-y", "target:a", 16), 30.0, WINDOW_S) == 30.0
 
 
-def test_past_the_first_in_a_recheck_a_backlog_waits_for_its_window_not_cycling() -> None:
-    clock = Clock()
-    held = parking(clock)
+def test_a_backlog_waits_parked_each_until_its_own_window_ends() -> None:
+    held = parking()
     assert held.hold(X, 30.0, WINDOW_S) == 30.0
-    assert isinstance(carrier := held.hold(X, 30.0, WINDOW_S), Park) and carrier.delay_s <= 450
-    rest = [held.hold(X, 30.0, WINDOW_S - n) for n in range(3)]
-    assert [p.delay_s for p in rest if isinstance(p, Park)] == [WINDOW_S + 1, WINDOW_S, WINDOW_S - 1]
-    # A recheck on (the cool-down long past: the first is the probe again), the next one parked
-    # comes back at the recheck.
-    clock.now += 300
-    assert held.hold(X, 30.0, WINDOW_S) == 30.0
-    assert 300 <= held.hold(X, 30.0, WINDOW_S).delay_s <= 450  # type: ignore[union-attr]
-    # Near its window's end, even the recheck's comes back no later than just past it.
-    clock.now += 300
-    assert held.hold(X, 30.0, 10.0) == 30.0
-    assert held.hold(X, 30.0, 10.0).delay_s == 11.0  # type: ignore[union-attr]
+    parked = [held.hold(X, 30.0, left_s) for left_s in (WINDOW_S, 10.0, -5.0)]
+    assert [p.delay_s for p in parked if isinstance(p, Park)] == [WINDOW_S + 1, 11.0, 1.0]
 
 
 def test_once_the_cool_down_has_passed_the_next_one_is_the_probe() -> None:

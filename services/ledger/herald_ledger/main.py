@@ -28,6 +28,7 @@ from herald_ledger.migrate import upgrade
 from herald_ledger.notifications import DELIVERIES, TENANTS, Notifier
 from herald_ledger.operational import Announcer
 from herald_ledger.outbox import Outbox
+from herald_ledger.parked_lanes import ParkedLanes
 from herald_ledger.reconciler import Reconciler
 from herald_ledger.retention import Retention
 from herald_ledger.servicer import Shared, add_servicers
@@ -82,7 +83,17 @@ async def build(runtime: ServiceRuntime) -> None:
     # A start nobody ends (its sender died) is forgotten after the longest redelivery wait.
     inflight = InFlight(2 * max(settings.webhook_ack_wait_s, settings.email_ack_wait_s))
     announcer = Announcer(engine, settings, publisher)
-    shared = Shared(engine, notifier, ring, settings.webhook_secret_overlap_s, outbox, inflight, announcer, platform)
+    shared = Shared(
+        engine,
+        notifier,
+        ring,
+        settings.webhook_secret_overlap_s,
+        outbox,
+        inflight,
+        announcer,
+        platform,
+        parked_lanes=ParkedLanes(settings.webhook_park_recheck_s),
+    )
     served = add_servicers(runtime.grpc.server, shared)
     runtime.grpc.register(served)
     runtime.grpc.refuse_as_invalid(unstorable_value)

@@ -21,7 +21,8 @@ Each pass first publishes the parked jobs that came due (`store.parking`: what t
 off the bus, a long retry or a delivery its target's open circuit holds), the same way, with no
 grace and no warning: their time has come, nothing was lost. Each pass also sets
 `herald_unsettled_job_age_seconds` per status and `herald_jobs_parked`, and reads which lanes
-jobs are parked on (`herald_ledger.parked_lanes`: an answer on one releases it).
+jobs are parked on (`herald_ledger.parked_lanes`: an answer on one releases it, and every
+`webhook_park_recheck_s` one job of each circuit's lane is made due, to be a probe).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from herald_ledger.convert import job_to_proto
 from herald_ledger.inflight import InFlight
 from herald_ledger.parked_lanes import MAX_LANES, ParkedLanes
 from herald_ledger.store.overdue import claim_overdue, oldest_unsettled
-from herald_ledger.store.parking import due_parked, parked_count, parked_lanes, unparked
+from herald_ledger.store.parking import due_parked, parked_count, parked_lanes, recheck, unparked
 
 log = logging.getLogger("herald.ledger.reconciler")
 
@@ -57,7 +58,7 @@ class Reconciler:
         self.settings = settings
         self.publisher = publisher
         self.inflight = inflight
-        self.lanes = lanes or ParkedLanes()
+        self.lanes = lanes if lanes is not None else ParkedLanes()  # an empty one is falsy
 
     async def reconcile(self) -> int:
         """One pass: every overdue job published again (batch after batch); how many were."""
@@ -69,6 +70,10 @@ class Reconciler:
             self.lanes.read(await parked_lanes(conn, MAX_LANES))
         if not self.publisher.connected:
             return 0  # the rows wait: claiming them now would only move their time on
+        if rechecked := self.lanes.rechecks(time.monotonic()):
+            async with self.engine.begin() as conn:
+                made_due = await recheck(conn, rechecked)
+            log.info("parked lanes rechecked", extra={"lanes": len(rechecked), "made_due": made_due})
         await self.unpark()
         total = 0
         while True:

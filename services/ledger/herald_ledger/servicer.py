@@ -62,7 +62,8 @@ class Shared:
     # when a platform provider is set.
     platform: PlatformMail | None = None
     committing: Committing = field(default_factory=Committing)
-    # The lanes deliveries are parked on (ParkDeliveries adds, the reconciler reads them all).
+    # The lanes deliveries are parked on (ParkDeliveries adds, the reconciler reads them all and
+    # rechecks the circuits' lanes).
     parked_lanes: ParkedLanes = field(default_factory=ParkedLanes)
 
 

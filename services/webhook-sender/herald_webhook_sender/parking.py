@@ -13,11 +13,11 @@ circuit, and this process releases the target's parked jobs (`ReleaseParked`: du
 on, at a pace); a park whose commit came after that release (it was under way when the circuit
 closed) releases the lane again. An answer to a replica whose circuit never opened, or to this
 one restarted, releases them too: its attempt record names the lane it was answered on, and the
-ledger releases a lane it knows jobs are parked on (`herald_ledger.parked_lanes`). One parked
-delivery per `webhook_park_recheck_s` (per lane and sender process) comes back after that
-long (and up to half again), to be a probe if the circuit has none; the failed probe's own
-retry, and new deliveries, bring the other probes. A dead target's backlog of a day, cycling
-through the bus and the ledger every recheck, would be a load on every tenant.
+ledger releases a lane it knows jobs are parked on (`herald_ledger.parked_lanes`). The failed
+probe's own retry, new deliveries, and one parked delivery a lane the ledger brings back every
+`webhook_park_recheck_s` (its recheck) bring the next probes; the rest of the backlog stays
+parked (a dead target's backlog of a day, cycling through the bus and the ledger every
+recheck, would be a load on every tenant).
 
 A target that answers, but slowly, builds a backlog behind its bound of calls in flight, which
 the sender refuses (`herald.sender.slots`) and would hand back to the bus again and again. Once
@@ -32,11 +32,9 @@ away than that is parked until it, one `60 / rate_limit_per_min` apart.
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable
 
-from herald.config import Settings
 from herald.grpcio.ledger import Ledger
 from herald.grpcio.options import CALL_DEADLINE_S
 from herald.sender.slots import CallLane
@@ -47,39 +45,31 @@ log = logging.getLogger("herald.webhook_sender")
 
 # Lanes remembered at most; past it, the ones whose cool-down (or turn) has passed are forgotten.
 REMEMBERED = 4096
-# The parked lanes of deliveries waiting for their turn behind their target's bound, and
-# behind its rate limit (not released by its circuit).
-BOUND = "bound:"
-PACED = "paced:"
 # Why a delivery behind an open circuit is parked (the metric's label).
 CIRCUIT_HOLD = "circuit_open"
 
 
 class Parking:
-    def __init__(self, ledger: Ledger, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, ledger: Ledger, clock: Callable[[], float] = time.monotonic) -> None:
         self.ledger = ledger
         self.clock = clock
-        self.recheck_s = settings.webhook_park_recheck_s
         # (tenant, lane) -> until when a delivery already waits on the bus to be the lane's probe.
         self._probe_until: dict[tuple[str, str], float] = {}
-        # (tenant, lane) -> until when a parked delivery will come back to be the lane's next probe.
-        self._recheck_until: dict[tuple[str, str], float] = {}
         # (tenant, lane) -> the turn of the next delivery parked behind the lane's bound.
         self._turns: dict[tuple[str, str], float] = {}
 
     def hold(self, lane: CallLane, wait_s: float, window_left_s: float) -> float | Park:
         """For a delivery whose target's circuit is open for about `wait_s` more, and whose
         retry window ends in `window_left_s`: that wait on the bus for the lane's first in this
-        cool-down (the probe); a `Park` for the others, the recheck's for the first in this
-        recheck, the window's end (and a second) for the rest."""
+        cool-down (the probe); for the others a `Park` until just past the window's end."""
         now = self.clock()
         key = (lane.tenant, lane.target)
-        if _claim(self._probe_until, key, now, wait_s):
+        if self._probe_until.get(key, 0.0) <= now:
+            if len(self._probe_until) >= REMEMBERED:
+                self._probe_until = {k: until for k, until in self._probe_until.items() if until > now}
+            self._probe_until[key] = now + wait_s
             return wait_s
-        until_end_s = max(window_left_s, 0.0) + 1.0
-        if _claim(self._recheck_until, key, now, self.recheck_s):
-            return Park(lane.target, min(self.recheck_s * (1 + random.random() / 2), until_end_s), wait_s, CIRCUIT_HOLD)
-        return Park(lane.target, until_end_s, wait_s, CIRCUIT_HOLD)
+        return Park(lane.target, max(window_left_s, 0.0) + 1.0, wait_s, CIRCUIT_HOLD)
 
     def until_turn(
         self, lane: CallLane, kind: str, wait_s: float, gap_s: float, fallback_s: float, reason: str
@@ -99,7 +89,6 @@ class Parking:
     async def release(self, lane: CallLane) -> None:
         """The lane answers again: its parked jobs come back (best effort: else at their time)."""
         self._probe_until.pop((lane.tenant, lane.target), None)
-        self._recheck_until.pop((lane.tenant, lane.target), None)
         try:
             answer = await self.ledger.jobs.ReleaseParked(
                 ledger_jobs_pb2.ReleaseParkedRequest(tenant_id=lane.tenant, lane=lane.target), timeout=CALL_DEADLINE_S
@@ -109,14 +98,3 @@ class Parking:
             return
         if answer.released:
             log.info("parked deliveries released", extra={"tenant_id": lane.tenant, "released": answer.released})
-
-
-def _claim(untils: dict[tuple[str, str], float], key: tuple[str, str], now: float, for_s: float) -> bool:
-    """True, and the key's turn taken for `for_s`, when nobody holds it now."""
-    if untils.get(key, 0.0) > now:
-        return False
-    if len(untils) >= REMEMBERED:
-        for stale in [k for k, until in untils.items() if until <= now]:
-            del untils[stale]
-    untils[key] = now + for_s
-    return True

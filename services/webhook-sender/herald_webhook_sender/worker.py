@@ -42,6 +42,7 @@ from herald.grpcio.options import CALL_DEADLINE_S
 from herald.ids import created_at_of
 from herald.sender.loop import CallLane, Conclusion, HandBack, Job, Park, Sender
 from herald.sender.slots import Refusal, window_size
+from herald.sender.states import BOUND, PACED
 from herald.sender.waiting import CIRCUIT_OPEN, WaitingNotes
 from herald.telemetry.metrics import DELIVERIES, DELIVERY_SECONDS, HELD_BACK, WEBHOOK_PROVIDER, label
 from herald.v1 import common_pb2, ledger_jobs_pb2, ledger_subscriptions_pb2, webhook_sender_pb2
@@ -60,7 +61,7 @@ from herald.webhooks.target_guard import AllowList, TargetGuard
 from herald_webhook_sender.breakers import KIND, TargetBreakers
 from herald_webhook_sender.client import CallResult, call_receiver
 from herald_webhook_sender.pacing import Pacer, interval_s
-from herald_webhook_sender.parking import BOUND, CIRCUIT_HOLD, PACED, Parking
+from herald_webhook_sender.parking import CIRCUIT_HOLD, Parking
 from herald_webhook_sender.signing import SealedSecrets, Signer
 from herald_webhook_sender.target_health import TargetHealth
 from herald_webhook_sender.tenant_config import TenantConfig
@@ -139,7 +140,7 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         self.config = TenantConfig(ledger, self.policy, settings.webhook_config_cache_ttl_s)
         self.health = TargetHealth(ledger, alerter, settings.webhook_target_disable_after_s)
         self.breakers = TargetBreakers(settings)
-        self.parking = Parking(ledger, settings)
+        self.parking = Parking(ledger)
         self.waiting = WaitingNotes(self._note_waiting)
 
     async def advance(

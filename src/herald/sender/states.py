@@ -42,6 +42,13 @@ class Counters:
     dead_lettered: int = 0
 
 
+# The parked lanes of deliveries waiting for their turn behind their target's bound, and behind
+# its rate limit: a closing circuit does not release them, and the ledger's recheck leaves them.
+BOUND = "bound:"
+PACED = "paced:"
+TURN_LANES = (BOUND, PACED)
+
+
 @dataclass(frozen=True)
 class Park:
     """What `hold_back` answers for a delivery that must wait long: the ledger holds the job,

@@ -7,7 +7,8 @@ parked here instead: a retry of at least `park_retries_from_s` (recorded with it
 `store.deliveries`; `parked_on` ''), and a delivery the sender holds back (`park`, `parked_on`
 its call lane: the target's open circuit, or a turn far away). The lane's release brings a
 circuit's jobs back at once (`release`: due now, at a pace, and `parked_on` '' from then on, so
-a lane still named has jobs nobody released; `parked_lanes` lists those lanes). The reconciler
+a lane still named has jobs nobody released; `parked_lanes` lists those lanes); a lane's recheck
+makes one of its jobs due (`recheck`, to be a probe). The reconciler
 publishes each parked job again when it is due (`due_parked`, then `unparked`): the same
 republication as an overdue job's, without its grace, and without a history row (the retry, or
 the waiting note, says why it waited).
@@ -85,6 +86,22 @@ _LANES = text(
     """
 )
 
+# One job parked on each of these lanes, any one (the first the index gives), due now: the lane's
+# recheck. Jobs due already are left alone (the pass publishes them anyway).
+_RECHECK = text(
+    """
+    UPDATE jobs SET next_attempt_at = now()
+    FROM (
+        SELECT (SELECT id FROM jobs j
+                WHERE j.tenant_id = l.tenant_id AND j.parked_on = l.lane AND j.status = 'QUEUED'
+                  AND j.next_attempt_at > now()
+                LIMIT 1) AS id
+        FROM unnest(CAST(:tenants AS uuid[]), CAST(:lanes AS text[])) AS l(tenant_id, lane)
+    ) AS pick
+    WHERE jobs.id = pick.id
+    """
+)
+
 # Oldest due first, FOR UPDATE SKIP LOCKED so several ledger replicas share the work; the rows
 # stay locked while their copies are published, and only those the bus took leave the parking
 # (`unparked`): one it refused is still parked and due, for the next pass.
@@ -133,6 +150,12 @@ async def release(conn: AsyncConnection, tenant_id: uuid.UUID, lane: str, per_s:
 async def parked_lanes(conn: AsyncConnection, limit: int) -> list[tuple[str, str]]:
     """At most `limit` (tenant id, lane) pairs that have jobs parked on them, not released."""
     return [(str(row.tenant_id), row.parked_on) for row in await conn.execute(_LANES, {"limit": limit})]
+
+
+async def recheck(conn: AsyncConnection, lanes: Sequence[tuple[str, str]]) -> int:
+    """One job parked on each of these (tenant id, lane) pairs made due now; how many were."""
+    found = await conn.execute(_RECHECK, {"tenants": [t for t, _ in lanes], "lanes": [lane for _, lane in lanes]})
+    return int(found.rowcount)
 
 
 async def due_parked(conn: AsyncConnection, limit: int) -> list[Row[Any]]:
