@@ -63,7 +63,8 @@ TEST_ENV = {
     # A webhook target's breaker likewise: 4 timeouts, failed connections or 5xx, then 1 s closed to calls.
     "HERALD_WEBHOOK_BREAKER_FAILURES": "4",
     "HERALD_WEBHOOK_BREAKER_COOL_DOWN_S": "1",
-    # What its open circuit parks in the ledger comes back after 1 s (and up to half again).
+    # The ledger makes one job of each lane an open circuit parked due every second (each
+    # reconciler pass, here), to be a probe.
     "HERALD_WEBHOOK_PARK_RECHECK_S": "1",
     # A target's paced or bounded backlog stays on the bus here (tests/test_tenant_erasure.py
     # purges such messages); tests/test_lane_limit.py parks it, on a stack of its own.
