@@ -53,6 +53,16 @@ def test_each_circuits_lane_is_rechecked_once_a_recheck_and_lines_never() -> Non
     assert lanes.rechecks(now=1201.0) == [DEAD]
 
 
+def test_the_circuits_holding_deliveries_are_counted_until_their_answer_and_lines_never() -> None:
+    lanes = ParkedLanes()
+    lanes.parked([DEAD, OTHER_TENANTS, ("tenant-x", "bound:target:slow"), ("tenant-x", "paced:target:slow")])
+    assert lanes.circuits() == 2, "each tenant's circuit on the dead target; a line waiting its turn is none"
+    lanes.answered([DEAD])
+    assert lanes.circuits() == 1
+    lanes.read([OTHER_TENANTS, ALIVE])
+    assert lanes.circuits() == 2, "as the reconciler's read finds them"
+
+
 def test_the_reconciler_reads_into_the_set_the_answers_release_from_even_an_empty_one() -> None:
     # An empty set is falsy: `lanes or ParkedLanes()` gave the reconciler a set of its own, so
     # its reads (other replicas' lanes) and rechecks never met the lanes this replica parked.

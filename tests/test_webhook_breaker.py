@@ -30,6 +30,7 @@ PARKED = 'herald_deliveries_parked_total{channel="webhook",reason="circuit_open"
 # called), and the backlog after them: within the tenant's rate limit, many probes' worth.
 OPENERS = 8
 BACKLOG = 60
+HOLDING = "herald_webhook_circuits_holding"
 
 
 def test_an_open_breaker_spends_no_attempts_and_a_probe_closes_it(
@@ -110,6 +111,12 @@ def test_a_dead_targets_backlog_waits_parked_and_one_a_recheck_asks_for_it(
     while metric(stack, "webhook-sender", PARKED) - before < BACKLOG - 5:
         receiver.wait_for("no such job", timeout=0.2)
     parked = metric(stack, "webhook-sender", PARKED)
+    # The ledger shows the circuit holding deliveries for as long as they wait, whether or not a
+    # sender holds one at the moment (what the operators' alert watches for a quiet dead target).
+    deadline = time.monotonic() + 30
+    while metric(stack, "ledger", HOLDING) < 1:
+        assert time.monotonic() < deadline, "the ledger does not show the circuit holding the backlog"
+        receiver.wait_for("no such job", timeout=0.2)
     seen = len(receiver.requests)
     deadline = time.monotonic() + 60
     while len(receiver.requests) < seen + 3:

@@ -64,6 +64,10 @@ class ParkedLanes:
         self._lanes = fresh if len(fresh) <= MAX_LANES else set(list(fresh)[:MAX_LANES])
         self._during_read = None
 
+    def circuits(self) -> int:
+        """How many of the lanes are circuits' (not lines waiting for their turn)."""
+        return sum(1 for lane in self._lanes if not lane[1].startswith(TURN_LANES))
+
     def rechecks(self, now: float) -> list[Lane]:
         """The circuit lanes whose recheck has come: one parked job of each is to be made due.
         A lane is first rechecked a recheck after this replica saw it; one gone is forgotten."""

@@ -22,7 +22,9 @@ off the bus, a long retry or a delivery its target's open circuit holds), the sa
 grace and no warning: their time has come, nothing was lost. Each pass also sets
 `herald_unsettled_job_age_seconds` per status and `herald_jobs_parked`, and reads which lanes
 jobs are parked on (`herald_ledger.parked_lanes`: an answer on one releases it, and every
-`webhook_park_recheck_s` one job of each circuit's lane is made due, to be a probe).
+`webhook_park_recheck_s` one job of each circuit's lane is made due, to be a probe), and sets
+how many circuits hold deliveries (`herald_webhook_circuits_holding`): the steady sign of a
+dead target, which a sender's counters show only when it holds one of the target's deliveries.
 """
 
 from __future__ import annotations
@@ -34,7 +36,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from herald.bus.work import WorkPublisher
 from herald.config import Settings
-from herald.telemetry.metrics import JOBS_PARKED, JOBS_REPUBLISHED, JOBS_UNPARKED, UNSETTLED_JOB_AGE, label
+from herald.telemetry.metrics import (
+    CIRCUITS_HOLDING,
+    JOBS_PARKED,
+    JOBS_REPUBLISHED,
+    JOBS_UNPARKED,
+    UNSETTLED_JOB_AGE,
+    label,
+)
 from herald.v1 import common_pb2
 from herald_ledger.convert import job_to_proto
 from herald_ledger.inflight import InFlight
@@ -68,6 +77,7 @@ class Reconciler:
             JOBS_PARKED.set(await parked_count(conn))
             self.lanes.reading()
             self.lanes.read(await parked_lanes(conn, MAX_LANES))
+            CIRCUITS_HOLDING.set(self.lanes.circuits())
         if not self.publisher.connected:
             return 0  # the rows wait: claiming them now would only move their time on
         if rechecked := self.lanes.rechecks(time.monotonic()):

@@ -53,6 +53,11 @@ JOBS_PARKED = Gauge(
     "herald_jobs_parked",
     "QUEUED jobs the ledger holds off the bus (a long retry, a target's open circuit) until they are due.",
 )
+CIRCUITS_HOLDING = Gauge(
+    "herald_webhook_circuits_holding",
+    "Webhook targets (a target, a direct webhook's origin) with deliveries parked behind their open circuit, "
+    "as the ledger last read them: each waits until the target answers or its retry window ends.",
+)
 JOBS_UNPARKED = Counter(
     "herald_jobs_unparked_total",
     "Parked jobs the ledger's reconciler published again when they came due.",
