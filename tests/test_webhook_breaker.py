@@ -3,7 +3,8 @@ deliveries wait (parked in the ledger, one on the bus to be the next probe) with
 without spending attempts, a probe now and then
 asks whether it is back, and once it answers every delivery goes out. The same mechanism as
 the email providers' breakers (herald.breaker). A delivery held past its retry window fails,
-dead-lettered, without a call: a dead target holds nothing for ever."""
+dead-lettered, without a call, and a rerun past a window counted from its retry: a dead target
+holds nothing for ever."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_an_open_breaker_spends_no_attempts_and_a_probe_closes_it(
         assert len(job["attempts"]) == len(receiver.for_job(job["id"])), job
 
 
-def test_a_delivery_held_past_its_retry_window_fails_without_a_call(
+def test_a_delivery_held_past_its_retry_window_fails_without_a_call_and_so_does_its_rerun(
     gateway: str, tenant: TenantKey, receiver: Receiver, operator_token: str
 ) -> None:
     schedule = httpx.put(
@@ -89,6 +90,18 @@ def test_a_delivery_held_past_its_retry_window_fails_without_a_call(
         # The window's end is no call: the receiver saw every attempt but that one.
         assert len(receiver.for_job(job["id"])) == len(job["attempts"]) - 1, job
         assert job["id"] in dead, "a job the window ended is dead-lettered like an exhausted one"
+
+    # Run again while the target is still dead, each rerun has a window of its own, from its
+    # retry: the circuit holds it, and when that window ends it fails again without a call
+    # (a rerun that got a whole window each time it was parked was held for ever).
+    for job in held:
+        retried = httpx.post(f"{gateway}/v1/jobs/{job['id']}/retry", headers=tenant.headers)
+        assert retried.status_code == 202, retried.text
+    reruns = [wait_for_status(gateway, tenant, job["id"], timeout=90) for job in held]
+    assert [job["status"] for job in reruns] == ["failed"] * len(held)
+    assert all(job["run"] == 1 for job in reruns)
+    ended_by_window = [job for job in reruns if job["attempts"][-1]["error_class"] == HELD_PAST_WINDOW]
+    assert ended_by_window, f"no rerun was ended by its own window: {[job['attempts'][-1] for job in reruns]}"
 
 
 def test_a_dead_targets_backlog_waits_parked_and_one_a_recheck_asks_for_it(

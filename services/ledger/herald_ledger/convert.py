@@ -82,6 +82,7 @@ def job_to_proto(row: Row[Any]) -> common_pb2.Job:
         event_id=mapping.get("event_id") or "",
         origin_job_id=str(mapping["origin_job_id"]) if mapping.get("origin_job_id") else "",
         payload_expunged_at=timestamp(mapping.get("payload_expunged_at")),
+        run_started_at=timestamp(mapping.get("run_started_at")),
     )
     if row.status == JobStatus.QUEUED.value and mapping.get("next_attempt_at") is not None:
         job.next_attempt_at.FromDatetime(mapping["next_attempt_at"].astimezone(UTC))

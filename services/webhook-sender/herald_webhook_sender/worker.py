@@ -172,13 +172,18 @@ class WebhookWorker(Sender[Delivery, Prepared, CallResult, ledger_jobs_pb2.Attem
         return self.parking.until_turn(lane, PACED, wait_s, interval_s(limit), wait_s, "rate_limit")
 
     async def _window_left_s(self, delivery: Delivery) -> float:
-        """How long is left of the tenant's retry window since the delivery was accepted. An
-        explicit retry's start is not in its message: a rerun gets a whole window each time."""
+        """How long is left of the tenant's retry window since the delivery's run began: when
+        it was accepted (its id's time), or the explicit retry that started a rerun. A rerun
+        whose message does not say when (published before runs carried their start) gets a
+        whole window."""
         window_s = (await self.config.policy(delivery.tenant_id)).window_s
-        accepted = created_at_of(delivery.job_id)
-        if delivery.run or accepted is None:
+        if delivery.run:
+            started = delivery.run_started_at.ToMicroseconds() / 1e6 if delivery.HasField("run_started_at") else None
+        else:
+            started = created_at_of(delivery.job_id)
+        if started is None:
             return window_s
-        return accepted + window_s - time.time()
+        return started + window_s - time.time()
 
     def refused(self, lane: CallLane, refusal: Refusal) -> float | Park:
         """A delivery its target's full queue refused: on the bus for a moment, unless the lane's

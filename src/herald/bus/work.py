@@ -66,6 +66,8 @@ def work_message(
             payload_object=payload_object,
             run=job.run,
         )
+        if job.HasField("run_started_at"):
+            delivery.run_started_at.CopyFrom(job.run_started_at)
         if payload_object:
             delivery.request.body = b""
         data = delivery.SerializeToString()

@@ -22,26 +22,27 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from herald.v1 import common_pb2 as herald_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eherald/v1/webhook_sender.proto\x12\therald.v1\x1a\x16herald/v1/common.proto\"9\n\x11PingTargetRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x11\n\ttarget_id\x18\x02 \x01(\t\"9\n\x12PingTargetResponse\x12#\n\x04ping\x18\x01 \x01(\x0b\x32\x15.herald.v1.TargetPing\"\xd5\x01\n\x0fWebhookDelivery\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12*\n\x07request\x18\x04 \x01(\x0b\x32\x19.herald.v1.WebhookRequest\x12\x14\n\x0cordering_key\x18\x05 \x01(\t\x12\x11\n\ttarget_id\x18\x06 \x01(\t\x12\x16\n\x0epayload_object\x18\x07 \x01(\t\x12\x0b\n\x03run\x18\x08 \x01(\x05\"\x18\n\x16GetWorkerStatusRequest\"p\n\x17GetWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\x12\x17\n\x0f\x64\x65livered_total\x18\x03 \x01(\x03\x12\x14\n\x0c\x66\x61iled_total\x18\x04 \x01(\x03\x32\xbb\x01\n\x14WebhookSenderService\x12X\n\x0fGetWorkerStatus\x12!.herald.v1.GetWorkerStatusRequest\x1a\".herald.v1.GetWorkerStatusResponse\x12I\n\nPingTarget\x12\x1c.herald.v1.PingTargetRequest\x1a\x1d.herald.v1.PingTargetResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eherald/v1/webhook_sender.proto\x12\therald.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16herald/v1/common.proto\"9\n\x11PingTargetRequest\x12\x11\n\ttenant_id\x18\x01 \x01(\t\x12\x11\n\ttarget_id\x18\x02 \x01(\t\"9\n\x12PingTargetResponse\x12#\n\x04ping\x18\x01 \x01(\x0b\x32\x15.herald.v1.TargetPing\"\x89\x02\n\x0fWebhookDelivery\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x11\n\ttenant_id\x18\x02 \x01(\t\x12%\n\x08priority\x18\x03 \x01(\x0e\x32\x13.herald.v1.Priority\x12*\n\x07request\x18\x04 \x01(\x0b\x32\x19.herald.v1.WebhookRequest\x12\x14\n\x0cordering_key\x18\x05 \x01(\t\x12\x11\n\ttarget_id\x18\x06 \x01(\t\x12\x16\n\x0epayload_object\x18\x07 \x01(\t\x12\x0b\n\x03run\x18\x08 \x01(\x05\x12\x32\n\x0erun_started_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x18\n\x16GetWorkerStatusRequest\"p\n\x17GetWorkerStatusResponse\x12\x13\n\x0b\x63oncurrency\x18\x01 \x01(\x05\x12\x11\n\tin_flight\x18\x02 \x01(\x05\x12\x17\n\x0f\x64\x65livered_total\x18\x03 \x01(\x03\x12\x14\n\x0c\x66\x61iled_total\x18\x04 \x01(\x03\x32\xbb\x01\n\x14WebhookSenderService\x12X\n\x0fGetWorkerStatus\x12!.herald.v1.GetWorkerStatusRequest\x1a\".herald.v1.GetWorkerStatusResponse\x12I\n\nPingTarget\x12\x1c.herald.v1.PingTargetRequest\x1a\x1d.herald.v1.PingTargetResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'herald.v1.webhook_sender_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PINGTARGETREQUEST']._serialized_start=69
-  _globals['_PINGTARGETREQUEST']._serialized_end=126
-  _globals['_PINGTARGETRESPONSE']._serialized_start=128
-  _globals['_PINGTARGETRESPONSE']._serialized_end=185
-  _globals['_WEBHOOKDELIVERY']._serialized_start=188
-  _globals['_WEBHOOKDELIVERY']._serialized_end=401
-  _globals['_GETWORKERSTATUSREQUEST']._serialized_start=403
-  _globals['_GETWORKERSTATUSREQUEST']._serialized_end=427
-  _globals['_GETWORKERSTATUSRESPONSE']._serialized_start=429
-  _globals['_GETWORKERSTATUSRESPONSE']._serialized_end=541
-  _globals['_WEBHOOKSENDERSERVICE']._serialized_start=544
-  _globals['_WEBHOOKSENDERSERVICE']._serialized_end=731
+  _globals['_PINGTARGETREQUEST']._serialized_start=102
+  _globals['_PINGTARGETREQUEST']._serialized_end=159
+  _globals['_PINGTARGETRESPONSE']._serialized_start=161
+  _globals['_PINGTARGETRESPONSE']._serialized_end=218
+  _globals['_WEBHOOKDELIVERY']._serialized_start=221
+  _globals['_WEBHOOKDELIVERY']._serialized_end=486
+  _globals['_GETWORKERSTATUSREQUEST']._serialized_start=488
+  _globals['_GETWORKERSTATUSREQUEST']._serialized_end=512
+  _globals['_GETWORKERSTATUSRESPONSE']._serialized_start=514
+  _globals['_GETWORKERSTATUSRESPONSE']._serialized_end=626
+  _globals['_WEBHOOKSENDERSERVICE']._serialized_start=629
+  _globals['_WEBHOOKSENDERSERVICE']._serialized_end=816
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,6 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from herald.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -21,7 +24,7 @@ class PingTargetResponse(_message.Message):
     def __init__(self, ping: _Optional[_Union[_common_pb2.TargetPing, _Mapping]] = ...) -> None: ...
 
 class WebhookDelivery(_message.Message):
-    __slots__ = ("job_id", "tenant_id", "priority", "request", "ordering_key", "target_id", "payload_object", "run")
+    __slots__ = ("job_id", "tenant_id", "priority", "request", "ordering_key", "target_id", "payload_object", "run", "run_started_at")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +33,7 @@ class WebhookDelivery(_message.Message):
     TARGET_ID_FIELD_NUMBER: _ClassVar[int]
     PAYLOAD_OBJECT_FIELD_NUMBER: _ClassVar[int]
     RUN_FIELD_NUMBER: _ClassVar[int]
+    RUN_STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     tenant_id: str
     priority: _common_pb2.Priority
@@ -38,7 +42,8 @@ class WebhookDelivery(_message.Message):
     target_id: str
     payload_object: str
     run: int
-    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ..., target_id: _Optional[str] = ..., payload_object: _Optional[str] = ..., run: _Optional[int] = ...) -> None: ...
+    run_started_at: _timestamp_pb2.Timestamp
+    def __init__(self, job_id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., priority: _Optional[_Union[_common_pb2.Priority, str]] = ..., request: _Optional[_Union[_common_pb2.WebhookRequest, _Mapping]] = ..., ordering_key: _Optional[str] = ..., target_id: _Optional[str] = ..., payload_object: _Optional[str] = ..., run: _Optional[int] = ..., run_started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetWorkerStatusRequest(_message.Message):
     __slots__ = ()

@@ -35,7 +35,7 @@ class RetryOutcome:
 
 _RESET_FOR_RETRY = text(
     """
-    UPDATE jobs SET attempt_count = 0, run = run + 1, last_error = NULL, provider_id = NULL,
+    UPDATE jobs SET attempt_count = 0, run = run + 1, run_started_at = now(), last_error = NULL, provider_id = NULL,
         provider_message_id = NULL, publish_claimed_until = now() + make_interval(secs => :lease_s)
     WHERE id = ANY(:ids)
     RETURNING *

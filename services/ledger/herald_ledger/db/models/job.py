@@ -56,6 +56,9 @@ jobs = tenant_rows(
     # for a long retry, the sender's call lane for a delivery its target's open circuit holds
     # (released early when the lane answers again). NULL: the bus holds the job. Migration 0028.
     Column("parked_on", Text),
+    # When the current run began (the explicit retry that started it; NULL for the first run):
+    # its retry window counts from it. Migration 0029.
+    Column("run_started_at", DateTime(timezone=True)),
     Index(
         "ix_jobs_provider_message_id",
         "provider_message_id",
