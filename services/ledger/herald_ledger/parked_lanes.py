@@ -35,6 +35,11 @@ MAX_LANES = 10_000
 Lane = tuple[str, str]  # (tenant id, the sender's call lane)
 
 
+def is_circuit(lane: Lane) -> bool:
+    """A circuit's lane, not a line waiting for its turn behind a bound or a rate limit."""
+    return not lane[1].startswith(TURN_LANES)
+
+
 class ParkedLanes:
     def __init__(self, recheck_s: float = 300.0, jitter: Callable[[], float] = random.random) -> None:
         self._lanes: set[Lane] = set()
@@ -66,16 +71,14 @@ class ParkedLanes:
 
     def circuits(self) -> int:
         """How many of the lanes are circuits' (not lines waiting for their turn)."""
-        return sum(1 for lane in self._lanes if not lane[1].startswith(TURN_LANES))
+        return sum(1 for lane in self._lanes if is_circuit(lane))
 
     def rechecks(self, now: float) -> list[Lane]:
         """The circuit lanes whose recheck has come: one parked job of each is to be made due.
         A lane is first rechecked a recheck after this replica saw it; one gone is forgotten."""
         self._next_recheck = {lane: at for lane, at in self._next_recheck.items() if lane in self._lanes}
         due = []
-        for lane in self._lanes:
-            if lane[1].startswith(TURN_LANES):
-                continue
+        for lane in filter(is_circuit, self._lanes):
             at = self._next_recheck.get(lane)
             if at is None or at <= now:
                 if at is not None:
